@@ -1,0 +1,67 @@
+// Argument checks shared by every structure. Messages name the argument and
+// show the bad value, so a caller can find the mistake without a debugger.
+
+/** A short, printable rendering of any value for error messages. */
+export function describe(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? value.slice(0, 40) + "…" : value);
+  if (typeof value === "bigint") return `${value}n`;
+  if (typeof value === "symbol") return value.toString();
+  if (value === null || typeof value !== "object") {
+    if (typeof value === "number" && Object.is(value, -0)) return "-0";
+    return String(value);
+  }
+  if (Array.isArray(value)) return `an array of length ${value.length}`;
+  const name = (value as object).constructor?.name;
+  return name ? `a ${name}` : "an object";
+}
+
+/** A number that must be finite and > 0 (counts such as n). */
+export function checkPositive(name: string, value: unknown): number {
+  if (typeof value !== "number") throw new TypeError(`${name} must be a number, got ${describe(value)}`);
+  if (!(value > 0) || !Number.isFinite(value)) {
+    throw new RangeError(`${name} must be a positive finite number, got ${describe(value)}`);
+  }
+  return value;
+}
+
+/** A probability strictly between 0 and 1. */
+export function checkProbability(name: string, value: unknown): number {
+  if (typeof value !== "number") throw new TypeError(`${name} must be a number, got ${describe(value)}`);
+  if (!(value > 0 && value < 1)) throw new RangeError(`${name} must be between 0 and 1 (exclusive), got ${describe(value)}`);
+  return value;
+}
+
+/** An integer in [min, max]. */
+export function checkInteger(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== "number") throw new TypeError(`${name} must be a number, got ${describe(value)}`);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${describe(value)}`);
+  }
+  return value;
+}
+
+/** Rejects option names the callee does not know, so a typo is not silently ignored. */
+export function checkOptions(name: string, options: unknown, known: readonly string[]): Record<string, unknown> {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new TypeError(`${name} must be an object, got ${describe(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      throw new TypeError(`unknown option ${describe(key)} in ${name}; known options: ${known.join(", ")}`);
+    }
+  }
+  return options as Record<string, unknown>;
+}
+
+/** Formats a byte count for messages (binary units). */
+export function formatBytes(bytes: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${unit === 0 ? value : value.toFixed(2)} ${units[unit]}`;
+}

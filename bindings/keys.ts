@@ -1,0 +1,159 @@
+// Moves keys into wasm memory in batches: one scratch area holds up to
+// MAX_BATCH_KEYS keys' bytes, their end offsets and one result byte each, so
+// one wasm call handles a whole chunk instead of one call per key.
+import { core, heapU8, heapU32 } from "./wasm.js";
+import { allocate } from "./memory.js";
+import { describe } from "./errors.js";
+
+/** A key: a string (hashed as its UTF-8 bytes) or raw bytes. */
+export type Key = string | Uint8Array;
+
+/** Keys per wasm call. */
+export const MAX_BATCH_KEYS = 1 << 14;
+/** Default room for key bytes per wasm call. */
+const DEFAULT_KEY_BYTES = 1 << 20;
+/** Strings up to this length are copied by a JS loop while ASCII; encodeInto's setup costs more for short keys. */
+const ASCII_LOOP_MAX = 256;
+
+const encoder = new TextEncoder();
+
+/** Pointers into the scratch block: [ends: u32 × MAX][out: u8 × MAX][key bytes]. */
+export interface Scratch {
+  ends: number;
+  out: number;
+  bytes: number;
+  capacity: number;
+}
+
+const scratch: Scratch = { ends: 0, out: 0, bytes: 0, capacity: 0 };
+
+/** The scratch area with room for at least `keyBytes` bytes of keys. */
+export function useScratch(keyBytes: number): Scratch {
+  if (keyBytes <= scratch.capacity) return scratch;
+  const capacity = Math.max(DEFAULT_KEY_BYTES, keyBytes);
+  const ptr = allocate(MAX_BATCH_KEYS * 5 + capacity, `a key of ${keyBytes} bytes`);
+  if (scratch.capacity) core.free(scratch.ends);
+  scratch.ends = ptr;
+  scratch.out = ptr + MAX_BATCH_KEYS * 4;
+  scratch.bytes = ptr + MAX_BATCH_KEYS * 5;
+  scratch.capacity = capacity;
+  return scratch;
+}
+
+/** True for a Uint8Array from any realm (Buffer included). */
+export function isBytes(value: unknown): value is Uint8Array {
+  return value instanceof Uint8Array || Object.prototype.toString.call(value) === "[object Uint8Array]";
+}
+
+/** Upper bound on the UTF-8 size of a key; throws a TypeError for anything but a key. */
+function maxKeyBytes(key: unknown, name: string): number {
+  if (typeof key === "string") return key.length * 3;
+  if (isBytes(key)) return key.length;
+  throw new TypeError(`${name} must be a string or a Uint8Array, got ${describe(key)}`);
+}
+
+/** Writes a string's UTF-8 bytes at `at`; the caller guarantees 3 bytes per UTF-16 unit of room. */
+function writeString(key: string, mem: Uint8Array, at: number): number {
+  const length = key.length;
+  if (length <= ASCII_LOOP_MAX) {
+    let i = 0;
+    for (; i < length; i++) {
+      const code = key.charCodeAt(i);
+      if (code >= 0x80) break;
+      mem[at + i] = code;
+    }
+    if (i === length) return length;
+    // A break never splits a surrogate pair: both halves are ≥ 0x80.
+    return i + encoder.encodeInto(key.slice(i), mem.subarray(at + i, at + length * 3)).written;
+  }
+  return encoder.encodeInto(key, mem.subarray(at, at + length * 3)).written;
+}
+
+/** Copies one key into the scratch area and returns its byte length. */
+export function writeKey(key: unknown): number {
+  const need = maxKeyBytes(key, "key");
+  const { bytes } = useScratch(need);
+  const mem = heapU8();
+  if (typeof key === "string") return writeString(key, mem, bytes);
+  mem.set(key as Uint8Array, bytes);
+  return (key as Uint8Array).length;
+}
+
+/**
+ * Runs `call(count, first, keys, start)` once per chunk of keys copied into
+ * the scratch area (key i of the chunk ends at ends[i]; see bloomAddPacked).
+ * Every key is checked before the first call, so a bad key changes nothing.
+ */
+export type ChunkCall = (count: number, first: number, keys: number, start: number) => void;
+
+/** Feeds an array of string or Uint8Array keys to `call` in chunks. */
+export function forEachChunk(keys: ArrayLike<Key>, call: ChunkCall): void {
+  if (!Array.isArray(keys)) throw new TypeError(`keys must be an array of strings or Uint8Arrays, got ${describe(keys)}`);
+  const total = keys.length;
+  let largest = 0;
+  for (let i = 0; i < total; i++) largest = Math.max(largest, maxKeyBytes(keys[i], `keys[${i}]`));
+  const { ends, bytes, capacity } = useScratch(largest);
+  const mem = heapU8();
+  const endsView = heapU32();
+  const endsIndex = ends >>> 2;
+  let first = 0;
+  let count = 0;
+  let used = 0;
+  for (let i = 0; i < total; i++) {
+    const key = keys[i];
+    const isString = typeof key === "string";
+    if (count === MAX_BATCH_KEYS || used + (isString ? key.length * 3 : key.length) > capacity) {
+      call(count, first, bytes, 0);
+      first = i;
+      count = 0;
+      used = 0;
+    }
+    if (isString) used += writeString(key, mem, bytes + used);
+    else {
+      mem.set(key, bytes + used);
+      used += key.length;
+    }
+    endsView[endsIndex + count++] = used;
+  }
+  if (count > 0) call(count, first, bytes, 0);
+}
+
+/** Checks a packed batch: `ends` must be non-decreasing offsets within `bytes`; returns the longest key. */
+function checkPacked(bytes: unknown, ends: unknown): number {
+  if (!isBytes(bytes)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
+  if (!(ends instanceof Uint32Array)) throw new TypeError(`ends must be a Uint32Array, got ${describe(ends)}`);
+  let previous = 0;
+  let largest = 0;
+  for (let i = 0; i < ends.length; i++) {
+    const end = ends[i];
+    if (end < previous || end > bytes.length) {
+      throw new RangeError(
+        `ends[${i}] = ${end} must be ≥ ends[${i - 1}] = ${previous} and ≤ bytes.length = ${bytes.length}`,
+      );
+    }
+    largest = Math.max(largest, end - previous);
+    previous = end;
+  }
+  return largest;
+}
+
+/** Feeds packed keys (one buffer, u32 end offsets) to `call` in chunks, copying each chunk once. */
+export function forEachPackedChunk(bytes: Uint8Array, ends: Uint32Array, call: ChunkCall): void {
+  const largest = checkPacked(bytes, ends);
+  const area = useScratch(largest);
+  const mem = heapU8();
+  const endsView = heapU32();
+  const total = ends.length;
+  let i = 0;
+  while (i < total) {
+    const start = i === 0 ? 0 : ends[i - 1];
+    const limit = Math.min(total, i + MAX_BATCH_KEYS);
+    let j = i;
+    while (j < limit && ends[j] - start <= area.capacity) j++;
+    mem.set(bytes.subarray(start, ends[j - 1]), area.bytes);
+    endsView.set(ends.subarray(i, j), area.ends >>> 2);
+    // Offsets stay as the caller gave them; the key base is shifted instead (wraps mod 2^32).
+    call(j - i, i, (area.bytes - start) >>> 0, start);
+    i = j;
+  }
+}

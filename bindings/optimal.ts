@@ -1,0 +1,126 @@
+// The Bloom filter formulas (seed 004, and the hur.st calculator the seeds
+// cite), in one place for every structure:
+//   p = (1 − e^(−kn/m))^k        m = −n·ln p / (ln 2)²        k = (m/n)·ln 2
+import { checkInteger, checkPositive, checkProbability, describe } from "./errors.js";
+
+/** Any three of n, p, m, k, or just n and p, or m with n or p. */
+export interface OptimalInput {
+  /** Expected number of distinct keys. */
+  n?: number;
+  /** Target false-positive rate, in (0, 1). */
+  p?: number;
+  /** Size of the bit array, in bits. */
+  m?: number;
+  /** Number of hash functions. */
+  k?: number;
+}
+
+/** A complete parameter set; `p` is always the rate these exact n, m and k give. */
+export interface OptimalParameters {
+  n: number;
+  p: number;
+  m: number;
+  k: number;
+  /** m / n. */
+  bitsPerItem: number;
+  /** Size of the bit array in bytes, ⌈m / 8⌉. */
+  bytes: number;
+}
+
+const LN2 = Math.LN2;
+const LN2_SQUARED = LN2 * LN2;
+/** Bounds on m and k accepted by the calculator (the filters have their own, smaller m limit). */
+export const MAX_CALC_BITS = Number.MAX_SAFE_INTEGER;
+export const MAX_HASHES = 256;
+
+/** False-positive rate of n keys in m bits with k hashes: (1 − e^(−kn/m))^k. */
+export function falsePositiveRateFor(n: number, m: number, k: number): number {
+  return Math.pow(-Math.expm1((-k * n) / m), k);
+}
+
+/** The k that minimises the rate for m/n bits per key: round(m/n · ln 2), at least 1. */
+export function optimalHashes(n: number, m: number): number {
+  return Math.min(MAX_HASHES, Math.max(1, Math.round((m / n) * LN2)));
+}
+
+/** Smallest m reaching rate p for n keys: ⌈−n·ln p / (ln 2)²⌉. */
+export function optimalBits(n: number, p: number): number {
+  return Math.max(1, Math.ceil((-n * Math.log(p)) / LN2_SQUARED));
+}
+
+/** Smallest m reaching rate p for n keys with exactly k hashes: ⌈−k·n / ln(1 − p^(1/k))⌉. */
+function bitsForHashes(n: number, p: number, k: number): number {
+  return Math.max(1, Math.ceil((-k * n) / Math.log1p(-Math.exp(Math.log(p) / k))));
+}
+
+/** Largest n that keeps m bits with k hashes at or below rate p: ⌊−m·ln(1 − p^(1/k)) / k⌋. */
+function capacityFor(m: number, k: number, p: number): number {
+  // hur.st rounds this up; rounding down keeps the promised rate honest.
+  return Math.floor((-m * Math.log1p(-Math.exp(Math.log(p) / k))) / k);
+}
+
+function result(n: number, m: number, k: number): OptimalParameters {
+  return { n, p: falsePositiveRateFor(n, m, k), m, k, bitsPerItem: m / n, bytes: Math.ceil(m / 8) };
+}
+
+/**
+ * The calculator: given n and p, or n and m, or any three of n, p, m and k,
+ * returns all four (and bits per item). `p` in the result is the rate the
+ * returned integers actually give, never more than a requested p.
+ *
+ *   optimal({ n, p })     → the smallest m and the best k for it
+ *   optimal({ n, p, k })  → the smallest m for that k
+ *   optimal({ n, m })     → the best k and its rate
+ *   optimal({ n, m, k })  → the rate
+ *   optimal({ m, k, p })  → the capacity n
+ *   optimal({ m, p })     → the best k (−log₂ p) and its capacity n
+ *   optimal({ n, m, p })  → the fewest hashes that reach p
+ */
+export function optimal(input: OptimalInput): OptimalParameters {
+  if (input === null || typeof input !== "object") {
+    throw new TypeError(`optimal() takes an object such as { n, p }, got ${describe(input)}`);
+  }
+  const given = (["n", "p", "m", "k"] as const).filter((name) => input[name] !== undefined);
+  const has = (name: "n" | "p" | "m" | "k") => given.includes(name);
+  const n = has("n") ? checkPositive("n", input.n) : NaN;
+  const p = has("p") ? checkProbability("p", input.p) : NaN;
+  const m = has("m") ? checkInteger("m", input.m, 1, MAX_CALC_BITS) : NaN;
+  const k = has("k") ? checkInteger("k", input.k, 1, MAX_HASHES) : NaN;
+  const key = given.join(",");
+  switch (key) {
+    case "n,p": {
+      const bits = optimalBits(n, p);
+      return result(n, bits, optimalHashes(n, bits));
+    }
+    case "n,p,k":
+      return result(n, bitsForHashes(n, p, k), k);
+    case "n,m":
+      return result(n, m, optimalHashes(n, m));
+    case "n,m,k":
+      return result(n, m, k);
+    case "n,p,m": {
+      const best = optimalHashes(n, m);
+      if (falsePositiveRateFor(n, m, best) > p) {
+        throw new RangeError(
+          `m = ${m} bits cannot reach p = ${p} for n = ${n}: the best is ${falsePositiveRateFor(n, m, best)} with k = ${best}`,
+        );
+      }
+      let fewest = 1;
+      while (falsePositiveRateFor(n, m, fewest) > p) fewest++;
+      return result(n, m, fewest);
+    }
+    case "p,m,k":
+    case "p,m": {
+      const hashes = key === "p,m" ? Math.min(MAX_HASHES, Math.max(1, Math.round(-Math.log2(p)))) : k;
+      const capacity = capacityFor(m, hashes, p);
+      if (capacity < 1) {
+        throw new RangeError(`m = ${m} bits with k = ${hashes} cannot hold even one item at p = ${p}`);
+      }
+      return result(capacity, m, hashes);
+    }
+    default:
+      throw new TypeError(
+        `optimal() needs { n, p }, { n, m }, { m, p } or three of n, p, m, k; got ${given.length ? `{ ${given.join(", ")} }` : "none of them"}`,
+      );
+  }
+}

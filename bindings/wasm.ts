@@ -1,0 +1,54 @@
+// Loads the wasm core once, at import time (top-level await), from bytes
+// inlined at build time: the same path in Node and in browsers, no fs, no fetch.
+import { instantiate } from "@assemblyscript/loader";
+import { WASM_BASE64 } from "./wasm-bytes.generated.js";
+
+/** The raw exports of assembly/index.ts: numbers and pointers only. */
+export interface Core {
+  readonly memory: WebAssembly.Memory;
+  alloc(size: number): number;
+  free(ptr: number): void;
+  maxBlockBytes(): number;
+  bloomBlockBytes(bits: number): number;
+  bloomInit(filter: number, bits: number, hashes: number, seed: number): void;
+  bloomAdd(filter: number, key: number, len: number): number;
+  bloomHas(filter: number, key: number, len: number): number;
+  bloomAddPacked(filter: number, keys: number, ends: number, count: number, start: number, out: number): number;
+  bloomHasPacked(filter: number, keys: number, ends: number, count: number, start: number, out: number): number;
+  bloomSetBits(filter: number): number;
+  bloomPositions(filter: number, key: number, len: number, out: number): void;
+  hashXxh64(key: number, len: number, seedLo: number, seedHi: number, out: number): void;
+}
+
+function decodeBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+const loaded = await instantiate<Record<string, unknown>>(decodeBase64(WASM_BASE64));
+
+/** The instantiated core. */
+export const core = loaded.exports as unknown as Core;
+
+let u8 = new Uint8Array(core.memory.buffer);
+let u32 = new Uint32Array(core.memory.buffer);
+
+/** A byte view of wasm memory; rebuilt after memory.grow detaches the old buffer. */
+export function heapU8(): Uint8Array {
+  if (u8.byteLength === 0) u8 = new Uint8Array(core.memory.buffer);
+  return u8;
+}
+
+/** A u32 view of wasm memory; rebuilt after memory.grow detaches the old buffer. */
+export function heapU32(): Uint32Array {
+  if (u32.byteLength === 0) u32 = new Uint32Array(core.memory.buffer);
+  return u32;
+}
+
+/** Largest single block the core allocates (the TLSF allocator's limit, 1 GiB − 4 bytes). */
+export const MAX_BLOCK_BYTES = core.maxBlockBytes();
+
+/** Total size of the wasm32 address space. */
+export const WASM_MEMORY_LIMIT = 4 * 1024 ** 3;
