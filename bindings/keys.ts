@@ -12,9 +12,6 @@ export type Key = string | Uint8Array;
 export const MAX_BATCH_KEYS = 1 << 14;
 /** Default room for key bytes per wasm call. */
 const DEFAULT_KEY_BYTES = 1 << 20;
-/** Strings up to this length are copied by a JS loop while ASCII; encodeInto's setup costs more for short keys. */
-const ASCII_LOOP_MAX = 256;
-
 const encoder = new TextEncoder();
 
 /** Pointers into the scratch block: [ends: u32 × MAX][out: u8 × MAX][key bytes]. */
@@ -52,21 +49,24 @@ function maxKeyBytes(key: unknown, name: string): number {
   throw new TypeError(`${name} must be a string or a Uint8Array, got ${describe(key)}`);
 }
 
-/** Writes a string's UTF-8 bytes at `at`; the caller guarantees 3 bytes per UTF-16 unit of room. */
+/** Node's Buffer, when present: its utf8Write encodes at an offset without a new view per key. */
+interface NodeBufferView extends Uint8Array {
+  utf8Write(text: string, offset: number): number;
+}
+const NodeBuffer = (globalThis as { Buffer?: { from(buffer: ArrayBuffer): NodeBufferView } }).Buffer;
+let nodeView: NodeBufferView | undefined;
+
+/**
+ * Writes a string's UTF-8 bytes at `at`; the caller guarantees 3 bytes per
+ * UTF-16 unit of room. Measured (bench/RESULTS.md): Buffer#utf8Write beats
+ * encodeInto on a fresh subarray, which beats a charCodeAt loop.
+ */
 function writeString(key: string, mem: Uint8Array, at: number): number {
-  const length = key.length;
-  if (length <= ASCII_LOOP_MAX) {
-    let i = 0;
-    for (; i < length; i++) {
-      const code = key.charCodeAt(i);
-      if (code >= 0x80) break;
-      mem[at + i] = code;
-    }
-    if (i === length) return length;
-    // A break never splits a surrogate pair: both halves are ≥ 0x80.
-    return i + encoder.encodeInto(key.slice(i), mem.subarray(at + i, at + length * 3)).written;
+  if (NodeBuffer) {
+    if (nodeView === undefined || nodeView.byteLength === 0) nodeView = NodeBuffer.from(mem.buffer as ArrayBuffer);
+    return nodeView.utf8Write(key, at);
   }
-  return encoder.encodeInto(key, mem.subarray(at, at + length * 3)).written;
+  return encoder.encodeInto(key, mem.subarray(at, at + key.length * 3)).written;
 }
 
 /** Copies one key into the scratch area and returns its byte length. */

@@ -1,14 +1,9 @@
 // Writes examples/urls-sample.txt: 10,000 crawler-style URLs, about a quarter
 // of them repeats of earlier ones, from a fixed seed (run once; the file is committed).
 import { writeFileSync } from "node:fs";
+import { rng } from "../bench/keys.mjs";
 
-let state = 20261121;
-const random = () => {
-  state = (state + 0x6d2b79f5) >>> 0;
-  let t = Math.imul(state ^ (state >>> 15), state | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+const random = rng(20261121);
 const pick = (list) => list[Math.floor(random() * list.length)];
 
 const hosts = ["www.example.com", "news.example.org", "blog.example.net", "shop.example.cn", "wiki.example.io", "例子.中国"];

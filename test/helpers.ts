@@ -1,30 +1,7 @@
-// Deterministic key generators for the tests.
+// Deterministic key generators for the tests (URL keys are shared with the benchmarks).
+import { rng, urls } from "../bench/keys.mjs";
 
-/** mulberry32: a small seeded PRNG, so every run sees the same keys. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const HOSTS = ["example.com", "news.example.org", "shop.example.net", "博客.example.cn", "cdn.example.io"];
-
-/** `count` distinct URL-like keys; `tag` keeps different sets disjoint. */
-export function urls(count: number, tag: string, seed = 1): string[] {
-  const random = rng(seed);
-  const out: string[] = new Array(count);
-  for (let i = 0; i < count; i++) {
-    const host = HOSTS[Math.floor(random() * HOSTS.length)];
-    const id = Math.floor(random() * 1e9).toString(36);
-    out[i] = `https://${host}/${tag}/${i}/${id}?page=${i % 97}`;
-  }
-  return out;
-}
+export { rng, urls };
 
 /** `count` random byte strings of length 0 to maxLength. */
 export function randomBytes(count: number, maxLength: number, seed = 2): Uint8Array[] {
