@@ -1,9 +1,17 @@
 // Standard Bloom filter over an m-bit array in wasm memory. A filter is one
-// block: a small header, then the bits as little-endian u64 words, so bit i
-// is bit (i & 7) of byte (i >> 3) whatever the word size.
+// block: a header, then the bits as little-endian u64 words, so bit i is
+// bit (i & 7) of byte (i >> 3) whatever the word size.
+//
+// Indices come from one of two strategies:
+// - double: Kirsch–Mitzenmacher g_i = h1 + i·h2 over one 64- or 128-bit key
+//   hash, each g_i mapped to [0, m) by multiply-shift (no modulo bias);
+// - independent: k separately computed hashes, each taken modulo m, the way
+//   seed 000's C program combines six functions.
 
 import { xxh64 } from "./xxh64";
 import { reduce } from "./reduce";
+import { hashAny, HASH_MURMUR3_128, HASH_XXH64 } from "./hash";
+import { murmurHigh } from "./murmur3";
 
 /** Header field offsets. */
 // @ts-ignore: decorator
@@ -11,21 +19,57 @@ import { reduce } from "./reduce";
 // @ts-ignore: decorator
 @inline const F_HASHES: usize = 8; // u32 k
 // @ts-ignore: decorator
-@inline const F_SEED: usize = 16; // u64 hash seed
+@inline const F_HASH: usize = 12; // u32 hash id (double hashing)
+// @ts-ignore: decorator
+@inline const F_SEED: usize = 16; // u32 hash seed
+// @ts-ignore: decorator
+@inline const F_STRATEGY: usize = 20; // u32, STRATEGY_*
+// @ts-ignore: decorator
+@inline const F_IDS: usize = 24; // u8 × MAX_INDEPENDENT hash ids (independent)
+/** Most hashes an independent-strategy filter can list. */
+// @ts-ignore: decorator
+@inline const MAX_INDEPENDENT: u32 = 32;
 /** Bytes before the first bit word; keeps the words 16-byte aligned. */
 // @ts-ignore: decorator
-@inline export const FILTER_HEADER: usize = 32;
+@inline export const FILTER_HEADER: usize = 64;
+
+// @ts-ignore: decorator
+@inline const STRATEGY_INDEPENDENT: u32 = 1;
 
 /** splitmix64's finaliser constant, used to derive the second hash. */
 // @ts-ignore: decorator
 @inline const MIX_C1: u64 = 0xBF58476D1CE4E5B9;
 
-/** Second Kirsch–Mitzenmacher hash, a bijective mix of the first so one key hash feeds both. */
+/** h2 of the key last hashed by firstHash. */
+let step: u64 = 0;
+
+/** Second Kirsch–Mitzenmacher hash, a bijective mix of the first so one 64-bit key hash feeds both. */
 // @ts-ignore: decorator
 @inline function secondHash(h: u64): u64 {
   h ^= h >> 31;
   h *= MIX_C1;
   return h ^ (h >> 29);
+}
+
+/** h1 of a key for double hashing; leaves h2 in `step` (murmur3_128's own h2, else a mix of h1). */
+// @ts-ignore: decorator
+@inline function firstHash(filter: usize, key: usize, len: usize): u64 {
+  const id = load<u32>(filter, F_HASH);
+  const seed = load<u32>(filter, F_SEED);
+  if (id == HASH_XXH64) {
+    const h = xxh64(key, len, <u64>seed);
+    step = secondHash(h);
+    return h;
+  }
+  const h = hashAny(id, key, len, seed);
+  step = id == HASH_MURMUR3_128 ? murmurHigh : secondHash(h);
+  return h;
+}
+
+/** Bit index i of a key under the independent strategy. */
+// @ts-ignore: decorator
+@inline function independentIndex(filter: usize, i: u32, key: usize, len: usize, m: u64): u64 {
+  return hashAny(load<u8>(filter + F_IDS + i), key, len, load<u32>(filter, F_SEED)) % m;
 }
 
 /** Bytes of the u64 words holding `bits` bits. */
@@ -34,58 +78,88 @@ import { reduce } from "./reduce";
   return ((bits + 63) >> 6) << 3;
 }
 
-/** Block size for a filter of `bits` bits (f64 so JS passes a plain number). */
-export function bloomBlockBytes(bits: f64): f64 {
-  return <f64>(<u64>FILTER_HEADER + wordBytes(<u64>bits));
+/** Sets bit `idx`; returns it if it was 0 before (as a mask), else 0. */
+// @ts-ignore: decorator
+@inline function setBit(data: usize, idx: u64): u64 {
+  const addr = data + <usize>((idx >> 6) << 3);
+  const word = load<u64>(addr);
+  const bit: u64 = <u64>1 << (idx & 63);
+  store<u64>(addr, word | bit);
+  return ~word & bit;
 }
 
-/** Writes the header of a filter into a zeroed block from `alloc`. */
-export function bloomInit(filter: usize, bits: f64, hashes: u32, seed: u32): void {
-  store<u64>(filter, <u64>bits, F_BITS);
-  store<u32>(filter, hashes, F_HASHES);
-  store<u64>(filter, <u64>seed, F_SEED);
+/** True when bit `idx` is set. */
+// @ts-ignore: decorator
+@inline function testBit(data: usize, idx: u64): bool {
+  return (load<u64>(data + <usize>((idx >> 6) << 3)) & (<u64>1 << (idx & 63))) != 0;
 }
 
 /** Sets the key's k bits; true when at least one of them was 0 before. */
 // @ts-ignore: decorator
-@inline function insertHash(data: usize, m: u64, k: u32, h: u64): bool {
-  const step = secondHash(h);
+@inline function insertKey(filter: usize, key: usize, len: usize): bool {
+  const m = load<u64>(filter, F_BITS);
+  const k = load<u32>(filter, F_HASHES);
+  const data = filter + FILTER_HEADER;
   let fresh: u64 = 0;
+  if (load<u32>(filter, F_STRATEGY) == STRATEGY_INDEPENDENT) {
+    for (let i: u32 = 0; i < k; i++) fresh |= setBit(data, independentIndex(filter, i, key, len, m));
+    return fresh != 0;
+  }
+  let h = firstHash(filter, key, len);
+  const h2 = step;
   for (let i: u32 = 0; i < k; i++) {
-    const idx = reduce(h, m);
-    const addr = data + <usize>((idx >> 6) << 3);
-    const word = load<u64>(addr);
-    const bit: u64 = <u64>1 << (idx & 63);
-    fresh |= ~word & bit;
-    store<u64>(addr, word | bit);
-    h += step;
+    fresh |= setBit(data, reduce(h, m));
+    h += h2;
   }
   return fresh != 0;
 }
 
 /** True when all of the key's k bits are set. */
 // @ts-ignore: decorator
-@inline function containsHash(data: usize, m: u64, k: u32, h: u64): bool {
-  const step = secondHash(h);
+@inline function containsKey(filter: usize, key: usize, len: usize): bool {
+  const m = load<u64>(filter, F_BITS);
+  const k = load<u32>(filter, F_HASHES);
+  const data = filter + FILTER_HEADER;
+  if (load<u32>(filter, F_STRATEGY) == STRATEGY_INDEPENDENT) {
+    for (let i: u32 = 0; i < k; i++) if (!testBit(data, independentIndex(filter, i, key, len, m))) return false;
+    return true;
+  }
+  let h = firstHash(filter, key, len);
+  const h2 = step;
   for (let i: u32 = 0; i < k; i++) {
-    const idx = reduce(h, m);
-    const word = load<u64>(data + <usize>((idx >> 6) << 3));
-    if (!(word & (<u64>1 << (idx & 63)))) return false;
-    h += step;
+    if (!testBit(data, reduce(h, m))) return false;
+    h += h2;
   }
   return true;
 }
 
+/** Block size for a filter of `bits` bits (f64 so JS passes a plain number). */
+export function bloomBlockBytes(bits: f64): f64 {
+  return <f64>(<u64>FILTER_HEADER + wordBytes(<u64>bits));
+}
+
+/** Writes the header of a filter into a zeroed block from `alloc`. */
+export function bloomInit(filter: usize, bits: f64, hashes: u32, hashId: u32, seed: u32, strategy: u32): void {
+  store<u64>(filter, <u64>bits, F_BITS);
+  store<u32>(filter, hashes, F_HASHES);
+  store<u32>(filter, hashId, F_HASH);
+  store<u32>(filter, seed, F_SEED);
+  store<u32>(filter, strategy, F_STRATEGY);
+}
+
+/** Sets the id of independent hash `i` (< 32). */
+export function bloomSetIndependentHash(filter: usize, i: u32, hashId: u32): void {
+  if (i < MAX_INDEPENDENT) store<u8>(filter + F_IDS + i, <u8>hashId);
+}
+
 /** Adds one key; returns 1 when it set a new bit (it was definitely absent). */
 export function bloomAdd(filter: usize, key: usize, len: usize): u32 {
-  const h = xxh64(key, len, load<u64>(filter, F_SEED));
-  return <u32>insertHash(filter + FILTER_HEADER, load<u64>(filter, F_BITS), load<u32>(filter, F_HASHES), h);
+  return <u32>insertKey(filter, key, len);
 }
 
 /** Queries one key; 1 = probably present. */
 export function bloomHas(filter: usize, key: usize, len: usize): u32 {
-  const h = xxh64(key, len, load<u64>(filter, F_SEED));
-  return <u32>containsHash(filter + FILTER_HEADER, load<u64>(filter, F_BITS), load<u32>(filter, F_HASHES), h);
+  return <u32>containsKey(filter, key, len);
 }
 
 /**
@@ -97,14 +171,10 @@ export function bloomHas(filter: usize, key: usize, len: usize): u32 {
  * was added. Returns how many keys set a new bit.
  */
 export function bloomAddPacked(filter: usize, keys: usize, ends: usize, count: u32, start: u32, out: usize): u32 {
-  const m = load<u64>(filter, F_BITS);
-  const k = load<u32>(filter, F_HASHES);
-  const seed = load<u64>(filter, F_SEED);
-  const data = filter + FILTER_HEADER;
   let fresh: u32 = 0;
   for (let i: u32 = 0; i < count; i++) {
     const end = load<u32>(ends + (<usize>i << 2));
-    const isNew = insertHash(data, m, k, xxh64(keys + start, end - start, seed));
+    const isNew = insertKey(filter, keys + start, end - start);
     fresh += <u32>isNew;
     if (out) store<u8>(out + i, <u8>!isNew);
     start = end;
@@ -114,14 +184,10 @@ export function bloomAddPacked(filter: usize, keys: usize, ends: usize, count: u
 
 /** Queries `count` packed keys (layout as in bloomAddPacked) into out[i] ∈ {0, 1}; returns how many are present. */
 export function bloomHasPacked(filter: usize, keys: usize, ends: usize, count: u32, start: u32, out: usize): u32 {
-  const m = load<u64>(filter, F_BITS);
-  const k = load<u32>(filter, F_HASHES);
-  const seed = load<u64>(filter, F_SEED);
-  const data = filter + FILTER_HEADER;
   let present: u32 = 0;
   for (let i: u32 = 0; i < count; i++) {
     const end = load<u32>(ends + (<usize>i << 2));
-    const hit = containsHash(data, m, k, xxh64(keys + start, end - start, seed));
+    const hit = containsKey(filter, keys + start, end - start);
     present += <u32>hit;
     store<u8>(out + i, <u8>hit);
     start = end;
@@ -142,10 +208,14 @@ export function bloomSetBits(filter: usize): f64 {
 export function bloomPositions(filter: usize, key: usize, len: usize, out: usize): void {
   const m = load<u64>(filter, F_BITS);
   const k = load<u32>(filter, F_HASHES);
-  let h = xxh64(key, len, load<u64>(filter, F_SEED));
-  const step = secondHash(h);
+  if (load<u32>(filter, F_STRATEGY) == STRATEGY_INDEPENDENT) {
+    for (let i: u32 = 0; i < k; i++) store<f64>(out + (<usize>i << 3), <f64>independentIndex(filter, i, key, len, m));
+    return;
+  }
+  let h = firstHash(filter, key, len);
+  const h2 = step;
   for (let i: u32 = 0; i < k; i++) {
     store<f64>(out + (<usize>i << 3), <f64>reduce(h, m));
-    h += step;
+    h += h2;
   }
 }

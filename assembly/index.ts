@@ -1,5 +1,15 @@
 // The wasm module's exports: numbers and pointers only; bindings/ owns the typed API.
 
 export { alloc, free, maxBlockBytes } from "./heap";
-export { bloomBlockBytes, bloomInit, bloomAdd, bloomHas, bloomAddPacked, bloomHasPacked, bloomSetBits, bloomPositions } from "./bloom";
-export { hashXxh64 } from "./hash";
+export {
+  bloomBlockBytes,
+  bloomInit,
+  bloomSetIndependentHash,
+  bloomAdd,
+  bloomHas,
+  bloomAddPacked,
+  bloomHasPacked,
+  bloomSetBits,
+  bloomPositions,
+} from "./bloom";
+export { hashBits, hashKey, hashPacked } from "./hash";

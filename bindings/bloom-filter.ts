@@ -1,24 +1,82 @@
 // The standard Bloom filter: an m-bit array in wasm memory and k indices per
-// key from Kirsch–Mitzenmacher double hashing over one 64-bit xxh64 hash.
+// key, by default from Kirsch–Mitzenmacher double hashing over one 64-bit
+// xxh64 hash (see assembly/bloom.ts).
 import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
 import { allocate, disown, own } from "./memory.js";
-import { checkInteger, checkOptions, checkPositive, checkProbability, formatBytes } from "./errors.js";
+import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { forEachChunk, forEachPackedChunk, useScratch, writeKey, type Key } from "./keys.js";
 import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
+import { hashBits, hashId, isSeeded, type HashName } from "./hash.js";
+
+/**
+ * How a key's k bit indices are derived: "double" hashing g_i = h1 + i·h2
+ * from one 64- or 128-bit hash, or "independent": one hash function per index.
+ */
+export type HashStrategy = "double" | "independent";
 
 /** Options shared by the constructors. */
 export interface BloomFilterOptions {
-  /** Seed of the key hash, an unsigned 32-bit integer (default 0). Filters with different seeds are incompatible. */
+  /** Seed of the key hash, an unsigned 32-bit integer (default 0); only seeded hashes (murmur3_*, xxh*) accept one other than 0. */
   seed?: number;
+  /** A 64- or 128-bit hash for double hashing (default "xxh64"), or a list of distinct names for the independent strategy. */
+  hash?: HashName | readonly HashName[];
+  /** Default "double", or "independent" when `hash` is a list. */
+  strategy?: HashStrategy;
 }
 
-const OPTION_NAMES = ["seed"] as const;
+const OPTION_NAMES = ["seed", "hash", "strategy"] as const;
+/** The default hash: fastest on URL keys in bench/HASHES.md among those that reach the theoretical FPR. */
+export const DEFAULT_HASH: HashName = "xxh64";
+/** The wasm core's strategy codes. */
+const STRATEGY_CODE: Record<HashStrategy, number> = { double: 0, independent: 1 };
+/** Most hashes the independent strategy can list (the wasm header's room). */
+const MAX_INDEPENDENT = 32;
 const HEADER_BYTES = core.bloomBlockBytes(0);
 /** Largest m a single filter can have: its block must fit the allocator's 1 GiB − 4 byte limit. */
 export const MAX_FILTER_BITS = Math.floor((MAX_BLOCK_BYTES - HEADER_BYTES) / 8) * 64;
 
-function checkSeed(options: Record<string, unknown>): number {
-  return options.seed === undefined ? 0 : checkInteger("options.seed", options.seed, 0, 0xffffffff);
+/** The hashing a filter uses, checked. */
+interface Hashing {
+  strategy: HashStrategy;
+  /** The double-hashing hash, or the independent list. */
+  names: readonly HashName[];
+  seed: number;
+}
+
+function resolveHashing(options: Record<string, unknown>): Hashing {
+  const seed = options.seed === undefined ? 0 : checkInteger("options.seed", options.seed, 0, 0xffffffff);
+  const list = Array.isArray(options.hash);
+  const strategy = options.strategy ?? (list ? "independent" : "double");
+  if (strategy !== "double" && strategy !== "independent") {
+    throw new RangeError(`options.strategy must be "double" or "independent", got ${describe(strategy)}`);
+  }
+  let names: HashName[];
+  if (strategy === "double") {
+    if (list) throw new TypeError(`options.hash must be one hash name for double hashing, got ${describe(options.hash)}`);
+    const name = (options.hash ?? DEFAULT_HASH) as HashName;
+    hashId(name, "options.hash");
+    if (hashBits(name) < 64) {
+      throw new RangeError(
+        `options.hash ${describe(name)} gives 32 bits; double hashing needs a 64- or 128-bit hash ` +
+          `(fnv1a_64, murmur3_128, xxh64), or use strategy: "independent"`,
+      );
+    }
+    names = [name];
+  } else {
+    if (!list) throw new TypeError(`options.hash must be a list of hash names for strategy "independent", got ${describe(options.hash)}`);
+    names = [...(options.hash as HashName[])];
+    if (names.length < 1 || names.length > MAX_INDEPENDENT) {
+      throw new RangeError(`options.hash must list 1 to ${MAX_INDEPENDENT} hashes, got ${names.length}`);
+    }
+    names.forEach((name, i) => hashId(name, `options.hash[${i}]`));
+    const repeated = names.find((name, i) => names.indexOf(name) !== i);
+    if (repeated) throw new RangeError(`options.hash lists ${describe(repeated)} twice; the same hash gives the same index`);
+  }
+  const unseeded = names.find((name) => !isSeeded(name));
+  if (seed !== 0 && unseeded) {
+    throw new RangeError(`options.seed ${seed} needs a seeded hash (murmur3_32, murmur3_128, xxh32, xxh64); ${describe(unseeded)} takes none`);
+  }
+  return { strategy, names: Object.freeze(names), seed };
 }
 
 /** A standard Bloom filter: no false negatives, false positives at a rate set by m, k and n. */
@@ -26,44 +84,53 @@ export class BloomFilter implements Disposable {
   #ptr: number;
   readonly #bits: number;
   readonly #hashes: number;
-  readonly #seed: number;
+  readonly #hashing: Hashing;
   #count = 0;
   /** Set bits, or −1 when an add may have changed them. */
   #setBits = 0;
 
-  private constructor(bits: number, hashes: number, seed: number) {
+  private constructor(bits: number, hashes: number, hashing: Hashing) {
     const bytes = core.bloomBlockBytes(bits);
-    this.#ptr = allocate(bytes, `a Bloom filter of ${bits} bits`);
-    core.bloomInit(this.#ptr, bits, hashes, seed);
-    own(this, this.#ptr, bytes);
+    const ptr = allocate(bytes, `a Bloom filter of ${bits} bits`);
+    const { strategy, names, seed } = hashing;
+    core.bloomInit(ptr, bits, hashes, hashId(names[0]), seed, STRATEGY_CODE[strategy]);
+    if (strategy === "independent") names.forEach((name, i) => core.bloomSetIndependentHash(ptr, i, hashId(name)));
+    own(this, ptr, bytes);
+    this.#ptr = ptr;
     this.#bits = bits;
     this.#hashes = hashes;
-    this.#seed = seed;
+    this.#hashing = hashing;
   }
 
   /**
    * A filter sized for `expectedItems` keys at `falsePositiveRate`:
-   * m = ⌈−n·ln p / (ln 2)²⌉ bits and k = round(m/n · ln 2) hashes (at least 1).
+   * m = ⌈−n·ln p / (ln 2)²⌉ bits and k = round(m/n · ln 2) hashes (at least
+   * 1). With the independent strategy, k is the number of hashes listed and
+   * m the smallest that reaches p with that k.
    */
   static create(expectedItems: number, falsePositiveRate: number, options?: BloomFilterOptions): BloomFilter {
     const n = checkPositive("expectedItems", expectedItems);
     const p = checkProbability("falsePositiveRate", falsePositiveRate);
-    const { m, k } = optimal({ n, p });
+    const hashing = resolveHashing(checkOptions("options", options, OPTION_NAMES));
+    const { m, k } = hashing.strategy === "independent" ? optimal({ n, p, k: hashing.names.length }) : optimal({ n, p });
     if (m > MAX_FILTER_BITS) {
       throw new RangeError(
         `a filter for ${n} items at p = ${p} needs ${m} bits (${formatBytes(m / 8)}); ` +
           `one filter holds at most ${MAX_FILTER_BITS} bits (${formatBytes(MAX_FILTER_BITS / 8)})`,
       );
     }
-    return BloomFilter.withSize(m, k, options);
+    return new BloomFilter(m, k, hashing);
   }
 
-  /** A filter of exactly `bits` bits and `hashes` hash functions. */
+  /** A filter of exactly `bits` bits and `hashes` hash functions (with the independent strategy, as many as listed). */
   static withSize(bits: number, hashes: number, options?: BloomFilterOptions): BloomFilter {
     checkInteger("bits", bits, 1, MAX_FILTER_BITS);
     checkInteger("hashes", hashes, 1, MAX_HASHES);
-    const seed = checkSeed(checkOptions("options", options, OPTION_NAMES));
-    return new BloomFilter(bits, hashes, seed);
+    const hashing = resolveHashing(checkOptions("options", options, OPTION_NAMES));
+    if (hashing.strategy === "independent" && hashing.names.length !== hashes) {
+      throw new RangeError(`hashes is ${hashes} but options.hash lists ${hashing.names.length} hashes for strategy "independent"`);
+    }
+    return new BloomFilter(bits, hashes, hashing);
   }
 
   /** m, the number of bits. */
@@ -78,7 +145,18 @@ export class BloomFilter implements Disposable {
 
   /** The hash seed. */
   get seed(): number {
-    return this.#seed;
+    return this.#hashing.seed;
+  }
+
+  /** The hash name (double hashing) or the list of names (independent). */
+  get hash(): HashName | readonly HashName[] {
+    const { strategy, names } = this.#hashing;
+    return strategy === "double" ? names[0] : names;
+  }
+
+  /** How indices are derived from the key. */
+  get strategy(): HashStrategy {
+    return this.#hashing.strategy;
   }
 
   /** Keys added that set at least one new bit: distinct keys, less those the filter already took for present. */

@@ -1,4 +1,5 @@
 // bloomkit's public API.
-export { BloomFilter, MAX_FILTER_BITS, type BloomFilterOptions } from "./bloom-filter.js";
+export { BloomFilter, DEFAULT_HASH, MAX_FILTER_BITS, type BloomFilterOptions, type HashStrategy } from "./bloom-filter.js";
+export { hash, hashMany, hashPacked, hashNames, hashBits, isSeeded, type HashName, type Hash32Name, type Hash64Name } from "./hash.js";
 export { optimal, falsePositiveRateFor, type OptimalInput, type OptimalParameters } from "./optimal.js";
 export type { Key } from "./keys.js";

@@ -14,7 +14,7 @@ export const MAX_BATCH_KEYS = 1 << 14;
 const DEFAULT_KEY_BYTES = 1 << 20;
 const encoder = new TextEncoder();
 
-/** Pointers into the scratch block: [ends: u32 × MAX][out: u8 × MAX][key bytes]. */
+/** Pointers into the scratch block: [ends: u32 × MAX][out: 8 bytes × MAX][key bytes]; `out` fits a u64 per key. */
 export interface Scratch {
   ends: number;
   out: number;
@@ -28,11 +28,11 @@ const scratch: Scratch = { ends: 0, out: 0, bytes: 0, capacity: 0 };
 export function useScratch(keyBytes: number): Scratch {
   if (keyBytes <= scratch.capacity) return scratch;
   const capacity = Math.max(DEFAULT_KEY_BYTES, keyBytes);
-  const ptr = allocate(MAX_BATCH_KEYS * 5 + capacity, `a key of ${keyBytes} bytes`);
+  const ptr = allocate(MAX_BATCH_KEYS * 12 + capacity, `a key of ${keyBytes} bytes`);
   if (scratch.capacity) core.free(scratch.ends);
   scratch.ends = ptr;
   scratch.out = ptr + MAX_BATCH_KEYS * 4;
-  scratch.bytes = ptr + MAX_BATCH_KEYS * 5;
+  scratch.bytes = ptr + MAX_BATCH_KEYS * 12;
   scratch.capacity = capacity;
   return scratch;
 }

@@ -10,14 +10,17 @@ export interface Core {
   free(ptr: number): void;
   maxBlockBytes(): number;
   bloomBlockBytes(bits: number): number;
-  bloomInit(filter: number, bits: number, hashes: number, seed: number): void;
+  bloomInit(filter: number, bits: number, hashes: number, hashId: number, seed: number, strategy: number): void;
+  bloomSetIndependentHash(filter: number, index: number, hashId: number): void;
   bloomAdd(filter: number, key: number, len: number): number;
   bloomHas(filter: number, key: number, len: number): number;
   bloomAddPacked(filter: number, keys: number, ends: number, count: number, start: number, out: number): number;
   bloomHasPacked(filter: number, keys: number, ends: number, count: number, start: number, out: number): number;
   bloomSetBits(filter: number): number;
   bloomPositions(filter: number, key: number, len: number, out: number): void;
-  hashXxh64(key: number, len: number, seedLo: number, seedHi: number, out: number): void;
+  hashBits(id: number): number;
+  hashKey(id: number, key: number, len: number, seed: number, out: number): void;
+  hashPacked(id: number, keys: number, ends: number, count: number, start: number, seed: number, out: number): void;
 }
 
 function decodeBase64(text: string): Uint8Array {

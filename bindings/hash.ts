@@ -1,0 +1,113 @@
+// The hash family: hash one key or a batch with any of the names below, in wasm.
+import { core, heapU32, heapU8 } from "./wasm.js";
+import { checkInteger, describe } from "./errors.js";
+import { forEachChunk, forEachPackedChunk, useScratch, writeKey, type Key } from "./keys.js";
+
+/** Every hash, in the order of the wasm core's ids (assembly/hash.ts). */
+export const hashNames = [
+  "rs", "js", "pjw", "elf", "bkdr", "sdbm", "djb", "dek", "bp", "fnv", "ap", "hflp", "hf", "str", "tianl",
+  "fnv1_32", "fnv1a_32", "fnv1a_64", "murmur3_32", "murmur3_128", "xxh32", "xxh64",
+] as const;
+
+export type HashName = (typeof hashNames)[number];
+/** Names whose result is a 64-bit bigint. */
+export type Hash64Name = "fnv1a_64" | "xxh64";
+/** Names whose result is a 32-bit number. */
+export type Hash32Name = Exclude<HashName, Hash64Name | "murmur3_128">;
+
+/** Names that take a seed; the others ignore it. */
+const SEEDED: ReadonlySet<HashName> = new Set(["murmur3_32", "murmur3_128", "xxh32", "xxh64"]);
+
+/** The wasm id of a hash name, or a RangeError listing the names. */
+export function hashId(name: unknown, argument = "name"): number {
+  const id = hashNames.indexOf(name as HashName);
+  if (id < 0) {
+    if (typeof name !== "string") throw new TypeError(`${argument} must be a hash name, got ${describe(name)}`);
+    throw new RangeError(`unknown hash ${describe(name)} in ${argument}; known: ${hashNames.join(", ")}`);
+  }
+  return id;
+}
+
+/** Output width of a hash: 32, 64 or 128 bits. */
+export function hashBits(name: HashName): 32 | 64 | 128 {
+  return core.hashBits(hashId(name)) as 32 | 64 | 128;
+}
+
+/** True when the hash takes a seed (murmur3_32, murmur3_128, xxh32, xxh64). */
+export function isSeeded(name: HashName): boolean {
+  return SEEDED.has(name);
+}
+
+function checkSeed(seed: unknown): number {
+  return checkInteger("seed", seed, 0, 0xffffffff);
+}
+
+/** Reads a u64 written by the core at `ptr` (8-byte aligned) as a bigint. */
+function readU64(ptr: number): bigint {
+  const words = heapU32();
+  return (BigInt(words[(ptr >>> 2) + 1]) << 32n) | BigInt(words[ptr >>> 2]);
+}
+
+/**
+ * Hashes one key (a string as its UTF-8 bytes, or a Uint8Array). 32-bit
+ * names give a number in [0, 2^32); fnv1a_64 and xxh64 a 64-bit bigint;
+ * murmur3_128 the 128-bit bigint h1 + 2^64·h2. `seed` (u32, default 0) is
+ * used by murmur3_32, murmur3_128, xxh32 and xxh64 and ignored by the rest.
+ */
+export function hash(name: Hash32Name, key: Key, seed?: number): number;
+export function hash(name: Hash64Name | "murmur3_128", key: Key, seed?: number): bigint;
+export function hash(name: HashName, key: Key, seed?: number): number | bigint;
+export function hash(name: HashName, key: Key, seed = 0): number | bigint {
+  const id = hashId(name);
+  checkSeed(seed);
+  const len = writeKey(key);
+  const { bytes, out } = useScratch(0);
+  core.hashKey(id, bytes, len, seed, out);
+  const bits = core.hashBits(id);
+  if (bits === 32) return heapU32()[out >>> 2];
+  const low = readU64(out);
+  return bits === 64 ? low : low + (readU64(out + 8) << 64n);
+}
+
+/** The result array of a batch: u32 per key for 32-bit names, u64 (murmur3_128: h1) otherwise. */
+function resultFor(id: number, count: number): Uint32Array | BigUint64Array {
+  return core.hashBits(id) === 32 ? new Uint32Array(count) : new BigUint64Array(count);
+}
+
+function copyOut(result: Uint32Array | BigUint64Array, out: number, count: number, first: number): void {
+  const buffer = heapU8().buffer;
+  if (result instanceof Uint32Array) result.set(new Uint32Array(buffer, out, count), first);
+  else result.set(new BigUint64Array(buffer, out, count), first);
+}
+
+/** Hashes an array of keys in one wasm call per chunk: Uint32Array for 32-bit names, BigUint64Array for 64-bit (murmur3_128: h1). */
+export function hashMany(name: Hash32Name, keys: readonly Key[], seed?: number): Uint32Array;
+export function hashMany(name: Hash64Name | "murmur3_128", keys: readonly Key[], seed?: number): BigUint64Array;
+export function hashMany(name: HashName, keys: readonly Key[], seed?: number): Uint32Array | BigUint64Array;
+export function hashMany(name: HashName, keys: readonly Key[], seed = 0): Uint32Array | BigUint64Array {
+  const id = hashId(name);
+  checkSeed(seed);
+  const result = resultFor(id, Array.isArray(keys) ? keys.length : 0);
+  forEachChunk(keys as Key[], (count, first, keysPtr, start) => {
+    const { ends, out } = useScratch(0);
+    core.hashPacked(id, keysPtr, ends, count, start, seed, out);
+    copyOut(result, out, count, first);
+  });
+  return result;
+}
+
+/** hashMany for keys packed in one buffer with u32 end offsets (as BloomFilter.addPacked), skipping string encoding. */
+export function hashPacked(name: Hash32Name, bytes: Uint8Array, ends: Uint32Array, seed?: number): Uint32Array;
+export function hashPacked(name: Hash64Name | "murmur3_128", bytes: Uint8Array, ends: Uint32Array, seed?: number): BigUint64Array;
+export function hashPacked(name: HashName, bytes: Uint8Array, ends: Uint32Array, seed?: number): Uint32Array | BigUint64Array;
+export function hashPacked(name: HashName, bytes: Uint8Array, ends: Uint32Array, seed = 0): Uint32Array | BigUint64Array {
+  const id = hashId(name);
+  checkSeed(seed);
+  const result = resultFor(id, ends instanceof Uint32Array ? ends.length : 0);
+  forEachPackedChunk(bytes, ends, (count, first, keysPtr, start) => {
+    const { ends: endsPtr, out } = useScratch(0);
+    core.hashPacked(id, keysPtr, endsPtr, count, start, seed, out);
+    copyOut(result, out, count, first);
+  });
+  return result;
+}

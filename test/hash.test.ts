@@ -1,0 +1,94 @@
+// The hash family against vectors from reference C code (test/fixtures/generate.sh):
+// the seed's own functions, FNV checked against its published values,
+// Debian's libmurmurhash and libxxhash.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { hash, hashBits, hashMany, hashNames, hashPacked, isSeeded, type HashName } from "../bindings/index.js";
+import { pack } from "./helpers.js";
+
+type Vector = { kind: string; seed: number; hex: string } & Record<HashName, string>;
+const vectors: Vector[] = JSON.parse(readFileSync(new URL("./fixtures/hash-vectors.json", import.meta.url), "utf8"));
+const keyOf = (v: Vector) => Uint8Array.from(Buffer.from(v.hex, "hex"));
+const expected = (v: Vector, name: HashName) => (hashBits(name) === 32 ? parseInt(v[name], 16) : BigInt(`0x${v[name]}`));
+const seedFor = (v: Vector, name: HashName) => (isSeeded(name) ? v.seed : 0);
+
+describe("hash family", () => {
+  it("has the 22 names of the issue", () => {
+    expect([...hashNames]).toEqual([
+      "rs", "js", "pjw", "elf", "bkdr", "sdbm", "djb", "dek", "bp", "fnv", "ap", "hflp", "hf", "str", "tianl",
+      "fnv1_32", "fnv1a_32", "fnv1a_64", "murmur3_32", "murmur3_128", "xxh32", "xxh64",
+    ]);
+    expect(hashNames.filter((n) => hashBits(n) === 64)).toEqual(["fnv1a_64", "xxh64"]);
+    expect(hashNames.filter((n) => hashBits(n) === 128)).toEqual(["murmur3_128"]);
+  });
+
+  it("covers the empty key, every length 1…256, ASCII, text (Chinese included) and random bytes", () => {
+    const lengths = new Set(vectors.filter((v) => v.kind === "pattern").map((v) => v.hex.length / 2));
+    expect(lengths.size).toBe(256);
+    for (const kind of ["empty", "ascii", "text", "random"]) expect(vectors.some((v) => v.kind === kind)).toBe(true);
+    expect(vectors.some((v) => Buffer.from(v.hex, "hex").toString("utf8").includes("布隆过滤器"))).toBe(true);
+  });
+
+  it.each([...hashNames])("%s matches the reference C code on every vector", (name) => {
+    for (const v of vectors) {
+      expect(hash(name, keyOf(v), seedFor(v, name)), `${name}(${v.hex.slice(0, 24)}…, seed ${v.seed})`).toBe(expected(v, name));
+    }
+  });
+
+  it.each([...hashNames])("%s: hashMany and hashPacked match hash key by key", (name) => {
+    const keys = vectors.map(keyOf);
+    const seed = isSeeded(name) ? 0x9747b28c : 0;
+    const single = keys.map((key) => hash(name, key, seed));
+    const firstHalf = (h: number | bigint) => (typeof h === "bigint" ? h & 0xffffffffffffffffn : h);
+    const many = Array.from(hashMany(name, keys, seed) as ArrayLike<number | bigint>);
+    expect(many).toEqual(single.map(firstHalf)); // murmur3_128's batch form gives h1
+    const { bytes, ends } = pack(keys);
+    expect(Array.from(hashPacked(name, bytes, ends, seed) as ArrayLike<number | bigint>)).toEqual(many);
+  });
+
+  it("matches published values", () => {
+    expect(hash("xxh64", "")).toBe(0xef46db3751d8e999n);
+    expect(hash("xxh32", "")).toBe(0x02cc5d05);
+    expect(hash("fnv1a_32", "foobar")).toBe(0xbf9cf968);
+    expect(hash("fnv1a_64", "foobar")).toBe(0x85944171f73967e8n);
+    expect(hash("fnv1_32", "a")).toBe(0x050c5d7e);
+    expect(hash("murmur3_32", "The quick brown fox jumps over the lazy dog")).toBe(0x2e4ff723);
+    expect(hash("murmur3_32", "", 1)).toBe(0x514e28b7);
+    // x64_128 canonical bytes 6c1b07bc7bbc4be3 47939ac4a93c437a, read little-endian.
+    expect(hash("murmur3_128", "The quick brown fox jumps over the lazy dog")).toBe(0x7a433ca9c49a9347e34bbc7bbc071b6cn);
+  });
+
+  it("hashes strings as their UTF-8 bytes", () => {
+    const utf8 = new TextEncoder();
+    for (const name of hashNames) {
+      for (const text of ["", "布隆过滤器", "naïve café ☕ 🚀", "https://example.com/?q=1"]) {
+        expect(hash(name, text, 7)).toBe(hash(name, utf8.encode(text), 7));
+      }
+    }
+  });
+
+  it("uses the seed only where the hash takes one", () => {
+    for (const name of hashNames) {
+      const differs = hash(name, "seeded?", 1) !== hash(name, "seeded?", 2);
+      expect(differs, name).toBe(isSeeded(name));
+    }
+  });
+
+  it("hflp and hf give 0 for the empty key and stay below the key's length", () => {
+    expect(hash("hflp", "")).toBe(0);
+    expect(hash("hf", "")).toBe(0);
+    for (const key of ["a", "abc", "https://example.com/some/long/path"]) {
+      expect(hash("hflp", key)).toBeLessThan(key.length);
+      expect(hash("hf", key)).toBeLessThan(key.length);
+    }
+  });
+
+  it("rejects bad names, seeds and keys, naming them", () => {
+    expect(() => hash("md5" as HashName, "x")).toThrow(/unknown hash "md5" in name; known: rs, js/);
+    expect(() => hash(3 as unknown as HashName, "x")).toThrow(TypeError);
+    expect(() => hash("xxh64", "x", -1)).toThrow(/seed must be an integer from 0 to 4294967295, got -1/);
+    expect(() => hash("xxh64", "x", 2 ** 32)).toThrow(RangeError);
+    expect(() => hash("xxh64", 5 as unknown as string)).toThrow(/key must be a string or a Uint8Array, got 5/);
+    expect(() => hashMany("xxh64", ["a", null] as unknown as string[])).toThrow(/keys\[1\]/);
+  });
+});
