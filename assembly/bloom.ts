@@ -7,6 +7,12 @@
 //   hash, each g_i mapped to [0, m) by multiply-shift (no modulo bias);
 // - independent: k separately computed hashes, each taken modulo m, the way
 //   seed 000's C program combines six functions.
+//
+// Folding (the seeds' compressed filter) ORs the halves of the array
+// together: a folded filter keeps the m it was created with as its base, maps
+// a key with that base, then takes the index modulo the current m. Bit j of the
+// folded array is the OR of bits j, j + m, j + 2m … of the original, so every
+// key's bits stay set.
 
 import { xxh64 } from "./xxh64";
 import { reduce } from "./reduce";
@@ -26,6 +32,8 @@ import { murmurHigh } from "./murmur3";
 @inline const F_STRATEGY: usize = 20; // u32, STRATEGY_*
 // @ts-ignore: decorator
 @inline const F_IDS: usize = 24; // u8 × MAX_INDEPENDENT hash ids (independent)
+// @ts-ignore: decorator
+@inline const F_BASE_BITS: usize = 56; // u64 m before any fold
 /** Most hashes an independent-strategy filter can list. */
 // @ts-ignore: decorator
 @inline const MAX_INDEPENDENT: u32 = 32;
@@ -94,6 +102,13 @@ let step: u64 = 0;
   return (load<u64>(data + <usize>((idx >> 6) << 3)) & (<u64>1 << (idx & 63))) != 0;
 }
 
+/** Double-hashing index: g mapped onto the base m, then folded onto the current m. */
+// @ts-ignore: decorator
+@inline function doubleIndex(g: u64, m: u64, base: u64): u64 {
+  const idx = reduce(g, base);
+  return base == m ? idx : idx % m;
+}
+
 /** Sets the key's k bits; true when at least one of them was 0 before. */
 // @ts-ignore: decorator
 @inline function insertKey(filter: usize, key: usize, len: usize): bool {
@@ -102,13 +117,15 @@ let step: u64 = 0;
   const data = filter + FILTER_HEADER;
   let fresh: u64 = 0;
   if (load<u32>(filter, F_STRATEGY) == STRATEGY_INDEPENDENT) {
+    // h mod m equals (h mod base) mod m: m divides the base.
     for (let i: u32 = 0; i < k; i++) fresh |= setBit(data, independentIndex(filter, i, key, len, m));
     return fresh != 0;
   }
+  const base = load<u64>(filter, F_BASE_BITS);
   let h = firstHash(filter, key, len);
   const h2 = step;
   for (let i: u32 = 0; i < k; i++) {
-    fresh |= setBit(data, reduce(h, m));
+    fresh |= setBit(data, doubleIndex(h, m, base));
     h += h2;
   }
   return fresh != 0;
@@ -124,10 +141,11 @@ let step: u64 = 0;
     for (let i: u32 = 0; i < k; i++) if (!testBit(data, independentIndex(filter, i, key, len, m))) return false;
     return true;
   }
+  const base = load<u64>(filter, F_BASE_BITS);
   let h = firstHash(filter, key, len);
   const h2 = step;
   for (let i: u32 = 0; i < k; i++) {
-    if (!testBit(data, reduce(h, m))) return false;
+    if (!testBit(data, doubleIndex(h, m, base))) return false;
     h += h2;
   }
   return true;
@@ -145,8 +163,43 @@ export function bloomInit(filter: usize, bits: f64, hashes: u32, hashId: u32, se
   store<u32>(filter, hashId, F_HASH);
   store<u32>(filter, seed, F_SEED);
   store<u32>(filter, strategy, F_STRATEGY);
+  store<u64>(filter, <u64>bits, F_BASE_BITS);
 }
 
+/** Sets the base m of a filter (for a folded one: the m it was created with). */
+export function bloomSetBaseBits(filter: usize, baseBits: f64): void {
+  store<u64>(filter, <u64>baseBits, F_BASE_BITS);
+}
+
+/** The base m of a filter. */
+export function bloomBaseBits(filter: usize): f64 {
+  return <f64>load<u64>(filter, F_BASE_BITS);
+}
+
+/**
+ * ORs `src`'s array, folded `factor` times, into `dst` (initialised with
+ * m / factor bits, a multiple of 64): dst word j |= src words j, j + w, j + 2w …
+ */
+export function bloomFold(src: usize, dst: usize, factor: u32): void {
+  const words = <usize>(load<u64>(dst, F_BITS) >> 6);
+  const from = src + FILTER_HEADER;
+  const to = dst + FILTER_HEADER;
+  for (let t: usize = 0; t < <usize>factor; t++) {
+    const part = from + ((t * words) << 3);
+    for (let j: usize = 0; j < words; j++) {
+      const at = to + (j << 3);
+      store<u64>(at, load<u64>(at) | load<u64>(part + (j << 3)));
+    }
+  }
+}
+
+/** dst = a OR b (union) or a AND b (intersection), word by word; all three have the same m. */
+export function bloomCombine(dst: usize, a: usize, b: usize, intersect: u32): void {
+  const bytes = <usize>wordBytes(load<u64>(dst, F_BITS));
+  const x = a + FILTER_HEADER, y = b + FILTER_HEADER, z = dst + FILTER_HEADER;
+  if (intersect) for (let j: usize = 0; j < bytes; j += 8) store<u64>(z + j, load<u64>(x + j) & load<u64>(y + j));
+  else for (let j: usize = 0; j < bytes; j += 8) store<u64>(z + j, load<u64>(x + j) | load<u64>(y + j));
+}
 /** Sets the id of independent hash `i` (< 32). */
 export function bloomSetIndependentHash(filter: usize, i: u32, hashId: u32): void {
   if (i < MAX_INDEPENDENT) store<u8>(filter + F_IDS + i, <u8>hashId);
@@ -212,10 +265,11 @@ export function bloomPositions(filter: usize, key: usize, len: usize, out: usize
     for (let i: u32 = 0; i < k; i++) store<f64>(out + (<usize>i << 3), <f64>independentIndex(filter, i, key, len, m));
     return;
   }
+  const base = load<u64>(filter, F_BASE_BITS);
   let h = firstHash(filter, key, len);
   const h2 = step;
   for (let i: u32 = 0; i < k; i++) {
-    store<f64>(out + (<usize>i << 3), <f64>reduce(h, m));
+    store<f64>(out + (<usize>i << 3), <f64>doubleIndex(h, m, base));
     h += h2;
   }
 }

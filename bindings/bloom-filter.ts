@@ -6,77 +6,41 @@ import { allocate, disown, own } from "./memory.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { forEachChunk, forEachPackedChunk, useScratch, writeKey, type Key } from "./keys.js";
 import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
-import { hashBits, hashId, isSeeded, type HashName } from "./hash.js";
+import { hashId, type HashName } from "./hash.js";
+import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, toBase64, writeRecord } from "./format.js";
+import {
+  HASHING_OPTION_NAMES,
+  STRATEGY_CODE,
+  hashingDifference,
+  readHashing,
+  resolveHashing,
+  writeHashing,
+  type Hashing,
+  type HashingOptions,
+  type HashStrategy,
+} from "./hashing.js";
 
-/**
- * How a key's k bit indices are derived: "double" hashing g_i = h1 + i·h2
- * from one 64- or 128-bit hash, or "independent": one hash function per index.
- */
-export type HashStrategy = "double" | "independent";
+export { DEFAULT_HASH, type HashStrategy } from "./hashing.js";
 
 /** Options shared by the constructors. */
-export interface BloomFilterOptions {
-  /** Seed of the key hash, an unsigned 32-bit integer (default 0); only seeded hashes (murmur3_*, xxh*) accept one other than 0. */
-  seed?: number;
-  /** A 64- or 128-bit hash for double hashing (default "xxh64"), or a list of distinct names for the independent strategy. */
-  hash?: HashName | readonly HashName[];
-  /** Default "double", or "independent" when `hash` is a list. */
-  strategy?: HashStrategy;
+export interface BloomFilterOptions extends HashingOptions {
+  /** create() only: round m up so the filter can be folded (m a multiple of 64 · 2^f, with at most 1/16 more bits). */
+  foldable?: boolean;
 }
 
-const OPTION_NAMES = ["seed", "hash", "strategy"] as const;
-/** The default hash: fastest on URL keys in bench/HASHES.md among those that reach the theoretical FPR. */
-export const DEFAULT_HASH: HashName = "xxh64";
-/** The wasm core's strategy codes. */
-const STRATEGY_CODE: Record<HashStrategy, number> = { double: 0, independent: 1 };
-/** Most hashes the independent strategy can list (the wasm header's room). */
-const MAX_INDEPENDENT = 32;
+const OPTION_NAMES = [...HASHING_OPTION_NAMES, "foldable"] as const;
 const HEADER_BYTES = core.bloomBlockBytes(0);
 /** Largest m a single filter can have: its block must fit the allocator's 1 GiB − 4 byte limit. */
 export const MAX_FILTER_BITS = Math.floor((MAX_BLOCK_BYTES - HEADER_BYTES) / 8) * 64;
+/** Most folds a foldable create() prepares for: m a multiple of 64 · 2^16 at most. */
+const MAX_FOLD_LOG2 = 16;
 
-/** The hashing a filter uses, checked. */
-interface Hashing {
-  strategy: HashStrategy;
-  /** The double-hashing hash, or the independent list. */
-  names: readonly HashName[];
-  seed: number;
-}
-
-function resolveHashing(options: Record<string, unknown>): Hashing {
-  const seed = options.seed === undefined ? 0 : checkInteger("options.seed", options.seed, 0, 0xffffffff);
-  const list = Array.isArray(options.hash);
-  const strategy = options.strategy ?? (list ? "independent" : "double");
-  if (strategy !== "double" && strategy !== "independent") {
-    throw new RangeError(`options.strategy must be "double" or "independent", got ${describe(strategy)}`);
-  }
-  let names: HashName[];
-  if (strategy === "double") {
-    if (list) throw new TypeError(`options.hash must be one hash name for double hashing, got ${describe(options.hash)}`);
-    const name = (options.hash ?? DEFAULT_HASH) as HashName;
-    hashId(name, "options.hash");
-    if (hashBits(name) < 64) {
-      throw new RangeError(
-        `options.hash ${describe(name)} gives 32 bits; double hashing needs a 64- or 128-bit hash ` +
-          `(fnv1a_64, murmur3_128, xxh64), or use strategy: "independent"`,
-      );
-    }
-    names = [name];
-  } else {
-    if (!list) throw new TypeError(`options.hash must be a list of hash names for strategy "independent", got ${describe(options.hash)}`);
-    names = [...(options.hash as HashName[])];
-    if (names.length < 1 || names.length > MAX_INDEPENDENT) {
-      throw new RangeError(`options.hash must list 1 to ${MAX_INDEPENDENT} hashes, got ${names.length}`);
-    }
-    names.forEach((name, i) => hashId(name, `options.hash[${i}]`));
-    const repeated = names.find((name, i) => names.indexOf(name) !== i);
-    if (repeated) throw new RangeError(`options.hash lists ${describe(repeated)} twice; the same hash gives the same index`);
-  }
-  const unseeded = names.find((name) => !isSeeded(name));
-  if (seed !== 0 && unseeded) {
-    throw new RangeError(`options.seed ${seed} needs a seeded hash (murmur3_32, murmur3_128, xxh32, xxh64); ${describe(unseeded)} takes none`);
-  }
-  return { strategy, names: Object.freeze(names), seed };
+/** m rounded up to a multiple of 64 · 2^f, for the largest f (≤ 16) that adds at most m/16 bits. */
+function foldableBits(m: number): number {
+  let f = 0;
+  while (f < MAX_FOLD_LOG2 && 64 * 2 ** (f + 1) <= m / 16) f++;
+  const block = 64 * 2 ** f;
+  return Math.ceil(m / block) * block;
 }
 
 /** A standard Bloom filter: no false negatives, false positives at a rate set by m, k and n. */
@@ -89,17 +53,21 @@ export class BloomFilter implements Disposable {
   /** Set bits, or −1 when an add may have changed them. */
   #setBits = 0;
 
-  private constructor(bits: number, hashes: number, hashing: Hashing) {
+  readonly #baseBits: number;
+
+  private constructor(bits: number, hashes: number, hashing: Hashing, baseBits = bits) {
     const bytes = core.bloomBlockBytes(bits);
     const ptr = allocate(bytes, `a Bloom filter of ${bits} bits`);
     const { strategy, names, seed } = hashing;
     core.bloomInit(ptr, bits, hashes, hashId(names[0]), seed, STRATEGY_CODE[strategy]);
+    core.bloomSetBaseBits(ptr, baseBits);
     if (strategy === "independent") names.forEach((name, i) => core.bloomSetIndependentHash(ptr, i, hashId(name)));
     own(this, ptr, bytes);
     this.#ptr = ptr;
     this.#bits = bits;
     this.#hashes = hashes;
     this.#hashing = hashing;
+    this.#baseBits = baseBits;
   }
 
   /**
@@ -111,8 +79,14 @@ export class BloomFilter implements Disposable {
   static create(expectedItems: number, falsePositiveRate: number, options?: BloomFilterOptions): BloomFilter {
     const n = checkPositive("expectedItems", expectedItems);
     const p = checkProbability("falsePositiveRate", falsePositiveRate);
-    const hashing = resolveHashing(checkOptions("options", options, OPTION_NAMES));
-    const { m, k } = hashing.strategy === "independent" ? optimal({ n, p, k: hashing.names.length }) : optimal({ n, p });
+    const checked = checkOptions("options", options, OPTION_NAMES);
+    const hashing = resolveHashing(checked);
+    if (checked.foldable !== undefined && typeof checked.foldable !== "boolean") {
+      throw new TypeError(`options.foldable must be a boolean, got ${describe(checked.foldable)}`);
+    }
+    const sized = hashing.strategy === "independent" ? optimal({ n, p, k: hashing.names.length }) : optimal({ n, p });
+    const m = checked.foldable ? foldableBits(sized.m) : sized.m;
+    const k = sized.k;
     if (m > MAX_FILTER_BITS) {
       throw new RangeError(
         `a filter for ${n} items at p = ${p} needs ${m} bits (${formatBytes(m / 8)}); ` +
@@ -126,7 +100,9 @@ export class BloomFilter implements Disposable {
   static withSize(bits: number, hashes: number, options?: BloomFilterOptions): BloomFilter {
     checkInteger("bits", bits, 1, MAX_FILTER_BITS);
     checkInteger("hashes", hashes, 1, MAX_HASHES);
-    const hashing = resolveHashing(checkOptions("options", options, OPTION_NAMES));
+    const checked = checkOptions("options", options, OPTION_NAMES);
+    if (checked.foldable !== undefined) throw new TypeError("options.foldable is for create(); withSize() takes the bits you give it");
+    const hashing = resolveHashing(checked);
     if (hashing.strategy === "independent" && hashing.names.length !== hashes) {
       throw new RangeError(`hashes is ${hashes} but options.hash lists ${hashing.names.length} hashes for strategy "independent"`);
     }
@@ -268,6 +244,123 @@ export class BloomFilter implements Disposable {
     return result;
   }
 
+  /**
+   * A new filter holding the keys of both (bitwise OR): it answers exactly
+   * like a filter built from both key sets. Both operands stay unchanged.
+   * Its count is the fill-based estimate (at most the operands' counts added),
+   * since keys added to both cannot be told apart.
+   */
+  union(other: BloomFilter): BloomFilter {
+    return this.#combine(other, "union");
+  }
+
+  /**
+   * A new filter of the keys probably in both (bitwise AND). It has no false
+   * negatives for keys added to both, but its false-positive rate is higher
+   * than that of a filter built from the intersection alone: a bit set by one
+   * key in each operand survives the AND. Both operands stay unchanged.
+   */
+  intersect(other: BloomFilter): BloomFilter {
+    return this.#combine(other, "intersect");
+  }
+
+  /**
+   * A new filter with m / factor bits, the halves of the array OR-ed together
+   * `log2(factor)` times (the seeds' compressed filter). Every key added stays
+   * present; the false-positive rate becomes that of m / factor bits. `factor`
+   * is a power of two and m / factor a multiple of 64: see maxFoldFactor, and
+   * create(n, p, { foldable: true }).
+   */
+  fold(factor: number): BloomFilter {
+    const ptr = this.#live();
+    checkInteger("factor", factor, 2, Number.MAX_SAFE_INTEGER);
+    if ((factor & (factor - 1)) !== 0 || factor > this.maxFoldFactor) {
+      throw new RangeError(
+        `cannot fold ${this.#bits} bits by ${factor}: the factor must be a power of two up to maxFoldFactor = ${this.maxFoldFactor} ` +
+          `(m / factor a whole number of 64-bit words); create with { foldable: true } to allow folding`,
+      );
+    }
+    const folded = new BloomFilter(this.#bits / factor, this.#hashes, this.#hashing, this.#baseBits);
+    core.bloomFold(ptr, folded.#ptr, factor);
+    folded.#count = this.#count;
+    folded.#setBits = -1;
+    return folded;
+  }
+
+  /** The largest factor fold() accepts now (1 when m is not a multiple of 128). */
+  get maxFoldFactor(): number {
+    let factor = 1;
+    while ((this.#bits / (factor * 2)) % 64 === 0 && this.#bits / (factor * 2) >= 64) factor *= 2;
+    return factor;
+  }
+
+  /** The filter in bloomkit's binary format (docs/FORMAT.md). */
+  serialize(): Uint8Array {
+    const ptr = this.#live();
+    const w = new ParamWriter().u64(this.#bits).u64(this.#baseBits).u32(this.#hashes).u64(this.#count);
+    writeHashing(w, this.#hashing);
+    const data = ptr + HEADER_BYTES;
+    const length = core.bloomBlockBytes(this.#bits) - HEADER_BYTES;
+    return writeRecord({
+      type: FilterType.bloom,
+      params: w.bytes(),
+      payloadLength: length,
+      writePayload: (target) => target.set(heapU8().subarray(data, data + length)),
+      payloadChecksum: checksumAt(data, length),
+    });
+  }
+
+  /** A filter from serialize()'s bytes; truncated, corrupted or foreign bytes throw a FormatError. */
+  static deserialize(bytes: Uint8Array): BloomFilter {
+    return BloomFilter.fromRecord(bytes).filter;
+  }
+
+  /** Reads one BloomFilter record from the start of `bytes`; also says how many bytes it took. @internal */
+  static fromRecord(bytes: Uint8Array): { filter: BloomFilter; length: number } {
+    const record = readRecord(bytes, FilterType.bloom);
+    const r = new ParamReader(record.params);
+    const bits = r.u64("bits");
+    const baseBits = r.u64("base bits");
+    const hashes = r.u32();
+    const count = r.u64("count");
+    const hashing = readHashing(r);
+    r.end();
+    if (bits < 1 || bits > MAX_FILTER_BITS) throw new FormatError(`corrupted: bits = ${bits} is out of range`);
+    if (hashes < 1 || hashes > MAX_HASHES) throw new FormatError(`corrupted: hashes = ${hashes} is out of range`);
+    const factor = baseBits / bits;
+    if (!Number.isInteger(factor) || (factor & (factor - 1)) !== 0 || (factor > 1 && bits % 64 !== 0)) {
+      throw new FormatError(`corrupted: base bits ${baseBits} is not a power-of-two multiple of bits ${bits}`);
+    }
+    if (hashing.strategy === "independent" && hashing.names.length !== hashes) {
+      throw new FormatError(`corrupted: ${hashing.names.length} hashes listed for k = ${hashes}`);
+    }
+    const length = core.bloomBlockBytes(bits) - HEADER_BYTES;
+    if (record.payload.length !== length) throw new FormatError(`corrupted: payload of ${record.payload.length} bytes for ${bits} bits`);
+    const filter = new BloomFilter(bits, hashes, hashing, baseBits);
+    const data = filter.#ptr + HEADER_BYTES;
+    heapU8().set(record.payload, data);
+    // A filter never sets the bits of its last word past m.
+    const lastWord = new DataView(record.payload.buffer, record.payload.byteOffset + length - 8, 8).getBigUint64(0, true);
+    const padding = bits % 64 !== 0 && lastWord >> BigInt(bits % 64) !== 0n;
+    if (padding || checksumAt(data, length) !== record.payloadChecksum) {
+      filter.dispose();
+      throw new FormatError(padding ? "corrupted: bits past m are set" : "corrupted: the payload checksum does not match");
+    }
+    filter.#count = count;
+    filter.#setBits = -1;
+    return { filter, length: record.length };
+  }
+
+  /** serialize() as base64. */
+  toBase64(): string {
+    return toBase64(this.serialize());
+  }
+
+  /** A filter from toBase64()'s text. */
+  static fromBase64(text: string): BloomFilter {
+    return BloomFilter.deserialize(fromBase64(text));
+  }
+
   /** Releases the filter's wasm memory now; any later use throws. Calling it again does nothing. */
   dispose(): void {
     if (this.#ptr === 0) return;
@@ -283,6 +376,26 @@ export class BloomFilter implements Disposable {
   /** True once dispose() ran. */
   get disposed(): boolean {
     return this.#ptr === 0;
+  }
+
+  #combine(other: BloomFilter, op: "union" | "intersect"): BloomFilter {
+    const ptr = this.#live();
+    if (!(other instanceof BloomFilter)) throw new TypeError(`${op}() takes a BloomFilter, got ${describe(other)}`);
+    const otherPtr = other.#live();
+    const differs =
+      this.#bits !== other.#bits ? `bits: ${this.#bits} vs ${other.#bits}`
+      : this.#hashes !== other.#hashes ? `hashes: ${this.#hashes} vs ${other.#hashes}`
+      : this.#baseBits !== other.#baseBits ? `folding: base bits ${this.#baseBits} vs ${other.#baseBits}`
+      : hashingDifference(this.#hashing, other.#hashing);
+    if (differs) throw new RangeError(`cannot ${op} filters with different ${differs}`);
+    const result = new BloomFilter(this.#bits, this.#hashes, this.#hashing, this.#baseBits);
+    core.bloomCombine(result.#ptr, ptr, otherPtr, op === "intersect" ? 1 : 0);
+    result.#setBits = -1;
+    // Shared keys cannot be told apart: the fill estimate, bounded by what the operands hold.
+    const bound = op === "union" ? this.#count + other.#count : Math.min(this.#count, other.#count);
+    const estimate = result.estimatedCount();
+    result.#count = Number.isFinite(estimate) ? Math.min(bound, Math.round(estimate)) : bound;
+    return result;
   }
 
   #live(): number {

@@ -3,3 +3,7 @@ export { BloomFilter, DEFAULT_HASH, MAX_FILTER_BITS, type BloomFilterOptions, ty
 export { hash, hashMany, hashPacked, hashNames, hashBits, isSeeded, type HashName, type Hash32Name, type Hash64Name } from "./hash.js";
 export { optimal, falsePositiveRateFor, type OptimalInput, type OptimalParameters } from "./optimal.js";
 export type { Key } from "./keys.js";
+export { ScalableBloomFilter, type ScalableBloomFilterOptions } from "./scalable-bloom-filter.js";
+export { deserialize, deserializeBase64, type AnyFilter } from "./deserialize.js";
+export { FormatError, FORMAT_VERSION } from "./format.js";
+export type { HashingOptions } from "./hashing.js";

@@ -12,6 +12,10 @@ export interface Core {
   bloomBlockBytes(bits: number): number;
   bloomInit(filter: number, bits: number, hashes: number, hashId: number, seed: number, strategy: number): void;
   bloomSetIndependentHash(filter: number, index: number, hashId: number): void;
+  bloomSetBaseBits(filter: number, baseBits: number): void;
+  bloomBaseBits(filter: number): number;
+  bloomFold(src: number, dst: number, factor: number): void;
+  bloomCombine(dst: number, a: number, b: number, intersect: number): void;
   bloomAdd(filter: number, key: number, len: number): number;
   bloomHas(filter: number, key: number, len: number): number;
   bloomAddPacked(filter: number, keys: number, ends: number, count: number, start: number, out: number): number;

@@ -1,0 +1,25 @@
+// The generic reader: any serialised filter back as the right type.
+import { BloomFilter } from "./bloom-filter.js";
+import { ScalableBloomFilter } from "./scalable-bloom-filter.js";
+import { FilterType, FormatError, fromBase64, recordType } from "./format.js";
+
+/** Any filter this version can read. */
+export type AnyFilter = BloomFilter | ScalableBloomFilter;
+
+/** A filter of whichever type the bytes hold (checked as each type's deserialize checks). */
+export function deserialize(bytes: Uint8Array): AnyFilter {
+  const type = recordType(bytes);
+  switch (type) {
+    case FilterType.bloom:
+      return BloomFilter.deserialize(bytes);
+    case FilterType.scalable:
+      return ScalableBloomFilter.deserialize(bytes);
+    default:
+      throw new FormatError(`filter type ${type} is not supported by this version of bloomkit`);
+  }
+}
+
+/** deserialize() of base64 text. */
+export function deserializeBase64(text: string): AnyFilter {
+  return deserialize(fromBase64(text));
+}

@@ -1,0 +1,109 @@
+// A filter's hashing choice (strategy, hash names, seed): checked from user
+// options, compared between filters, and written to / read from the format.
+import { checkInteger, describe } from "./errors.js";
+import { FormatError, type ParamReader, type ParamWriter } from "./format.js";
+import { hashBits, hashId, hashNames, isSeeded, type HashName } from "./hash.js";
+
+/**
+ * How a key's k bit indices are derived: "double" hashing g_i = h1 + i·h2
+ * from one 64- or 128-bit hash, or "independent": one hash function per index.
+ */
+export type HashStrategy = "double" | "independent";
+
+/** The hashing options every filter type takes. */
+export interface HashingOptions {
+  /** Seed of the key hash, an unsigned 32-bit integer (default 0); only seeded hashes (murmur3_*, xxh*) accept one other than 0. */
+  seed?: number;
+  /** A 64- or 128-bit hash for double hashing (default "xxh64"), or a list of distinct names for the independent strategy. */
+  hash?: HashName | readonly HashName[];
+  /** Default "double", or "independent" when `hash` is a list. */
+  strategy?: HashStrategy;
+}
+
+export const HASHING_OPTION_NAMES = ["seed", "hash", "strategy"] as const;
+/** The default hash: fastest on URL keys in bench/HASHES.md among those that reach the theoretical FPR. */
+export const DEFAULT_HASH: HashName = "xxh64";
+/** The wasm core's strategy codes. */
+export const STRATEGY_CODE: Record<HashStrategy, number> = { double: 0, independent: 1 };
+/** Most hashes the independent strategy can list (the wasm header's room). */
+export const MAX_INDEPENDENT = 32;
+
+/** A checked hashing choice. */
+export interface Hashing {
+  strategy: HashStrategy;
+  /** The double-hashing hash, or the independent list. */
+  names: readonly HashName[];
+  seed: number;
+}
+
+/** Checks the hashing options (RangeError/TypeError naming the bad value). */
+export function resolveHashing(options: Record<string, unknown>): Hashing {
+  const seed = options.seed === undefined ? 0 : checkInteger("options.seed", options.seed, 0, 0xffffffff);
+  const list = Array.isArray(options.hash);
+  const strategy = options.strategy ?? (list ? "independent" : "double");
+  if (strategy !== "double" && strategy !== "independent") {
+    throw new RangeError(`options.strategy must be "double" or "independent", got ${describe(strategy)}`);
+  }
+  let names: HashName[];
+  if (strategy === "double") {
+    if (list) throw new TypeError(`options.hash must be one hash name for double hashing, got ${describe(options.hash)}`);
+    const name = (options.hash ?? DEFAULT_HASH) as HashName;
+    hashId(name, "options.hash");
+    if (hashBits(name) < 64) {
+      throw new RangeError(
+        `options.hash ${describe(name)} gives 32 bits; double hashing needs a 64- or 128-bit hash ` +
+          `(fnv1a_64, murmur3_128, xxh64), or use strategy: "independent"`,
+      );
+    }
+    names = [name];
+  } else {
+    if (!list) throw new TypeError(`options.hash must be a list of hash names for strategy "independent", got ${describe(options.hash)}`);
+    names = [...(options.hash as HashName[])];
+    if (names.length < 1 || names.length > MAX_INDEPENDENT) {
+      throw new RangeError(`options.hash must list 1 to ${MAX_INDEPENDENT} hashes, got ${names.length}`);
+    }
+    names.forEach((name, i) => hashId(name, `options.hash[${i}]`));
+    const repeated = names.find((name, i) => names.indexOf(name) !== i);
+    if (repeated) throw new RangeError(`options.hash lists ${describe(repeated)} twice; the same hash gives the same index`);
+  }
+  const unseeded = names.find((name) => !isSeeded(name));
+  if (seed !== 0 && unseeded) {
+    throw new RangeError(`options.seed ${seed} needs a seeded hash (murmur3_32, murmur3_128, xxh32, xxh64); ${describe(unseeded)} takes none`);
+  }
+  return { strategy, names: Object.freeze(names), seed };
+}
+
+/** The first way two hashing choices differ, or undefined when they are the same. */
+export function hashingDifference(a: Hashing, b: Hashing): string | undefined {
+  if (a.strategy !== b.strategy) return `strategy: ${a.strategy} vs ${b.strategy}`;
+  if (a.names.join() !== b.names.join()) return `hash: ${a.names.join(", ")} vs ${b.names.join(", ")}`;
+  if (a.seed !== b.seed) return `seed: ${a.seed} vs ${b.seed}`;
+  return undefined;
+}
+
+/** Format: u8 strategy, u8 count c, u16 reserved 0, u32 seed, c × u8 hash id. */
+export function writeHashing(w: ParamWriter, hashing: Hashing): void {
+  w.u8(STRATEGY_CODE[hashing.strategy]).u8(hashing.names.length).u8(0).u8(0).u32(hashing.seed);
+  for (const name of hashing.names) w.u8(hashId(name));
+}
+
+/** Reads and re-checks a hashing choice; anything invalid is a FormatError. */
+export function readHashing(r: ParamReader): Hashing {
+  const strategy = r.u8();
+  const count = r.u8();
+  if (r.u8() !== 0 || r.u8() !== 0) throw new FormatError("corrupted: reserved hashing bytes are not 0");
+  const seed = r.u32();
+  const names = Array.from({ length: count }, () => {
+    const id = r.u8();
+    if (id >= hashNames.length) throw new FormatError(`corrupted: hash id ${id} is unknown`);
+    return hashNames[id];
+  });
+  if (strategy > 1) throw new FormatError(`corrupted: strategy code ${strategy} is unknown`);
+  try {
+    return strategy === 0
+      ? resolveHashing({ strategy: "double", hash: count === 1 ? names[0] : names, seed })
+      : resolveHashing({ strategy: "independent", hash: names, seed });
+  } catch (error) {
+    throw new FormatError(`corrupted: ${(error as Error).message}`);
+  }
+}

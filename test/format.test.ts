@@ -1,0 +1,188 @@
+// The binary format: round trips, strict rejection of damaged bytes, base64,
+// and filters handed between processes.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { BloomFilter, FormatError, ScalableBloomFilter, deserialize, deserializeBase64, hash } from "../bindings/index.js";
+import { urls } from "./helpers.js";
+
+const probes = urls(20_000, "format-probe", 61);
+const answers = (filter: { hasMany(keys: string[]): Uint8Array }) => Array.from(filter.hasMany(probes));
+
+const variants: Record<string, () => BloomFilter> = {
+  "default": () => BloomFilter.create(5_000, 0.01).addMany(urls(5_000, "fmt", 62)),
+  "seeded murmur3_128": () => BloomFilter.create(3_000, 0.001, { hash: "murmur3_128", seed: 77 }).addMany(urls(3_000, "fmt2", 63)),
+  "independent": () => BloomFilter.create(2_000, 0.05, { hash: ["hflp", "str", "hf", "dek", "tianl", "sdbm"] }).addMany(urls(2_000, "fmt3", 64)),
+  "folded": () => BloomFilter.create(8_000, 0.01, { foldable: true }).addMany(urls(4_000, "fmt4", 65)).fold(4),
+  "odd m": () => BloomFilter.withSize(1_001, 3).addMany(urls(100, "fmt5", 66)),
+};
+
+describe("BloomFilter round trip", () => {
+  it.each(Object.keys(variants))("%s: same parameters, count and answers", (name) => {
+    const original = variants[name]();
+    const bytes = original.serialize();
+    const copy = BloomFilter.deserialize(bytes);
+    expect([copy.bits, copy.hashes, copy.seed, copy.count, copy.strategy]).toEqual([original.bits, original.hashes, original.seed, original.count, original.strategy]);
+    expect(copy.hash).toEqual(original.hash);
+    expect(copy.fillRatio).toBe(original.fillRatio);
+    expect(answers(copy)).toEqual(answers(original));
+    expect(copy.serialize()).toEqual(bytes);
+    // The copy keeps working like the original.
+    copy.add("new key");
+    original.add("new key");
+    expect(answers(copy)).toEqual(answers(original));
+    expect(BloomFilter.fromBase64(original.toBase64()).serialize()).toEqual(original.serialize());
+  });
+});
+
+describe("ScalableBloomFilter round trip", () => {
+  it("keeps every layer, its parameters and its answers", () => {
+    const original = ScalableBloomFilter.create(500, 0.01, { growth: 3, tightening: 0.7, hash: "murmur3_128", seed: 3 });
+    original.addMany(urls(5_000, "fmt-scalable", 67));
+    const copy = ScalableBloomFilter.deserialize(original.serialize());
+    expect([copy.layers, copy.count, copy.bits, copy.growth, copy.tightening]).toEqual([original.layers, original.count, original.bits, 3, 0.7]);
+    expect(answers(copy)).toEqual(answers(original));
+    copy.addMany(urls(3_000, "fmt-more", 68));
+    original.addMany(urls(3_000, "fmt-more", 68));
+    expect(copy.layers).toBe(original.layers);
+    expect(answers(copy)).toEqual(answers(original));
+  });
+});
+
+describe("generic deserialize", () => {
+  it("returns the right type", () => {
+    const bloom = variants.default();
+    const scalable = ScalableBloomFilter.create(100, 0.01).addMany(["a", "b"]);
+    expect(deserialize(bloom.serialize())).toBeInstanceOf(BloomFilter);
+    expect(deserialize(scalable.serialize())).toBeInstanceOf(ScalableBloomFilter);
+    expect(deserializeBase64(scalable.toBase64())).toBeInstanceOf(ScalableBloomFilter);
+  });
+
+  it("refuses the wrong type, foreign bytes and non-bytes", () => {
+    const scalable = ScalableBloomFilter.create(100, 0.01).serialize();
+    expect(() => BloomFilter.deserialize(scalable)).toThrow(/these bytes hold a ScalableBloomFilter, not a BloomFilter/);
+    expect(() => deserialize(new Uint8Array(0))).toThrow(FormatError);
+    expect(() => deserialize(new TextEncoder().encode('{"bits":1000}'))).toThrow(/magic number is missing/);
+    expect(() => deserialize(Uint8Array.from({ length: 4096 }, (_, i) => (i * 37) & 255))).toThrow(FormatError);
+    const future = variants.default().serialize();
+    future[4] = 9;
+    expect(() => deserialize(future)).toThrow(/unsupported format version 9/);
+    expect(() => deserialize("BLMK" as unknown as Uint8Array)).toThrow(TypeError);
+    expect(() => deserializeBase64("not base64!")).toThrow(/not base64/);
+    expect(() => BloomFilter.fromBase64("QkxNSw")).toThrow(FormatError);
+  });
+});
+
+describe("damaged bytes are always rejected, never loaded", () => {
+  const small: Record<string, () => Uint8Array> = {
+    bloom: () => BloomFilter.withSize(200, 3).addMany(["a", "b", "c"]).serialize(),
+    "bloom, independent": () => BloomFilter.withSize(300, 2, { hash: ["djb", "sdbm"] }).addMany(["a", "b"]).serialize(),
+    scalable: () => ScalableBloomFilter.create(4, 0.1).addMany(["a", "b", "c", "d", "e", "f", "g"]).serialize(),
+  };
+
+  it.each(Object.keys(small))("%s: truncated at every offset", (name) => {
+    const bytes = small[name]();
+    for (let length = 0; length < bytes.length; length++) {
+      expect(() => deserialize(bytes.subarray(0, length)), `length ${length} of ${bytes.length}`).toThrow(FormatError);
+    }
+  });
+
+  it.each(Object.keys(small))("%s: every byte flipped, one at a time", (name) => {
+    const bytes = small[name]();
+    for (let at = 0; at < bytes.length; at++) {
+      for (const mask of [0x01, 0x80, 0xff]) {
+        const damaged = bytes.slice();
+        damaged[at] ^= mask;
+        expect(() => deserialize(damaged), `byte ${at} ^ ${mask}`).toThrow(FormatError);
+      }
+    }
+  });
+
+  /** Recomputes both checksums (docs/FORMAT.md), as a careless or hostile writer could. */
+  function reseal(bytes: Uint8Array): Uint8Array {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const h = view.getUint32(8, true);
+    const p = Number(view.getBigUint64(12 + h, true));
+    view.setBigUint64(20 + h, hash("xxh64", bytes.subarray(0, 20 + h)), true);
+    view.setBigUint64(28 + h + p, hash("xxh64", bytes.subarray(28 + h, 28 + h + p)), true);
+    return bytes;
+  }
+
+  it("reseal() reproduces the writer's checksums", () => {
+    const bytes = BloomFilter.withSize(100, 2).add("x").serialize();
+    expect(reseal(bytes.slice())).toEqual(bytes);
+  });
+
+  it("impossible contents behind valid checksums are still rejected", () => {
+    const base = () => BloomFilter.withSize(100, 2).serialize(); // params: bits u64 @12, base u64 @20, k u32 @28
+    const cases: [string, (b: DataView) => void, RegExp][] = [
+      ["a bit past m set", (b) => b.setUint8(b.byteLength - 9, 0x80), /bits past m are set/],
+      ["bits = 0", (b) => b.setBigUint64(12, 0n, true), /bits = 0 is out of range/],
+      ["k = 0", (b) => b.setUint32(28, 0, true), /hashes = 0 is out of range/],
+      ["base not a multiple of bits", (b) => b.setBigUint64(20, 150n, true), /base bits 150/],
+      ["unknown strategy", (b) => b.setUint8(40, 7), /strategy code 7/],
+      ["unknown hash id", (b) => b.setUint8(48, 99), /hash id 99 is unknown/],
+      ["a 32-bit hash for double hashing", (b) => b.setUint8(48, 0), /gives 32 bits/],
+    ];
+    for (const [what, damage, message] of cases) {
+      const bytes = base();
+      damage(new DataView(bytes.buffer));
+      expect(() => deserialize(reseal(bytes)), what).toThrow(message);
+      expect(() => deserialize(bytes), what).toThrow(FormatError);
+    }
+  });
+});
+
+describe("base64 without Node's Buffer", () => {
+  it("gives the same text as with it (the browser path)", () => {
+    const filter = variants.default();
+    const withBuffer = filter.toBase64();
+    const saved = globalThis.Buffer;
+    try {
+      (globalThis as { Buffer?: unknown }).Buffer = undefined;
+      expect(filter.toBase64()).toBe(withBuffer);
+    } finally {
+      globalThis.Buffer = saved;
+    }
+    expect(BloomFilter.fromBase64(withBuffer).serialize()).toEqual(filter.serialize());
+  });
+});
+
+describe("between processes", () => {
+  const dir = mkdtempSync(join(tmpdir(), "bloomkit-format-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const root = new URL("..", import.meta.url);
+  const run = (script: string) => execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: root, encoding: "utf8" });
+
+  it("a filter written by another process loads here and answers the same", () => {
+    const file = join(dir, "child.bloom");
+    run(`
+      import { writeFileSync } from "node:fs";
+      import { BloomFilter } from "bloomkit";
+      const f = BloomFilter.create(1000, 0.01, { hash: "murmur3_128", seed: 5 });
+      for (let i = 0; i < 1000; i++) f.add("child key " + i);
+      writeFileSync(${JSON.stringify(file)}, f.serialize());
+    `);
+    const filter = deserialize(readFileSync(file)) as BloomFilter;
+    for (let i = 0; i < 1000; i++) expect(filter.has(`child key ${i}`)).toBe(true);
+    expect(filter.hash).toBe("murmur3_128");
+  });
+
+  it("a filter written here loads in another process", () => {
+    const file = join(dir, "parent.bloom");
+    const filter = ScalableBloomFilter.create(100, 0.01).addMany(urls(1_000, "parent", 69));
+    writeFileSync(file, filter.serialize());
+    const out = run(`
+      import { readFileSync } from "node:fs";
+      import { deserialize } from "bloomkit";
+      const f = deserialize(readFileSync(${JSON.stringify(file)}));
+      console.log(JSON.stringify({ type: f.constructor.name, count: f.count, answers: Array.from(f.hasMany(${JSON.stringify(probes.slice(0, 2000))})) }));
+    `);
+    const parsed = JSON.parse(out);
+    expect(parsed.type).toBe("ScalableBloomFilter");
+    expect(parsed.count).toBe(filter.count);
+    expect(parsed.answers).toEqual(Array.from(filter.hasMany(probes.slice(0, 2000))));
+  });
+});

@@ -1,0 +1,72 @@
+// ScalableBloomFilter: grows by layers while its false-positive rate stays ≤ p.
+import { describe, expect, it } from "vitest";
+import { ScalableBloomFilter } from "../bindings/index.js";
+import { ones, pack, randomBytes, urls } from "./helpers.js";
+
+describe("ScalableBloomFilter", () => {
+  it("grows to 100× its initial capacity with no false negatives and an FPR ≤ p", () => {
+    const filter = ScalableBloomFilter.create(1000, 0.01);
+    const keys = urls(100_000, "scalable", 41);
+    filter.addMany(keys.slice(0, 50_000));
+    for (const key of keys.slice(50_000)) filter.add(key);
+    expect(filter.layers).toBeGreaterThanOrEqual(7); // 1000 · (1 + 2 + 4 + … + 64) = 127,000 ≥ 100,000
+    expect(filter.capacity).toBeGreaterThanOrEqual(100_000);
+    expect(ones(filter.hasMany(keys))).toBe(keys.length);
+    const probes = urls(500_000, "scalable-absent", 42);
+    const measured = ones(filter.hasMany(probes)) / probes.length;
+    expect(measured).toBeLessThanOrEqual(0.01);
+    expect(filter.expectedFalsePositiveRate()).toBeLessThan(0.01);
+    expect(Math.abs(filter.falsePositiveRate() - measured)).toBeLessThan(0.002);
+  });
+
+  it("sizes layer i for n0·s^i keys at p·(1 − r)·r^i", () => {
+    const filter = ScalableBloomFilter.create(500, 0.05, { growth: 4, tightening: 0.5 });
+    expect([0, 1, 2].map((i) => filter.layerCapacity(i))).toEqual([500, 2000, 8000]);
+    expect([0, 1, 2].map((i) => filter.layerFalsePositiveRate(i))).toEqual([0.025, 0.0125, 0.00625]);
+    filter.addMany(urls(2600, "sizes", 43));
+    expect(filter.layers).toBe(3);
+  });
+
+  it("never puts more keys in a layer than it was sized for", () => {
+    const filter = ScalableBloomFilter.create(100, 0.01);
+    filter.addMany(urls(10_000, "room", 44));
+    expect(filter.count).toBeLessThanOrEqual(filter.capacity);
+    expect(filter.count).toBeGreaterThan(9_900);
+  });
+
+  it("testAndAddMany catches repeats, also across a layer that fills mid-batch, like testAndAdd", () => {
+    const base = urls(3000, "dedup", 45);
+    const stream = [...base, ...base.slice(0, 1000), ...base];
+    const single = ScalableBloomFilter.create(200, 0.001);
+    const batch = ScalableBloomFilter.create(200, 0.001);
+    const expected = stream.map((key) => (single.testAndAdd(key) ? 1 : 0));
+    const got = Array.from(batch.testAndAddMany(stream));
+    expect(got).toEqual(expected);
+    expect(got.slice(3000).every((flag) => flag === 1)).toBe(true);
+    expect(batch.layers).toBe(single.layers);
+  });
+
+  it("takes bytes and packed keys too", () => {
+    const keys = randomBytes(5000, 30, 46);
+    const { bytes, ends } = pack(keys);
+    const filter = ScalableBloomFilter.create(500, 0.01).addPacked(bytes, ends);
+    expect(ones(filter.hasPacked(bytes, ends))).toBe(keys.length);
+    expect(ones(filter.hasMany(keys))).toBe(keys.length);
+  });
+
+  it("rejects bad parameters and keys, leaving the filter unchanged", () => {
+    expect(() => ScalableBloomFilter.create(0, 0.01)).toThrow(/initialCapacity must be a positive finite number, got 0/);
+    expect(() => ScalableBloomFilter.create(10, 1)).toThrow(/falsePositiveRate must be between 0 and 1/);
+    expect(() => ScalableBloomFilter.create(10, 0.1, { growth: 0.5 })).toThrow(/options.growth must be at least 1, got 0.5/);
+    expect(() => ScalableBloomFilter.create(10, 0.1, { tightening: 1 })).toThrow(/options.tightening must be between 0 and 1/);
+    expect(() => ScalableBloomFilter.create(10, 0.1, { grow: 2 } as object)).toThrow(/unknown option "grow"/);
+    const filter = ScalableBloomFilter.create(10, 0.1);
+    filter.add("a");
+    expect(() => filter.addMany(["b", 3 as unknown as string])).toThrow(/keys\[1\]/);
+    expect(() => filter.add(null as unknown as string)).toThrow(TypeError);
+    expect(filter.count).toBe(1);
+    expect(filter.has("b")).toBe(false);
+    filter.dispose();
+    expect(() => filter.has("a")).toThrow(/disposed/);
+  });
+});

@@ -1,0 +1,115 @@
+// Union, intersection and folding of BloomFilters.
+import { describe, expect, it } from "vitest";
+import { BloomFilter } from "../bindings/index.js";
+import { ones, urls } from "./helpers.js";
+
+const a = urls(30_000, "set-a", 51);
+const b = urls(30_000, "set-b", 52);
+const shared = urls(10_000, "set-shared", 53);
+const probes = urls(300_000, "set-absent", 54);
+
+function build(keys: string[], options?: Parameters<typeof BloomFilter.create>[2]) {
+  return BloomFilter.create(80_000, 0.01, options).addMany(keys);
+}
+
+describe("union", () => {
+  it("answers exactly like a filter built from both key sets, operands unchanged", () => {
+    const left = build([...a, ...shared]);
+    const right = build([...b, ...shared]);
+    const [leftFill, rightFill] = [left.fillRatio, right.fillRatio];
+    const both = left.union(right);
+    const direct = build([...a, ...shared, ...b]);
+    expect(both.fillRatio).toBe(direct.fillRatio);
+    expect(Array.from(both.hasMany(probes))).toEqual(Array.from(direct.hasMany(probes)));
+    expect(ones(both.hasMany([...a, ...b, ...shared]))).toBe(70_000);
+    expect([left.fillRatio, right.fillRatio]).toEqual([leftFill, rightFill]);
+    expect(Math.abs(both.count - 70_000) / 70_000).toBeLessThan(0.02);
+  });
+});
+
+describe("intersect", () => {
+  it("keeps every shared key, and its FPR is higher than a filter of the shared keys alone", () => {
+    // Both operands at capacity, so the rates are large enough to measure.
+    const atCapacity = (keys: string[]) => BloomFilter.create(40_000, 0.05).addMany(keys);
+    const left = atCapacity([...a, ...shared]);
+    const right = atCapacity([...b, ...shared]);
+    const common = left.intersect(right);
+    expect(ones(common.hasMany(shared))).toBe(shared.length);
+    const onlyShared = atCapacity(shared);
+    const fprCommon = ones(common.hasMany(probes)) / probes.length;
+    const fprShared = ones(onlyShared.hasMany(probes)) / probes.length;
+    expect(fprShared).toBeGreaterThan(0);
+    expect(fprCommon).toBeGreaterThan(3 * fprShared);
+    // Keys of one side only mostly drop out.
+    expect(ones(common.hasMany(a)) / a.length).toBeLessThan(0.1);
+    expect(common.count).toBeLessThanOrEqual(Math.min(left.count, right.count));
+  });
+});
+
+describe("compatibility", () => {
+  it("refuses to combine filters that differ, naming the difference", () => {
+    const base = BloomFilter.withSize(10_000, 5);
+    expect(() => base.union(BloomFilter.withSize(20_000, 5))).toThrow(/cannot union filters with different bits: 10000 vs 20000/);
+    expect(() => base.intersect(BloomFilter.withSize(10_000, 4))).toThrow(/different hashes: 5 vs 4/);
+    expect(() => base.union(BloomFilter.withSize(10_000, 5, { seed: 9 }))).toThrow(/different seed: 0 vs 9/);
+    expect(() => base.union(BloomFilter.withSize(10_000, 5, { hash: "murmur3_128" }))).toThrow(/different hash: xxh64 vs murmur3_128/);
+    expect(() => base.union(BloomFilter.withSize(10_000, 5, { hash: ["djb", "sdbm", "bkdr", "rs", "js"] }))).toThrow(/different strategy/);
+    expect(() => base.union({} as BloomFilter)).toThrow(TypeError);
+  });
+});
+
+describe("fold", () => {
+  it("create(n, p, { foldable: true }) picks an m that folds, at most 1/16 larger", () => {
+    const plain = BloomFilter.create(100_000, 0.01);
+    const foldable = BloomFilter.create(100_000, 0.01, { foldable: true });
+    expect(foldable.bits).toBeGreaterThanOrEqual(plain.bits);
+    expect(foldable.bits).toBeLessThanOrEqual(plain.bits * (1 + 1 / 16));
+    expect(foldable.maxFoldFactor).toBeGreaterThanOrEqual(256);
+    expect(plain.maxFoldFactor).toBe(1); // 958,506 is not a multiple of 128
+  });
+
+  it.each([2, 4, 8])("by %i: no false negatives, and the FPR of m / factor bits", (factor) => {
+    const keys = urls(40_000, "fold", 55);
+    const filter = BloomFilter.create(80_000, 0.01, { foldable: true }).addMany(keys);
+    const folded = filter.fold(factor);
+    expect(folded.bits).toBe(filter.bits / factor);
+    expect(folded.count).toBe(filter.count);
+    expect(ones(folded.hasMany(keys))).toBe(keys.length);
+    const measured = ones(folded.hasMany(probes)) / probes.length;
+    const expected = folded.expectedFalsePositiveRate(keys.length);
+    expect(measured).toBeGreaterThan(0.85 * expected);
+    expect(measured).toBeLessThan(1.15 * expected);
+    // Adding after folding keeps the indexing consistent with the keys before it.
+    folded.add("after the fold");
+    expect(folded.has("after the fold")).toBe(true);
+    expect(filter.has("after the fold")).toBe(false); // the original is unchanged
+  });
+
+  it("folding twice by 2 equals folding once by 4, and folded filters union", () => {
+    const keys = urls(5_000, "fold-twice", 56);
+    const filter = BloomFilter.create(50_000, 0.01, { foldable: true }).addMany(keys);
+    const twice = filter.fold(2).fold(2);
+    const once = filter.fold(4);
+    expect(Array.from(twice.hasMany(probes.slice(0, 50_000)))).toEqual(Array.from(once.hasMany(probes.slice(0, 50_000))));
+    const other = BloomFilter.create(50_000, 0.01, { foldable: true }).addMany(["x", "y"]).fold(4);
+    const both = once.union(other);
+    expect(ones(both.hasMany([...keys, "x", "y"]))).toBe(keys.length + 2);
+    expect(() => once.union(filter)).toThrow(/different bits/);
+  });
+
+  it("works with the independent strategy too", () => {
+    const keys = urls(2_000, "fold-indep", 57);
+    const filter = BloomFilter.create(20_000, 0.01, { foldable: true, hash: ["xxh32", "murmur3_32", "fnv1a_32", "djb", "sdbm", "bkdr", "js"] });
+    const folded = filter.addMany(keys).fold(2);
+    expect(ones(folded.hasMany(keys))).toBe(keys.length);
+  });
+
+  it("rejects factors it cannot apply", () => {
+    const filter = BloomFilter.create(10_000, 0.01, { foldable: true });
+    expect(() => filter.fold(3)).toThrow(/must be a power of two up to maxFoldFactor/);
+    expect(() => filter.fold(1)).toThrow(RangeError);
+    expect(() => filter.fold(filter.maxFoldFactor * 2)).toThrow(/maxFoldFactor = /);
+    expect(() => BloomFilter.withSize(1000, 3).fold(2)).toThrow(/cannot fold 1000 bits by 2/);
+    expect(() => BloomFilter.withSize(1000, 3, { foldable: true } as object)).toThrow(/foldable is for create/);
+  });
+});
