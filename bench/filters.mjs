@@ -7,7 +7,7 @@ import { BloomFilter, optimal } from "bloomkit";
 import { BloomFilter as JsBloomFilter } from "bloomfilter";
 import bloomFilters from "bloom-filters";
 import { machine, progress, table } from "./report.mjs";
-import { urls } from "./keys.mjs";
+import { pack, urls } from "./keys.mjs";
 
 const N = Number(process.env.BENCH_KEYS ?? 1_000_000);
 const P = 0.01;
@@ -16,21 +16,8 @@ const members = urls(N, "member", 1);
 const absent = urls(N, "absent", 2);
 const encoder = new TextEncoder();
 
-/** Packs keys into one buffer plus end offsets (what a caller holding bytes would pass). */
-function pack(keys) {
-  const parts = keys.map((key) => encoder.encode(key));
-  const bytes = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  const ends = new Uint32Array(parts.length);
-  let at = 0;
-  parts.forEach((part, i) => {
-    bytes.set(part, at);
-    at += part.length;
-    ends[i] = at;
-  });
-  return { bytes, ends };
-}
-const membersPacked = pack(members);
-const absentPacked = pack(absent);
+const membersPacked = pack(members.map((key) => encoder.encode(key)));
+const absentPacked = pack(absent.map((key) => encoder.encode(key)));
 
 /** One library under test: how to make an empty filter, add one key, and test one key. */
 const libraries = [

@@ -8,24 +8,11 @@ import XXH from "xxhashjs";
 import { BloomFilter, hashBits, hashMany, hashNames, hashPacked, optimal } from "bloomkit";
 import { avalanche, chiSquare16, collisions } from "./hash-quality.mjs";
 import { machine, progress, table } from "./report.mjs";
-import { rng, urls } from "./keys.mjs";
+import { pack, rng, urls } from "./keys.mjs";
 import { scatterSvg } from "./svg.mjs";
 
 const encoder = new TextEncoder();
 const fmt = (x, digits = 1) => x.toFixed(digits);
-
-/** Packs byte keys into one buffer plus end offsets. */
-function pack(parts) {
-  const bytes = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  const ends = new Uint32Array(parts.length);
-  let at = 0;
-  parts.forEach((part, i) => {
-    bytes.set(part, at);
-    at += part.length;
-    ends[i] = at;
-  });
-  return { bytes, ends };
-}
 
 /** Mean ms of one run of `fn` (tinybench). */
 async function timeIt(fn, iterations = 5) {

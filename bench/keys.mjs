@@ -25,3 +25,16 @@ export function urls(count, tag, seed = 1) {
   }
   return out;
 }
+
+/** Packs byte keys into one buffer plus u32 end offsets, the form addPacked and hashPacked take. */
+export function pack(parts) {
+  const bytes = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  const ends = new Uint32Array(parts.length);
+  let at = 0;
+  parts.forEach((part, i) => {
+    bytes.set(part, at);
+    at += part.length;
+    ends[i] = at;
+  });
+  return { bytes, ends };
+}

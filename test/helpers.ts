@@ -1,7 +1,7 @@
 // Deterministic key generators for the tests (URL keys are shared with the benchmarks).
-import { rng, urls } from "../bench/keys.mjs";
+import { pack, rng, urls } from "../bench/keys.mjs";
 
-export { rng, urls };
+export { pack, rng, urls };
 
 /** `count` random byte strings of length 0 to maxLength. */
 export function randomBytes(count: number, maxLength: number, seed = 2): Uint8Array[] {
@@ -11,20 +11,6 @@ export function randomBytes(count: number, maxLength: number, seed = 2): Uint8Ar
     for (let i = 0; i < key.length; i++) key[i] = Math.floor(random() * 256);
     return key;
   });
-}
-
-/** Packs keys into one buffer and their end offsets, as addPacked expects. */
-export function pack(keys: readonly Uint8Array[]): { bytes: Uint8Array; ends: Uint32Array } {
-  const total = keys.reduce((sum, key) => sum + key.length, 0);
-  const bytes = new Uint8Array(total);
-  const ends = new Uint32Array(keys.length);
-  let at = 0;
-  keys.forEach((key, i) => {
-    bytes.set(key, at);
-    at += key.length;
-    ends[i] = at;
-  });
-  return { bytes, ends };
 }
 
 /** Number of ones in a 0/1 result array. */
