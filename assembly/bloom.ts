@@ -14,71 +14,24 @@
 // folded array is the OR of bits j, j + m, j + 2m … of the original, so every
 // key's bits stay set.
 
-import { xxh64 } from "./xxh64";
-import { reduce } from "./reduce";
-import { hashAny, HASH_MURMUR3_128, HASH_XXH64 } from "./hash";
-import { murmurHigh } from "./murmur3";
+import {
+  F_BITS,
+  F_HASHES,
+  F_HASH,
+  F_SEED,
+  F_STRATEGY,
+  F_IDS,
+  F_BASE_BITS,
+  MAX_INDEPENDENT,
+  FILTER_HEADER,
+  STRATEGY_INDEPENDENT,
+  firstHash,
+  independentIndex,
+  doubleIndex,
+  keyStep,
+} from "./indices";
 
-/** Header field offsets. */
-// @ts-ignore: decorator
-@inline const F_BITS: usize = 0; // u64 m
-// @ts-ignore: decorator
-@inline const F_HASHES: usize = 8; // u32 k
-// @ts-ignore: decorator
-@inline const F_HASH: usize = 12; // u32 hash id (double hashing)
-// @ts-ignore: decorator
-@inline const F_SEED: usize = 16; // u32 hash seed
-// @ts-ignore: decorator
-@inline const F_STRATEGY: usize = 20; // u32, STRATEGY_*
-// @ts-ignore: decorator
-@inline const F_IDS: usize = 24; // u8 × MAX_INDEPENDENT hash ids (independent)
-// @ts-ignore: decorator
-@inline const F_BASE_BITS: usize = 56; // u64 m before any fold
-/** Most hashes an independent-strategy filter can list. */
-// @ts-ignore: decorator
-@inline const MAX_INDEPENDENT: u32 = 32;
-/** Bytes before the first bit word; keeps the words 16-byte aligned. */
-// @ts-ignore: decorator
-@inline export const FILTER_HEADER: usize = 64;
-
-// @ts-ignore: decorator
-@inline const STRATEGY_INDEPENDENT: u32 = 1;
-
-/** splitmix64's finaliser constant, used to derive the second hash. */
-// @ts-ignore: decorator
-@inline const MIX_C1: u64 = 0xBF58476D1CE4E5B9;
-
-/** h2 of the key last hashed by firstHash. */
-let step: u64 = 0;
-
-/** Second Kirsch–Mitzenmacher hash, a bijective mix of the first so one 64-bit key hash feeds both. */
-// @ts-ignore: decorator
-@inline function secondHash(h: u64): u64 {
-  h ^= h >> 31;
-  h *= MIX_C1;
-  return h ^ (h >> 29);
-}
-
-/** h1 of a key for double hashing; leaves h2 in `step` (murmur3_128's own h2, else a mix of h1). */
-// @ts-ignore: decorator
-@inline function firstHash(filter: usize, key: usize, len: usize): u64 {
-  const id = load<u32>(filter, F_HASH);
-  const seed = load<u32>(filter, F_SEED);
-  if (id == HASH_XXH64) {
-    const h = xxh64(key, len, <u64>seed);
-    step = secondHash(h);
-    return h;
-  }
-  const h = hashAny(id, key, len, seed);
-  step = id == HASH_MURMUR3_128 ? murmurHigh : secondHash(h);
-  return h;
-}
-
-/** Bit index i of a key under the independent strategy. */
-// @ts-ignore: decorator
-@inline function independentIndex(filter: usize, i: u32, key: usize, len: usize, m: u64): u64 {
-  return hashAny(load<u8>(filter + F_IDS + i), key, len, load<u32>(filter, F_SEED)) % m;
-}
+export { FILTER_HEADER };
 
 /** Bytes of the u64 words holding `bits` bits. */
 // @ts-ignore: decorator
@@ -102,13 +55,6 @@ let step: u64 = 0;
   return (load<u64>(data + <usize>((idx >> 6) << 3)) & (<u64>1 << (idx & 63))) != 0;
 }
 
-/** Double-hashing index: g mapped onto the base m, then folded onto the current m. */
-// @ts-ignore: decorator
-@inline function doubleIndex(g: u64, m: u64, base: u64): u64 {
-  const idx = reduce(g, base);
-  return base == m ? idx : idx % m;
-}
-
 /** Sets the key's k bits; true when at least one of them was 0 before. */
 // @ts-ignore: decorator
 @inline function insertKey(filter: usize, key: usize, len: usize): bool {
@@ -123,7 +69,7 @@ let step: u64 = 0;
   }
   const base = load<u64>(filter, F_BASE_BITS);
   let h = firstHash(filter, key, len);
-  const h2 = step;
+  const h2 = keyStep();
   for (let i: u32 = 0; i < k; i++) {
     fresh |= setBit(data, doubleIndex(h, m, base));
     h += h2;
@@ -143,7 +89,7 @@ let step: u64 = 0;
   }
   const base = load<u64>(filter, F_BASE_BITS);
   let h = firstHash(filter, key, len);
-  const h2 = step;
+  const h2 = keyStep();
   for (let i: u32 = 0; i < k; i++) {
     if (!testBit(data, doubleIndex(h, m, base))) return false;
     h += h2;
@@ -267,7 +213,7 @@ export function bloomPositions(filter: usize, key: usize, len: usize, out: usize
   }
   const base = load<u64>(filter, F_BASE_BITS);
   let h = firstHash(filter, key, len);
-  const h2 = step;
+  const h2 = keyStep();
   for (let i: u32 = 0; i < k; i++) {
     store<f64>(out + (<usize>i << 3), <f64>doubleIndex(h, m, base));
     h += h2;

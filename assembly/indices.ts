@@ -1,0 +1,117 @@
+// How a key becomes k indices, shared by every structure indexed like a Bloom
+// filter (standard and counting). The structures share one 64-byte header:
+// m, k, the hash choice, seed, strategy, the independent hash list and the
+// base m for folded filters.
+
+import { xxh64 } from "./xxh64";
+import { reduce } from "./reduce";
+import { hashAny, HASH_MURMUR3_128, HASH_XXH64 } from "./hash";
+import { murmurHigh } from "./murmur3";
+
+/** Header field offsets. */
+// @ts-ignore: decorator
+@inline export const F_BITS: usize = 0; // u64 m
+// @ts-ignore: decorator
+@inline export const F_HASHES: usize = 8; // u32 k
+// @ts-ignore: decorator
+@inline export const F_HASH: usize = 12; // u32 hash id (double hashing)
+// @ts-ignore: decorator
+@inline export const F_SEED: usize = 16; // u32 hash seed
+// @ts-ignore: decorator
+@inline export const F_STRATEGY: usize = 20; // u32, STRATEGY_*
+// @ts-ignore: decorator
+@inline export const F_IDS: usize = 24; // u8 × MAX_INDEPENDENT hash ids (independent)
+// @ts-ignore: decorator
+@inline export const F_BASE_BITS: usize = 56; // u64 m before any fold
+/** Most hashes an independent-strategy filter can list. */
+// @ts-ignore: decorator
+@inline export const MAX_INDEPENDENT: u32 = 32;
+/** Bytes before the first bit word; keeps the words 16-byte aligned. */
+// @ts-ignore: decorator
+@inline export const FILTER_HEADER: usize = 64;
+
+// @ts-ignore: decorator
+@inline export const STRATEGY_INDEPENDENT: u32 = 1;
+
+/** splitmix64's finaliser constant, used to derive the second hash. */
+// @ts-ignore: decorator
+@inline const MIX_C1: u64 = 0xBF58476D1CE4E5B9;
+
+/** h2 of the key last hashed by firstHash. */
+let step: u64 = 0;
+
+/** Second Kirsch–Mitzenmacher hash, a bijective mix of the first so one 64-bit key hash feeds both. */
+// @ts-ignore: decorator
+@inline function secondHash(h: u64): u64 {
+  h ^= h >> 31;
+  h *= MIX_C1;
+  return h ^ (h >> 29);
+}
+
+/** h1 of a key for double hashing; leaves h2 in `step` (murmur3_128's own h2, else a mix of h1). */
+// @ts-ignore: decorator
+@inline export function firstHash(filter: usize, key: usize, len: usize): u64 {
+  const id = load<u32>(filter, F_HASH);
+  const seed = load<u32>(filter, F_SEED);
+  if (id == HASH_XXH64) {
+    const h = xxh64(key, len, <u64>seed);
+    step = secondHash(h);
+    return h;
+  }
+  const h = hashAny(id, key, len, seed);
+  step = id == HASH_MURMUR3_128 ? murmurHigh : secondHash(h);
+  return h;
+}
+
+/** Bit index i of a key under the independent strategy. */
+// @ts-ignore: decorator
+@inline export function independentIndex(filter: usize, i: u32, key: usize, len: usize, m: u64): u64 {
+  return hashAny(load<u8>(filter + F_IDS + i), key, len, load<u32>(filter, F_SEED)) % m;
+}
+
+/** h2 of the key last hashed by firstHash. */
+// @ts-ignore: decorator
+@inline export function keyStep(): u64 {
+  return step;
+}
+
+/** Double-hashing index: g mapped onto the base m, then folded onto the current m. */
+// @ts-ignore: decorator
+@inline export function doubleIndex(g: u64, m: u64, base: u64): u64 {
+  const idx = reduce(g, base);
+  return base == m ? idx : idx % m;
+}
+
+/** Most hashes a filter can have (bindings' MAX_HASHES). */
+// @ts-ignore: decorator
+@inline const MAX_HASHES: u32 = 256;
+/** Room for one key's indices. */
+const INDEX_BUFFER: usize = memory.data(<i32>MAX_HASHES << 3, 8);
+
+/** The key's distinct indices, written as u64 to indexBuffer(); returns how many (≤ k). */
+export function distinctIndices(filter: usize, key: usize, len: usize): u32 {
+  const m = load<u64>(filter, F_BITS);
+  const k = load<u32>(filter, F_HASHES);
+  const independent = load<u32>(filter, F_STRATEGY) == STRATEGY_INDEPENDENT;
+  const base = load<u64>(filter, F_BASE_BITS);
+  let h: u64 = independent ? 0 : firstHash(filter, key, len);
+  const h2 = step;
+  let n: u32 = 0;
+  for (let i: u32 = 0; i < k; i++) {
+    const idx = independent ? independentIndex(filter, i, key, len, m) : doubleIndex(h, m, base);
+    h += h2;
+    let seen = false;
+    for (let j: u32 = 0; j < n; j++) if (load<u64>(INDEX_BUFFER + (<usize>j << 3)) == idx) seen = true;
+    if (!seen) {
+      store<u64>(INDEX_BUFFER + (<usize>n << 3), idx);
+      n++;
+    }
+  }
+  return n;
+}
+
+/** Where distinctIndices writes. */
+// @ts-ignore: decorator
+@inline export function indexBuffer(): usize {
+  return INDEX_BUFFER;
+}
