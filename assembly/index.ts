@@ -17,3 +17,5 @@ export {
   bloomPositions,
 } from "./bloom";
 export { hashBits, hashKey, hashPacked } from "./hash";
+export { countingBlockBytes, countingPacked, countingSaturated, countingNonZero, countingToBloom, countingCounter } from "./counting";
+export { cuckooBlockBytes, cuckooInit, cuckooPacked, cuckooSize, cuckooHeaderBytes, cuckooSetSize } from "./cuckoo";

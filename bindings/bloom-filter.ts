@@ -6,12 +6,12 @@ import { allocate, disown, own } from "./memory.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { forEachChunk, forEachPackedChunk, useScratch, writeKey, type Key } from "./keys.js";
 import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
-import { hashId, type HashName } from "./hash.js";
+import { type HashName } from "./hash.js";
 import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, toBase64, writeRecord } from "./format.js";
 import {
   HASHING_OPTION_NAMES,
-  STRATEGY_CODE,
   hashingDifference,
+  writeIndexHeader,
   readHashing,
   resolveHashing,
   writeHashing,
@@ -58,10 +58,7 @@ export class BloomFilter implements Disposable {
   private constructor(bits: number, hashes: number, hashing: Hashing, baseBits = bits) {
     const bytes = core.bloomBlockBytes(bits);
     const ptr = allocate(bytes, `a Bloom filter of ${bits} bits`);
-    const { strategy, names, seed } = hashing;
-    core.bloomInit(ptr, bits, hashes, hashId(names[0]), seed, STRATEGY_CODE[strategy]);
-    core.bloomSetBaseBits(ptr, baseBits);
-    if (strategy === "independent") names.forEach((name, i) => core.bloomSetIndependentHash(ptr, i, hashId(name)));
+    writeIndexHeader(ptr, bits, hashes, hashing, baseBits);
     own(this, ptr, bytes);
     this.#ptr = ptr;
     this.#bits = bits;
@@ -349,6 +346,15 @@ export class BloomFilter implements Disposable {
     filter.#count = count;
     filter.#setBits = -1;
     return { filter, length: record.length };
+  }
+
+  /** @internal A filter with these parameters whose bits `fill` writes, given the block pointer. */
+  static fromFill(bits: number, hashes: number, hashing: Hashing, count: number, fill: (ptr: number) => void): BloomFilter {
+    const filter = new BloomFilter(bits, hashes, hashing);
+    fill(filter.#ptr);
+    filter.#count = count;
+    filter.#setBits = -1;
+    return filter;
   }
 
   /** serialize() as base64. */

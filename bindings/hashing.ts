@@ -3,6 +3,7 @@
 import { checkInteger, describe } from "./errors.js";
 import { FormatError, type ParamReader, type ParamWriter } from "./format.js";
 import { hashBits, hashId, hashNames, isSeeded, type HashName } from "./hash.js";
+import { core } from "./wasm.js";
 
 /**
  * How a key's k bit indices are derived: "double" hashing g_i = h1 + i·h2
@@ -106,4 +107,17 @@ export function readHashing(r: ParamReader): Hashing {
   } catch (error) {
     throw new FormatError(`corrupted: ${(error as Error).message}`);
   }
+}
+
+/** Writes the header the Bloom-style filters share (assembly/indices.ts) into a fresh block. */
+export function writeIndexHeader(ptr: number, bits: number, hashes: number, hashing: Hashing, baseBits = bits): void {
+  const { strategy, names, seed } = hashing;
+  core.bloomInit(ptr, bits, hashes, hashId(names[0]), seed, STRATEGY_CODE[strategy]);
+  core.bloomSetBaseBits(ptr, baseBits);
+  if (strategy === "independent") names.forEach((name, i) => core.bloomSetIndependentHash(ptr, i, hashId(name)));
+}
+
+/** The options that recreate a hashing choice. */
+export function hashingOptions(hashing: Hashing): HashingOptions {
+  return { strategy: hashing.strategy, hash: hashing.strategy === "double" ? hashing.names[0] : hashing.names, seed: hashing.seed };
 }

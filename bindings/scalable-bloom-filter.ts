@@ -5,7 +5,7 @@
 import { BloomFilter } from "./bloom-filter.js";
 import { checkOptions, checkPositive, checkProbability, describe } from "./errors.js";
 import { FilterType, FormatError, ParamReader, ParamWriter, checksumOf, fromBase64, readRecord, toBase64, writeRecord } from "./format.js";
-import { HASHING_OPTION_NAMES, readHashing, resolveHashing, writeHashing, type Hashing, type HashingOptions } from "./hashing.js";
+import { HASHING_OPTION_NAMES, hashingOptions, readHashing, resolveHashing, writeHashing, type Hashing, type HashingOptions } from "./hashing.js";
 import { isBytes, type Key } from "./keys.js";
 
 /** Options of ScalableBloomFilter.create. */
@@ -17,10 +17,6 @@ export interface ScalableBloomFilterOptions extends HashingOptions {
 }
 
 const OPTION_NAMES = [...HASHING_OPTION_NAMES, "growth", "tightening"] as const;
-
-function hashingOptions(hashing: Hashing): HashingOptions {
-  return { strategy: hashing.strategy, hash: hashing.strategy === "double" ? hashing.names[0] : hashing.names, seed: hashing.seed };
-}
 
 /** Splits packed keys into views (no copy) so they can take the array path. */
 function unpack(bytes: Uint8Array, ends: Uint32Array): Uint8Array[] {

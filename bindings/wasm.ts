@@ -22,6 +22,18 @@ export interface Core {
   bloomHasPacked(filter: number, keys: number, ends: number, count: number, start: number, out: number): number;
   bloomSetBits(filter: number): number;
   bloomPositions(filter: number, key: number, len: number, out: number): void;
+  countingBlockBytes(counters: number, width: number): number;
+  countingPacked(filter: number, width: number, op: number, keys: number, ends: number, count: number, start: number, out: number): number;
+  countingSaturated(filter: number, width: number): number;
+  countingNonZero(filter: number, width: number): number;
+  countingToBloom(filter: number, width: number, dst: number): void;
+  countingCounter(filter: number, width: number, index: number): number;
+  cuckooBlockBytes(buckets: number, fingerprintBits: number): number;
+  cuckooInit(filter: number, buckets: number, fingerprintBits: number, hashId: number, seed: number): void;
+  cuckooPacked(filter: number, op: number, keys: number, ends: number, count: number, start: number, out: number): number;
+  cuckooSize(filter: number): number;
+  cuckooHeaderBytes(): number;
+  cuckooSetSize(filter: number, size: number): void;
   hashBits(id: number): number;
   hashKey(id: number, key: number, len: number, seed: number, out: number): void;
   hashPacked(id: number, keys: number, ends: number, count: number, start: number, seed: number, out: number): void;

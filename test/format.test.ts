@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BloomFilter, FormatError, ScalableBloomFilter, deserialize, deserializeBase64, hash } from "../bindings/index.js";
+import { BloomFilter, CountingBloomFilter, CuckooFilter, FormatError, ScalableBloomFilter, deserialize, deserializeBase64, hash } from "../bindings/index.js";
 import { urls } from "./helpers.js";
 
 const probes = urls(20_000, "format-probe", 61);
@@ -51,6 +51,31 @@ describe("ScalableBloomFilter round trip", () => {
   });
 });
 
+describe("CountingBloomFilter and CuckooFilter round trips", () => {
+  it.each([4, 8, 16] as const)("counting, %i-bit counters: counters, size and answers", (counterBits) => {
+    const original = CountingBloomFilter.create(3_000, 0.01, { counterBits, hash: ["xxh32", "murmur3_32", "fnv1a_32", "djb", "sdbm", "bkdr", "js"] });
+    const keys = urls(3_001, "fmt-counting", 91);
+    original.addMany(keys).addMany(keys.slice(0, 500)).removeMany(keys.slice(2_000));
+    const copy = CountingBloomFilter.deserialize(original.serialize());
+    expect([copy.bits, copy.hashes, copy.counterBits, copy.size]).toEqual([original.bits, original.hashes, counterBits, original.size]);
+    expect(Array.from(copy.countMany(keys))).toEqual(Array.from(original.countMany(keys)));
+    expect(answers(copy)).toEqual(answers(original));
+    expect(CountingBloomFilter.fromBase64(original.toBase64()).serialize()).toEqual(original.serialize());
+  });
+
+  it.each([0.1, 0.01, 1e-6])("cuckoo (p = %s): table, size and answers", (p) => {
+    const original = CuckooFilter.create(2_000, p, { hash: "murmur3_128", seed: 8 });
+    const keys = urls(2_000, "fmt-cuckoo", 92);
+    original.addMany(keys);
+    original.removeMany(keys.slice(0, 300));
+    const copy = CuckooFilter.deserialize(original.serialize());
+    expect([copy.buckets, copy.fingerprintBits, copy.size, copy.hash, copy.seed]).toEqual([original.buckets, original.fingerprintBits, original.size, "murmur3_128", 8]);
+    expect(copy.entries()).toEqual(original.entries());
+    expect(answers(copy)).toEqual(answers(original));
+    expect(deserialize(original.serialize())).toBeInstanceOf(CuckooFilter);
+  });
+});
+
 describe("generic deserialize", () => {
   it("returns the right type", () => {
     const bloom = variants.default();
@@ -80,6 +105,12 @@ describe("damaged bytes are always rejected, never loaded", () => {
     bloom: () => BloomFilter.withSize(200, 3).addMany(["a", "b", "c"]).serialize(),
     "bloom, independent": () => BloomFilter.withSize(300, 2, { hash: ["djb", "sdbm"] }).addMany(["a", "b"]).serialize(),
     scalable: () => ScalableBloomFilter.create(4, 0.1).addMany(["a", "b", "c", "d", "e", "f", "g"]).serialize(),
+    counting: () => CountingBloomFilter.withSize(50, 3).addMany(["a", "b", "a"]).serialize(),
+    cuckoo: () => {
+      const filter = CuckooFilter.withSize(8, 16);
+      filter.addMany(["a", "b", "c"]);
+      return filter.serialize();
+    },
   };
 
   it.each(Object.keys(small))("%s: truncated at every offset", (name) => {

@@ -1,0 +1,234 @@
+// Cuckoo filter (Fan, Andersen, Kaminsky, Mitzenmacher, CoNEXT 2014): buckets
+// of four fingerprints, partial-key cuckoo hashing i2 = i1 ⊕ hash(fp), a
+// power-of-two bucket count. An insert that finds no room after MAX_KICKS
+// relocations undoes every relocation, so a full filter loses nothing.
+
+import { xxh64 } from "./xxh64";
+import { hashAny, HASH_XXH64 } from "./hash";
+
+/** Header field offsets; the slots follow at CUCKOO_HEADER. */
+// @ts-ignore: decorator
+@inline const C_BUCKETS: usize = 0; // u32 bucket count, a power of two
+// @ts-ignore: decorator
+@inline const C_FP_BITS: usize = 4; // u32 fingerprint bits: 8, 16 or 32
+// @ts-ignore: decorator
+@inline const C_HASH: usize = 8; // u32 hash id
+// @ts-ignore: decorator
+@inline const C_SEED: usize = 12; // u32 seed
+// @ts-ignore: decorator
+@inline const C_SIZE: usize = 16; // u64 fingerprints stored
+// @ts-ignore: decorator
+@inline const C_RNG: usize = 24; // u32 state of the kick PRNG
+// @ts-ignore: decorator
+@inline const CUCKOO_HEADER: usize = 32;
+/** Entries per bucket. */
+// @ts-ignore: decorator
+@inline export const BUCKET_SIZE: u32 = 4;
+/** Relocations tried before an insert fails. */
+// @ts-ignore: decorator
+@inline export const MAX_KICKS: u32 = 500;
+/** murmur2's multiplier: hashes a fingerprint to its bucket offset. */
+// @ts-ignore: decorator
+@inline const FP_MIX: u32 = 0x5BD1E995;
+
+/** The kick path of the running insert: bucket and slot per relocation, for undoing it. */
+const KICK_PATH: usize = memory.data(<i32>MAX_KICKS << 3, 8);
+
+/** Slot bytes for `buckets` buckets of `fpBits`-bit fingerprints. */
+export function cuckooBlockBytes(buckets: f64, fpBits: u32): f64 {
+  return <f64>(<u64>CUCKOO_HEADER + ((<u64>buckets * BUCKET_SIZE * (fpBits >> 3) + 7) & ~7));
+}
+
+export function cuckooInit(filter: usize, buckets: u32, fpBits: u32, hashId: u32, seed: u32): void {
+  store<u32>(filter, buckets, C_BUCKETS);
+  store<u32>(filter, fpBits, C_FP_BITS);
+  store<u32>(filter, hashId, C_HASH);
+  store<u32>(filter, seed, C_SEED);
+  store<u64>(filter, 0, C_SIZE);
+  store<u32>(filter, 0x9E3779B9, C_RNG);
+}
+
+/** Fingerprint in slot `s` (bucket · 4 + entry); 0 = empty. */
+// @ts-ignore: decorator
+@inline function getSlot(filter: usize, fpBits: u32, s: u32): u32 {
+  const data = filter + CUCKOO_HEADER;
+  if (fpBits == 8) return load<u8>(data + s);
+  if (fpBits == 16) return load<u16>(data + (<usize>s << 1));
+  return load<u32>(data + (<usize>s << 2));
+}
+
+// @ts-ignore: decorator
+@inline function setSlot(filter: usize, fpBits: u32, s: u32, fp: u32): void {
+  const data = filter + CUCKOO_HEADER;
+  if (fpBits == 8) store<u8>(data + s, <u8>fp);
+  else if (fpBits == 16) store<u16>(data + (<usize>s << 1), <u16>fp);
+  else store<u32>(data + (<usize>s << 2), fp);
+}
+
+/** The other bucket of a fingerprint: i ⊕ hash(fp), masked. */
+// @ts-ignore: decorator
+@inline function altBucket(i: u32, fp: u32, mask: u32): u32 {
+  return (i ^ (fp * FP_MIX)) & mask;
+}
+
+/** Key hash: fingerprint from the high 32 bits (never 0), first bucket from the low ones. */
+let keyFp: u32 = 0;
+let keyBucket: u32 = 0;
+
+// @ts-ignore: decorator
+@inline function hashKey(filter: usize, key: usize, len: usize): void {
+  const id = load<u32>(filter, C_HASH);
+  const seed = load<u32>(filter, C_SEED);
+  const h = id == HASH_XXH64 ? xxh64(key, len, <u64>seed) : hashAny(id, key, len, seed);
+  const fpBits = load<u32>(filter, C_FP_BITS);
+  const fpMask: u32 = fpBits == 32 ? 0xFFFFFFFF : (1 << fpBits) - 1;
+  const fp = <u32>(h >> 32) & fpMask;
+  keyFp = fp == 0 ? 1 : fp;
+  keyBucket = <u32>h & (load<u32>(filter, C_BUCKETS) - 1);
+}
+
+/** Writes fp into a free entry of bucket b; false when the bucket is full. */
+// @ts-ignore: decorator
+@inline function placeIn(filter: usize, fpBits: u32, b: u32, fp: u32): bool {
+  for (let j: u32 = 0; j < BUCKET_SIZE; j++) {
+    const s = b * BUCKET_SIZE + j;
+    if (getSlot(filter, fpBits, s) == 0) {
+      setSlot(filter, fpBits, s, fp);
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Copies of fp in bucket b. */
+// @ts-ignore: decorator
+@inline function copiesIn(filter: usize, fpBits: u32, b: u32, fp: u32): u32 {
+  let n: u32 = 0;
+  for (let j: u32 = 0; j < BUCKET_SIZE; j++) n += <u32>(getSlot(filter, fpBits, b * BUCKET_SIZE + j) == fp);
+  return n;
+}
+
+/** xorshift32 for the kicks: deterministic per filter. */
+// @ts-ignore: decorator
+@inline function nextRandom(filter: usize): u32 {
+  let x = load<u32>(filter, C_RNG);
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  store<u32>(filter, x, C_RNG);
+  return x;
+}
+
+/** Inserts the hashed key; false (and the table as before) when no room is found. */
+function insert(filter: usize): bool {
+  const fpBits = load<u32>(filter, C_FP_BITS);
+  const mask = load<u32>(filter, C_BUCKETS) - 1;
+  const i1 = keyBucket;
+  const i2 = altBucket(i1, keyFp, mask);
+  let ok = placeIn(filter, fpBits, i1, keyFp) || placeIn(filter, fpBits, i2, keyFp);
+  if (!ok) {
+    let fp = keyFp;
+    let b = nextRandom(filter) & 1 ? i2 : i1;
+    let kicks: u32 = 0;
+    while (!ok && kicks < MAX_KICKS) {
+      const s = b * BUCKET_SIZE + (nextRandom(filter) & (BUCKET_SIZE - 1));
+      store<u32>(KICK_PATH + (<usize>kicks << 3), s);
+      kicks++;
+      const evicted = getSlot(filter, fpBits, s);
+      setSlot(filter, fpBits, s, fp);
+      fp = evicted;
+      b = altBucket(b, fp, mask);
+      ok = placeIn(filter, fpBits, b, fp);
+    }
+    if (!ok) {
+      // Undo: walk the path back, each slot taking again what it held; the new key's fp is left over.
+      while (kicks > 0) {
+        kicks--;
+        const s = load<u32>(KICK_PATH + (<usize>kicks << 3));
+        const current = getSlot(filter, fpBits, s);
+        setSlot(filter, fpBits, s, fp);
+        fp = current;
+      }
+      return false;
+    }
+  }
+  store<u64>(filter, load<u64>(filter, C_SIZE) + 1, C_SIZE);
+  return true;
+}
+
+/** Copies of the hashed key's fingerprint in its two buckets (one bucket when they coincide). */
+// @ts-ignore: decorator
+@inline function countKey(filter: usize): u32 {
+  const fpBits = load<u32>(filter, C_FP_BITS);
+  const mask = load<u32>(filter, C_BUCKETS) - 1;
+  const i2 = altBucket(keyBucket, keyFp, mask);
+  const n = copiesIn(filter, fpBits, keyBucket, keyFp);
+  return i2 == keyBucket ? n : n + copiesIn(filter, fpBits, i2, keyFp);
+}
+
+/** Clears one copy of fp from bucket b; false when it holds none. */
+// @ts-ignore: decorator
+@inline function clearIn(filter: usize, fpBits: u32, b: u32, fp: u32): bool {
+  for (let j: u32 = 0; j < BUCKET_SIZE; j++) {
+    const s = b * BUCKET_SIZE + j;
+    if (getSlot(filter, fpBits, s) == fp) {
+      setSlot(filter, fpBits, s, 0);
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Removes one copy of the hashed key's fingerprint; false when there is none. */
+function removeHashed(filter: usize): bool {
+  const fpBits = load<u32>(filter, C_FP_BITS);
+  const mask = load<u32>(filter, C_BUCKETS) - 1;
+  if (!clearIn(filter, fpBits, keyBucket, keyFp) && !clearIn(filter, fpBits, altBucket(keyBucket, keyFp, mask), keyFp)) return false;
+  store<u64>(filter, load<u64>(filter, C_SIZE) - 1, C_SIZE);
+  return true;
+}
+
+// @ts-ignore: decorator
+@inline const OP_ADD: u32 = 0;
+// @ts-ignore: decorator
+@inline const OP_HAS: u32 = 1;
+// @ts-ignore: decorator
+@inline const OP_REMOVE: u32 = 2;
+// @ts-ignore: decorator
+@inline const OP_COUNT: u32 = 3;
+
+/**
+ * Runs `op` over packed keys (layout as in bloomAddPacked). `out` gets one
+ * byte per key (add: 1 = stored, 0 = full; has: 1 = present; remove:
+ * 1 = removed) or, for count, one u32 per key. Returns the sum of the bytes.
+ */
+export function cuckooPacked(filter: usize, op: u32, keys: usize, ends: usize, count: u32, start: u32, out: usize): u32 {
+  let total: u32 = 0;
+  for (let i: u32 = 0; i < count; i++) {
+    const end = load<u32>(ends + (<usize>i << 2));
+    hashKey(filter, keys + start, end - start);
+    if (op == OP_COUNT) store<u32>(out + (<usize>i << 2), countKey(filter));
+    else {
+      const r: u32 = op == OP_ADD ? <u32>insert(filter) : op == OP_HAS ? <u32>(countKey(filter) > 0) : <u32>removeHashed(filter);
+      store<u8>(out + i, <u8>r);
+      total += r;
+    }
+    start = end;
+  }
+  return total;
+}
+
+/** Fingerprints stored. */
+export function cuckooSize(filter: usize): f64 {
+  return <f64>load<u64>(filter, C_SIZE);
+}
+
+/** Byte offset of the slots within the block (for reading them out). */
+export function cuckooHeaderBytes(): u32 {
+  return <u32>CUCKOO_HEADER;
+}
+
+/** Sets the fingerprint count after slots were copied in (deserialising). */
+export function cuckooSetSize(filter: usize, size: f64): void {
+  store<u64>(filter, <u64>size, C_SIZE);
+}

@@ -1,0 +1,136 @@
+// CountingBloomFilter: removal, frequency, saturation, and agreement with BloomFilter.
+import { describe, expect, it } from "vitest";
+import { BloomFilter, CountingBloomFilter } from "../bindings/index.js";
+import { ones, pack, randomBytes, urls } from "./helpers.js";
+
+const probes = urls(500_000, "counting-absent", 71);
+
+describe("CountingBloomFilter", () => {
+  it("has 4-bit counters by default and BloomFilter's m and k", () => {
+    const filter = CountingBloomFilter.create(10_000, 0.001);
+    expect([filter.counterBits, filter.bits, filter.hashes]).toEqual([4, 143_776, 10]);
+    expect(CountingBloomFilter.create(10, 0.1, { counterBits: 16 }).counterBits).toBe(16);
+  });
+
+  it.each([4, 8, 16] as const)("%i-bit counters: no false negatives and FPR at capacity within [0.8p, 1.2p]", (counterBits) => {
+    const keys = urls(100_000, `counting-${counterBits}`, 72);
+    const filter = CountingBloomFilter.create(keys.length, 0.01, { counterBits });
+    filter.addMany(keys);
+    expect(ones(filter.hasMany(keys))).toBe(keys.length);
+    const measured = ones(filter.hasMany(probes)) / probes.length;
+    expect(measured).toBeGreaterThanOrEqual(0.008);
+    expect(measured).toBeLessThanOrEqual(0.012);
+    expect(filter.size).toBe(keys.length);
+  });
+
+  it("keeps every other key after removals: no false negatives", () => {
+    const keep = urls(20_000, "keep", 73);
+    const drop = urls(20_000, "drop", 74);
+    const filter = CountingBloomFilter.create(40_000, 0.01).addMany([...keep, ...drop]);
+    expect(ones(filter.removeMany(drop))).toBe(drop.length);
+    expect(ones(filter.hasMany(keep))).toBe(keep.length);
+    expect(filter.size).toBe(keep.length);
+    // Most removed keys are now definitely absent.
+    expect(ones(filter.hasMany(drop)) / drop.length).toBeLessThan(0.01);
+  });
+
+  it("add twice, remove once: still present, counted once", () => {
+    const filter = CountingBloomFilter.create(1000, 0.001);
+    filter.add("twice").add("twice");
+    expect(filter.count("twice")).toBe(2);
+    expect(filter.remove("twice")).toBe(true);
+    expect(filter.has("twice")).toBe(true);
+    expect(filter.count("twice")).toBe(1);
+    expect(filter.remove("twice")).toBe(true);
+    expect(filter.has("twice")).toBe(false);
+  });
+
+  it("removing a key never added returns false and changes nothing", () => {
+    const filter = CountingBloomFilter.create(1000, 0.001).addMany(["a", "b", "c"]);
+    const before = filter.serialize();
+    expect(filter.remove("never added")).toBe(false);
+    expect(Array.from(filter.removeMany(["also never", "nor this"]))).toEqual([0, 0]);
+    expect(filter.serialize()).toEqual(before);
+    expect(filter.size).toBe(3);
+  });
+
+  it("count is the minimum counter: an upper bound on the adds, exact for almost every key", () => {
+    const keys = urls(5_000, "freq", 75);
+    const filter = CountingBloomFilter.create(20_000, 0.001, { counterBits: 8 });
+    const times = keys.map((_, i) => 1 + (i % 5));
+    keys.forEach((key, i) => {
+      for (let t = 0; t < times[i]; t++) filter.add(key);
+    });
+    const counts = filter.countMany(keys);
+    let exact = 0;
+    counts.forEach((c, i) => {
+      expect(c).toBeGreaterThanOrEqual(times[i]);
+      if (c === times[i]) exact++;
+    });
+    expect(exact / keys.length).toBeGreaterThan(0.99);
+    expect(filter.count("not added")).toBe(0);
+  });
+
+  it("saturated counters stick at 15, so removals cannot create false negatives", () => {
+    // A tiny filter where counters overflow: 200 keys into 64 counters.
+    const keys = urls(200, "saturate", 76);
+    const filter = CountingBloomFilter.withSize(64, 3);
+    filter.addMany(keys);
+    expect(filter.saturatedCounters).toBeGreaterThan(0);
+    for (let i = 0; i < 64; i++) expect(filter.counter(i)).toBeLessThanOrEqual(15);
+    // Remove half; every remaining key must stay present.
+    filter.removeMany(keys.slice(0, 100));
+    expect(ones(filter.hasMany(keys.slice(100)))).toBe(100);
+    // One key added 20 times: its counters read 15, "at least 15".
+    const single = CountingBloomFilter.create(100, 0.01);
+    for (let i = 0; i < 20; i++) single.add("hot");
+    expect(single.count("hot")).toBe(15);
+    expect(single.saturatedCounters).toBe(single.hashes);
+    for (let i = 0; i < 20; i++) single.remove("hot");
+    expect(single.has("hot")).toBe(true);
+  });
+
+  it("toBloomFilter() gives the BloomFilter of the keys held", () => {
+    const held = urls(10_000, "held", 77);
+    const gone = urls(5_000, "gone", 78);
+    const counting = CountingBloomFilter.create(20_000, 0.01, { hash: "murmur3_128", seed: 4 }).addMany([...held, ...gone]);
+    counting.removeMany(gone);
+    const converted = counting.toBloomFilter();
+    const direct = BloomFilter.create(20_000, 0.01, { hash: "murmur3_128", seed: 4 }).addMany(held);
+    expect([converted.bits, converted.hashes, converted.hash, converted.seed]).toEqual([direct.bits, direct.hashes, direct.hash, direct.seed]);
+    expect(converted.fillRatio).toBe(direct.fillRatio);
+    expect(Array.from(converted.hasMany(probes.slice(0, 100_000)))).toEqual(Array.from(direct.hasMany(probes.slice(0, 100_000))));
+    expect(converted.serialize().subarray(80)).toEqual(direct.serialize().subarray(80)); // same bits (count aside)
+  });
+
+  it("answers the same one key at a time, in batches and packed", () => {
+    const keys = [...urls(3_000, "cb-batch", 79), ...randomBytes(1_000, 20, 80)];
+    const single = CountingBloomFilter.create(5_000, 0.01);
+    const batch = CountingBloomFilter.create(5_000, 0.01);
+    const packed = CountingBloomFilter.create(5_000, 0.01);
+    for (const key of keys) single.add(key);
+    batch.addMany(keys);
+    const bytesKeys = keys.map((k) => (typeof k === "string" ? new TextEncoder().encode(k) : k));
+    const { bytes, ends } = pack(bytesKeys);
+    packed.addPacked(bytes, ends);
+    expect(batch.serialize()).toEqual(single.serialize());
+    expect(packed.serialize()).toEqual(single.serialize());
+    expect(Array.from(batch.countMany(keys))).toEqual(keys.map((k) => single.count(k)));
+    expect(Array.from(packed.countPacked(bytes, ends))).toEqual(keys.map((k) => single.count(k)));
+    const removeHalf = keys.slice(0, 2_000);
+    expect(Array.from(batch.removeMany(removeHalf))).toEqual(removeHalf.map((k) => (single.remove(k) ? 1 : 0)));
+    expect(batch.serialize()).toEqual(single.serialize());
+  });
+
+  it("rejects bad arguments and leaves the filter unchanged", () => {
+    expect(() => CountingBloomFilter.create(100, 0.01, { counterBits: 5 as 4 })).toThrow(/counterBits must be 4, 8 or 16, got 5/);
+    expect(() => CountingBloomFilter.create(-1, 0.01)).toThrow(/expectedItems/);
+    expect(() => CountingBloomFilter.withSize(0, 3)).toThrow(/counters must be an integer/);
+    const filter = CountingBloomFilter.create(100, 0.01).add("a");
+    const before = filter.serialize();
+    expect(() => filter.addMany(["b", 1 as unknown as string])).toThrow(/keys\[1\]/);
+    expect(() => filter.remove({} as string)).toThrow(TypeError);
+    expect(() => filter.counter(filter.bits)).toThrow(RangeError);
+    expect(filter.serialize()).toEqual(before);
+  });
+});

@@ -1,0 +1,138 @@
+// CuckooFilter: fingerprint sizing, load before the first failure, rollback, deletion.
+import { describe, expect, it } from "vitest";
+import { CuckooFilter, fingerprintBitsFor } from "../bindings/index.js";
+import { ones, pack, urls } from "./helpers.js";
+
+const probes = urls(500_000, "cuckoo-absent", 81);
+
+describe("CuckooFilter sizing", () => {
+  it("picks f ≥ log2(2b/p) rounded to 8, 16 or 32 bits, and a power-of-two bucket count", () => {
+    expect([0.1, 0.05, 0.03, 0.01, 0.001, 1e-4, 1e-6].map(fingerprintBitsFor)).toEqual([8, 8, 16, 16, 16, 32, 32]);
+    expect(() => fingerprintBitsFor(1e-12)).toThrow(/needs 43-bit fingerprints/);
+    const filter = CuckooFilter.create(100_000, 0.01);
+    expect(filter.bucketSize).toBe(4);
+    expect(Number.isInteger(Math.log2(filter.buckets))).toBe(true);
+    expect(filter.capacity * 0.95).toBeGreaterThanOrEqual(100_000);
+  });
+
+  it.each([1_000, 100_000, 300_000])("a filter created for %i holds at least that many keys", (n) => {
+    const filter = CuckooFilter.create(n, 0.01);
+    const keys = urls(n, `cuckoo-n-${n}`, 82);
+    expect(ones(filter.addMany(keys))).toBe(n);
+    expect(ones(filter.hasMany(keys))).toBe(n);
+    expect(filter.size).toBe(n);
+  });
+});
+
+describe("CuckooFilter when full", () => {
+  it("fills ≥ 95% of its slots before the first failure; the failure loses nothing", () => {
+    const filter = CuckooFilter.withSize(2 ** 14, 16);
+    const keys = urls(70_000, "fill", 83);
+    let stored = 0;
+    for (const key of keys) {
+      const before = filter.loadFactor > 0.9 ? filter.serialize() : undefined; // failures only come near full
+      if (!filter.add(key)) {
+        // Rolled back: the table is exactly as before the failed insert.
+        expect(filter.serialize()).toEqual(before);
+        break;
+      }
+      stored++;
+    }
+    expect(stored).toBeLessThan(keys.length);
+    expect(filter.loadFactor).toBeGreaterThanOrEqual(0.95);
+    expect(ones(filter.hasMany(keys.slice(0, stored)))).toBe(stored); // no false negatives after the failure
+    // Delete half, re-insert them: the table refills to ≥ 95% and loses nothing.
+    const half = keys.slice(0, Math.floor(stored / 2));
+    expect(ones(filter.removeMany(half))).toBe(half.length);
+    expect(ones(filter.hasMany(keys.slice(half.length, stored)))).toBe(stored - half.length);
+    const again = filter.addMany(half);
+    const firstFailure = again.indexOf(0);
+    if (firstFailure >= 0) expect((stored - half.length + firstFailure) / filter.capacity).toBeGreaterThanOrEqual(0.95);
+    expect(filter.loadFactor).toBeGreaterThanOrEqual(0.95);
+    const storedAgain = half.filter((_, i) => again[i] === 1);
+    expect(ones(filter.hasMany([...storedAgain, ...keys.slice(half.length, stored)]))).toBe(storedAgain.length + stored - half.length);
+  });
+
+  it("takes the same key 2b = 8 times (its two buckets), not a 9th, and keeps the 8", () => {
+    const filter = CuckooFilter.create(1000, 0.01);
+    for (let i = 0; i < 8; i++) expect(filter.add("again")).toBe(true);
+    const before = filter.serialize();
+    expect(filter.add("again")).toBe(false);
+    expect(filter.serialize()).toEqual(before);
+    expect(filter.count("again")).toBe(8);
+    for (let i = 0; i < 8; i++) expect(filter.remove("again")).toBe(true);
+    expect(filter.remove("again")).toBe(false);
+    expect(filter.has("again")).toBe(false);
+  });
+});
+
+describe("CuckooFilter answers", () => {
+  it.each([0.1, 0.01])("FPR at capacity ≤ 1.2p, and close to 1 − (1 − 1/(2^f − 1))^(2b·load) (p = %s)", (p) => {
+    const keys = urls(100_000, `cuckoo-fpr-${p}`, 84);
+    const filter = CuckooFilter.create(keys.length, p);
+    filter.addMany(keys);
+    expect(ones(filter.hasMany(keys))).toBe(keys.length);
+    const measured = ones(filter.hasMany(probes)) / probes.length;
+    expect(measured).toBeLessThanOrEqual(1.2 * p);
+    const predicted = filter.falsePositiveRate();
+    if (predicted * probes.length > 500) {
+      expect(measured).toBeGreaterThan(0.85 * predicted);
+      expect(measured).toBeLessThan(1.15 * predicted);
+    }
+  });
+
+  it("no false negatives after removing other keys", () => {
+    const keep = urls(30_000, "ck-keep", 85);
+    const drop = urls(30_000, "ck-drop", 86);
+    const filter = CuckooFilter.create(60_000, 0.001);
+    filter.addMany([...keep, ...drop]);
+    filter.removeMany(drop);
+    expect(ones(filter.hasMany(keep))).toBe(keep.length);
+    expect(filter.size).toBe(keep.length);
+  });
+
+  it("removing a key never added returns false (almost always) and changes nothing", () => {
+    const filter = CuckooFilter.create(1000, 0.001);
+    filter.addMany(["a", "b"]);
+    const before = filter.serialize();
+    expect(filter.remove("never added")).toBe(false);
+    expect(filter.serialize()).toEqual(before);
+  });
+
+  it("answers the same one key at a time, in batches and packed", () => {
+    const keys = urls(5_000, "ck-batch", 87);
+    const single = CuckooFilter.create(5_000, 0.01);
+    const batch = CuckooFilter.create(5_000, 0.01);
+    const packed = CuckooFilter.create(5_000, 0.01);
+    for (const key of keys) single.add(key);
+    batch.addMany(keys);
+    const { bytes, ends } = pack(keys.map((k) => new TextEncoder().encode(k)));
+    packed.addPacked(bytes, ends);
+    expect(batch.serialize()).toEqual(single.serialize());
+    expect(packed.serialize()).toEqual(single.serialize());
+    expect(Array.from(batch.countMany(keys.slice(0, 100)))).toEqual(keys.slice(0, 100).map((k) => single.count(k)));
+    expect(Array.from(packed.hasPacked(bytes, ends))).toEqual(keys.map(() => 1));
+    expect(Array.from(batch.removePacked(bytes, ends))).toEqual(keys.map(() => 1));
+    expect(batch.size).toBe(0);
+  });
+
+  it("shows its table: entries() has size non-zero fingerprints", () => {
+    const filter = CuckooFilter.create(100, 0.1);
+    filter.addMany(["a", "b", "c"]);
+    const entries = filter.entries();
+    expect(entries).toBeInstanceOf(Uint8Array);
+    expect(entries.length).toBe(filter.capacity);
+    expect(entries.filter((fp) => fp !== 0).length).toBe(3);
+  });
+
+  it("rejects bad arguments", () => {
+    expect(() => CuckooFilter.create(100, 0.01, { hash: "djb" as "xxh64" })).toThrow(/gives 32 bits/);
+    expect(() => CuckooFilter.create(100, 0.01, { hash: ["xxh64"] as unknown as "xxh64" })).toThrow(TypeError);
+    expect(() => CuckooFilter.create(100, 0.01, { strategy: "double" } as object)).toThrow(/unknown option "strategy"/);
+    expect(() => CuckooFilter.withSize(1000, 16)).toThrow(/buckets must be a power of two, got 1000/);
+    expect(() => CuckooFilter.withSize(1024, 12 as 16)).toThrow(/fingerprintBits must be 8, 16 or 32, got 12/);
+    const filter = CuckooFilter.create(100, 0.01);
+    expect(() => filter.addMany(["a", null as unknown as string])).toThrow(/keys\[1\]/);
+    expect(filter.size).toBe(0);
+  });
+});
