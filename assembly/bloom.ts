@@ -219,3 +219,54 @@ export function bloomPositions(filter: usize, key: usize, len: usize, out: usize
     h += h2;
   }
 }
+
+/** Bytes of the buffer the last bloomLines call consumed. */
+let linesConsumed: u32 = 0;
+
+/** How far the last bloomLines call got into its buffer. */
+export function bloomLinesConsumed(): u32 {
+  return linesConsumed;
+}
+
+// @ts-ignore: decorator
+@inline const LINES_ADD: u32 = 0;
+// @ts-ignore: decorator
+@inline const LINES_HAS: u32 = 1;
+
+/**
+ * Runs op over newline-delimited keys in [buf, buf + len): 0 add, 1 has,
+ * 2 test-and-add. A key is a line without its "\n" and without one trailing
+ * "\r"; when `final` is 0 a last line with no "\n" is left for the next call.
+ * Handles at most `maxLines` lines; out[i] = the answer for line i (add: 1 =
+ * was present before); `lineEnds` (if not 0) gets each line's end offset
+ * after its "\n", as u32. Returns the lines handled; bloomLinesConsumed()
+ * tells the bytes they took. `fresh` (if not 0) receives, as u32, how many set a new bit.
+ */
+export function bloomLines(filter: usize, op: u32, buf: usize, len: u32, final: u32, maxLines: u32, out: usize, lineEnds: usize, fresh: usize): u32 {
+  let at: u32 = 0;
+  let lines: u32 = 0;
+  let added: u32 = 0;
+  while (lines < maxLines && at < len) {
+    let end = at;
+    while (end < len && load<u8>(buf + end) != 10) end++;
+    if (end == len && !final) break;
+    let keyEnd = end;
+    if (keyEnd > at && load<u8>(buf + keyEnd - 1) == 13) keyEnd--;
+    const key = buf + at;
+    const keyLen = keyEnd - at;
+    let answer: u32;
+    if (op == LINES_HAS) answer = <u32>containsKey(filter, key, keyLen);
+    else {
+      const isNew = insertKey(filter, key, keyLen);
+      added += <u32>isNew;
+      answer = <u32>!isNew;
+    }
+    store<u8>(out + lines, <u8>answer);
+    at = end < len ? end + 1 : end;
+    if (lineEnds) store<u32>(lineEnds + (<usize>lines << 2), at);
+    lines++;
+  }
+  linesConsumed = at;
+  if (fresh) store<u32>(fresh, added);
+  return lines;
+}

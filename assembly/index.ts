@@ -15,6 +15,8 @@ export {
   bloomHasPacked,
   bloomSetBits,
   bloomPositions,
+  bloomLines,
+  bloomLinesConsumed,
 } from "./bloom";
 export { hashBits, hashKey, hashPacked } from "./hash";
 export { countingBlockBytes, countingPacked, countingSaturated, countingNonZero, countingToBloom, countingCounter } from "./counting";

@@ -157,3 +157,29 @@ export function forEachPackedChunk(bytes: Uint8Array, ends: Uint32Array, call: C
     i = j;
   }
 }
+
+/**
+ * Feeds a buffer of newline-delimited keys to `call` through the scratch
+ * area, in pieces of whole lines. `call(ptr, len, final)` handles lines from
+ * the start of the piece and returns the bytes it consumed; a piece that ends
+ * mid-line is continued in the next. A line longer than the scratch area gets
+ * a larger one.
+ */
+export function forEachLineChunk(buffer: Uint8Array, call: (ptr: number, len: number, final: boolean) => number): void {
+  if (!isBytes(buffer)) throw new TypeError(`buffer must be a Uint8Array of newline-delimited keys, got ${describe(buffer)}`);
+  let from = 0;
+  while (from < buffer.length) {
+    let area = useScratch(0);
+    let len = Math.min(area.capacity, buffer.length - from);
+    heapU8().set(buffer.subarray(from, from + len), area.bytes);
+    let consumed = call(area.bytes, len, from + len === buffer.length);
+    if (consumed === 0) {
+      const newline = buffer.indexOf(10, from);
+      len = (newline < 0 ? buffer.length : newline + 1) - from;
+      area = useScratch(len);
+      heapU8().set(buffer.subarray(from, from + len), area.bytes);
+      consumed = call(area.bytes, len, from + len === buffer.length);
+    }
+    from += consumed;
+  }
+}

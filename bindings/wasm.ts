@@ -22,6 +22,8 @@ export interface Core {
   bloomHasPacked(filter: number, keys: number, ends: number, count: number, start: number, out: number): number;
   bloomSetBits(filter: number): number;
   bloomPositions(filter: number, key: number, len: number, out: number): void;
+  bloomLines(filter: number, op: number, buf: number, len: number, final: number, maxLines: number, out: number, lineEnds: number, fresh: number): number;
+  bloomLinesConsumed(): number;
   countingBlockBytes(counters: number, width: number): number;
   countingPacked(filter: number, width: number, op: number, keys: number, ends: number, count: number, start: number, out: number): number;
   countingSaturated(filter: number, width: number): number;
