@@ -1,0 +1,117 @@
+// A small argv parser for the CLI: long and short options, `--name=value`,
+// positionals, and the number forms the calculator takes (10k, 5M, 64MB,
+// 17.55KiB, 1/1000). Mistakes throw UsageError (exit code 2).
+
+/** Wrong usage: printed on one line, exit code 2. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** A user-facing failure (a file, a value): printed on one line, exit code 1. */
+export class CliError extends Error {
+  override name = "CliError";
+}
+
+export interface OptionSpec {
+  /** Long name without dashes. */
+  name: string;
+  short?: string;
+  /** A flag takes no value. */
+  flag?: boolean;
+  /** Shown in --help. */
+  help: string;
+  /** Shown in --help after the name, e.g. "N". */
+  value?: string;
+}
+
+export interface Parsed {
+  options: Map<string, string | true>;
+  positionals: string[];
+}
+
+/** Parses argv against the specs; `--help`/`-h` is always known. */
+export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[]): Parsed {
+  const options = new Map<string, string | true>();
+  const positionals: string[] = [];
+  const byLong = new Map(specs.map((s) => [s.name, s]));
+  const byShort = new Map(specs.filter((s) => s.short).map((s) => [s.short!, s]));
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (arg === "--help" || arg === "-h") {
+      options.set("help", true);
+      continue;
+    }
+    if (arg.startsWith("--") || (arg.startsWith("-") && arg.length === 2 && arg !== "-")) {
+      const [rawName, inline] = arg.startsWith("--") ? splitOnce(arg.slice(2), "=") : [arg.slice(1), undefined];
+      const spec = arg.startsWith("--") ? byLong.get(rawName) : byShort.get(rawName);
+      if (!spec) throw new UsageError(`unknown option ${arg}`);
+      if (spec.flag) {
+        if (inline !== undefined) throw new UsageError(`--${spec.name} takes no value`);
+        options.set(spec.name, true);
+        continue;
+      }
+      const value = inline ?? argv[++i];
+      if (value === undefined) throw new UsageError(`--${spec.name} needs a value`);
+      options.set(spec.name, value);
+      continue;
+    }
+    positionals.push(arg);
+  }
+  return { options, positionals };
+}
+
+function splitOnce(text: string, separator: string): [string, string | undefined] {
+  const at = text.indexOf(separator);
+  return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
+}
+
+const SI: Record<string, number> = { "": 1, k: 1e3, K: 1e3, m: 1e6, M: 1e6, g: 1e9, G: 1e9, t: 1e12, T: 1e12 };
+const BYTE_UNITS: Record<string, number> = {
+  b: 1, B: 1, kb: 1e3, KB: 1e3, mb: 1e6, MB: 1e6, gb: 1e9, GB: 1e9, tb: 1e12, TB: 1e12,
+  kib: 1024, KiB: 1024, mib: 1024 ** 2, MiB: 1024 ** 2, gib: 1024 ** 3, GiB: 1024 ** 3, tib: 1024 ** 4, TiB: 1024 ** 4,
+};
+
+/** A count with an optional SI suffix: 10000, 1e6, 10k, 5M, 1G. */
+export function parseCount(name: string, text: string): number {
+  const match = /^([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)([kKmMgGtT]?)$/.exec(text.trim());
+  const value = match ? Number(match[1]) * SI[match[2]] : NaN;
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name} must be a positive number like 10000, 10k or 5M, got "${text}"`);
+  return value;
+}
+
+/** A byte size with a unit: 64MB, 17.55KiB, 1GiB (a bare number is bytes). */
+export function parseBytes(name: string, text: string): number {
+  const match = /^([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)\s*([a-zA-Z]*)$/.exec(text.trim());
+  const unit = match ? BYTE_UNITS[match[2] || "B"] : undefined;
+  const value = match && unit ? Number(match[1]) * unit : NaN;
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name} must be a size like 64MB, 17.55KiB or 1GiB, got "${text}"`);
+  return value;
+}
+
+/** True when the text carries a byte unit (so --m means bytes, not bits). */
+export function hasByteUnit(text: string): boolean {
+  return /[0-9.]\s*(?:[kmgt]i?b|b)$/i.test(text.trim());
+}
+
+/** A probability: 0.01, 1e-3, 1%, or 1/1000. */
+export function parseProbability(name: string, text: string): number {
+  const t = text.trim();
+  let value: number;
+  const fraction = /^([0-9.e+-]+)\s*\/\s*([0-9.e+-]+)$/.exec(t);
+  if (fraction) value = Number(fraction[1]) / Number(fraction[2]);
+  else if (t.endsWith("%")) value = Number(t.slice(0, -1)) / 100;
+  else value = Number(t);
+  if (!(value > 0 && value < 1)) throw new UsageError(`--${name} must be a probability between 0 and 1 (0.01, 1%, 1/100), got "${text}"`);
+  return value;
+}
+
+/** Renders the option list for --help. */
+export function optionHelp(specs: readonly OptionSpec[]): string {
+  const rows = specs.map((s) => [`${s.short ? `-${s.short}, ` : "    "}--${s.name}${s.value ? ` ${s.value}` : ""}`, s.help]);
+  const width = Math.max(...rows.map((r) => r[0].length));
+  return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`).join("\n");
+}

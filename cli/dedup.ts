@@ -1,0 +1,124 @@
+// `bloomkit dedup`: seed 000's crawler program as a stream. Keeps the first
+// occurrence of each line in input order; lines reach wasm as bytes.
+import { BloomFilter, MAX_FILTER_BITS, ScalableBloomFilter, falsePositiveRateFor, optimal } from "bloomkit";
+import { UsageError, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
+import { Output, Progress, fmt, inputSize, linePieces, splitLines } from "./io.js";
+
+export const dedupOptions: OptionSpec[] = [
+  { name: "output", short: "o", value: "FILE", help: "unique lines go here (default: standard output)" },
+  { name: "repeats", value: "FILE", help: "repeated lines go here" },
+  { name: "n", value: "N", help: "expected distinct lines (10k, 5M …); default: estimated from the file size, or a growing filter on stdin" },
+  { name: "p", value: "P", help: "false-positive rate, the share of new lines taken for repeats (default 0.001)" },
+  { name: "memory", value: "SIZE", help: "use a filter of this size instead (64MB, 1GiB); k from the estimated n" },
+  { name: "quiet", short: "q", flag: true, help: "no progress line" },
+];
+
+export const dedupUsage = "bloomkit dedup [input|-] [-o out] [--repeats file] [--n N --p P | --memory 64MB]";
+
+/** Expected false positives while filling: ∫₀ⁿ p(x) dx, by Simpson's rule. */
+function expectedLoss(n: number, m: number, k: number): number {
+  if (n <= 0) return 0;
+  const steps = 2000;
+  const h = n / steps;
+  let sum = 0;
+  for (let i = 0; i <= steps; i++) {
+    const weight = i === 0 || i === steps ? 1 : i % 2 === 1 ? 4 : 2;
+    sum += weight * falsePositiveRateFor(i * h, m, k);
+  }
+  return (sum * h) / 3;
+}
+
+/** Distinct lines to size for: --n, else the file size over the average line length of its first piece. */
+function estimateLines(size: number | undefined, firstPiece: Uint8Array | undefined): number | undefined {
+  if (size === undefined || !firstPiece || firstPiece.length === 0) return undefined;
+  let lines = 0;
+  for (let at = firstPiece.indexOf(10); at >= 0; at = firstPiece.indexOf(10, at + 1)) lines++;
+  const average = firstPiece.length / Math.max(1, lines);
+  return Math.max(1, Math.ceil(size / average));
+}
+
+export async function dedup({ options, positionals }: Parsed): Promise<void> {
+  if (positionals.length > 1) throw new UsageError(`dedup takes one input, got ${positionals.length}`);
+  const input = positionals[0] ?? "-";
+  const p = options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.001;
+  const givenN = options.has("n") ? parseCount("n", String(options.get("n"))) : undefined;
+  const memory = options.has("memory") ? parseBytes("memory", String(options.get("memory"))) : undefined;
+  if (givenN !== undefined && memory !== undefined) throw new UsageError("give --n and --p, or --memory, not both");
+  const size = inputSize(input);
+  const out = new Output(options.get("output") as string | undefined);
+  const repeats = options.has("repeats") ? new Output(String(options.get("repeats"))) : undefined;
+  const progress = new Progress("dedup", size, options.has("quiet"));
+
+  let filter: BloomFilter | ScalableBloomFilter | undefined;
+  let lines = 0;
+  let kept = 0;
+  let bytes = 0;
+  for await (const piece of linePieces(input)) {
+    if (!filter) {
+      const n = givenN ?? estimateLines(size, piece);
+      if (memory !== undefined) {
+        const m = Math.min(MAX_FILTER_BITS, Math.floor(memory * 8));
+        filter = BloomFilter.withSize(m, n ? optimal({ n, m }).k : 7);
+      } else if (n !== undefined) {
+        filter = BloomFilter.create(n, p);
+      } else {
+        filter = ScalableBloomFilter.create(1_000_000, p);
+      }
+    }
+    let answers: Uint8Array;
+    let ends: Uint32Array;
+    if (filter instanceof BloomFilter) ({ answers, ends } = filter.testAndAddLinesWithEnds(piece));
+    else {
+      const split = splitLines(piece);
+      answers = filter.testAndAddMany(split.keys);
+      ends = split.ends;
+    }
+    // Write runs of unique and repeated lines as slices of the input.
+    let runStart = 0;
+    for (let i = 0; i < answers.length; i++) {
+      const end = ends[i];
+      const repeated = answers[i] === 1;
+      const nextDiffers = i + 1 === answers.length || answers[i + 1] !== answers[i];
+      if (nextDiffers) {
+        const run = piece.subarray(runStart, end);
+        if (repeated) repeats?.write(run);
+        else out.write(run);
+        runStart = end;
+      }
+      if (!repeated) kept++;
+    }
+    lines += answers.length;
+    bytes += piece.length;
+    progress.update(bytes, lines);
+    await out.maybeFlush();
+    await repeats?.maybeFlush();
+  }
+  await out.close();
+  await repeats?.close();
+  progress.done();
+
+  const repeated = lines - kept;
+  let loss = 0;
+  let described = "no input";
+  if (filter instanceof BloomFilter) {
+    loss = expectedLoss(kept, filter.bits, filter.hashes);
+    described = `a Bloom filter of ${fmt(filter.bits)} bits (${(filter.bits / 8 / 2 ** 20).toFixed(2)} MiB), k = ${filter.hashes}`;
+  } else if (filter) {
+    // Layers fill in turn; a full layer keeps answering at its final rate for the keys after it.
+    let before = 0;
+    for (let i = 0; i < filter.layers; i++) {
+      const { m, k } = optimal({ n: filter.layerCapacity(i), p: filter.layerFalsePositiveRate(i) });
+      const held = Math.min(filter.layerCapacity(i), kept - before);
+      before += held;
+      loss += expectedLoss(held, m, k) + falsePositiveRateFor(held, m, k) * (kept - before);
+    }
+    described = `a scalable Bloom filter of ${filter.layers} layers, ${fmt(filter.bits)} bits`;
+  }
+  filter?.dispose();
+  process.stderr.write(
+    `There are ${fmt(lines)} lines.\n` +
+      `There are ${fmt(kept)} not repeated lines.\n` +
+      `There are ${fmt(repeated)} repeated lines.\n` +
+      `Expected distinct lines wrongly dropped as repeats (false positives): ${loss.toFixed(1)} (${described})\n`,
+  );
+}

@@ -1,0 +1,171 @@
+// `bloomkit intersect A B`: the lines two huge files share, under a memory
+// limit (seed 002). Approximate: a Bloom filter of A, then stream B. Exact:
+// hash-partition both files into buckets on disk small enough for memory,
+// then intersect bucket by bucket.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BloomFilter, MAX_FILTER_BITS, hashMany, optimal } from "bloomkit";
+import { UsageError, parseBytes, parseProbability, type OptionSpec, type Parsed } from "./args.js";
+import { Output, Progress, fmt, inputSize, linePieces, splitLines } from "./io.js";
+
+export const intersectOptions: OptionSpec[] = [
+  { name: "output", short: "o", value: "FILE", help: "common lines go here (default: standard output)" },
+  { name: "exact", flag: true, help: "exact: partition both files into buckets on disk, then intersect each bucket in memory" },
+  { name: "memory", value: "SIZE", help: "memory to use (default 1GB): the filter's size, or the bucket size for --exact" },
+  { name: "p", value: "P", help: "approximate: the filter's false-positive rate (default 0.001)" },
+  { name: "tmp", value: "DIR", help: "--exact: where the bucket files go (default: the system's temporary folder)" },
+  { name: "quiet", short: "q", flag: true, help: "no progress line" },
+];
+
+export const intersectUsage = "bloomkit intersect A B [--exact] [--memory 1GB] [--tmp DIR] [-o out]";
+
+/** Lines of a file, counted and sized in one pass over its first piece: an estimate for sizing. */
+function estimateLines(size: number, first: Uint8Array): number {
+  let lines = 0;
+  for (let at = first.indexOf(10); at >= 0; at = first.indexOf(10, at + 1)) lines++;
+  return Math.max(1, Math.ceil(size / (first.length / Math.max(1, lines))));
+}
+
+export async function intersect({ options, positionals }: Parsed): Promise<void> {
+  if (positionals.length !== 2) throw new UsageError(`intersect takes two files, got ${positionals.length}`);
+  const [a, b] = positionals;
+  if (a === "-" && b === "-") throw new UsageError("only one of A and B can be standard input");
+  const memory = options.has("memory") ? parseBytes("memory", String(options.get("memory"))) : 1e9;
+  const out = new Output(options.get("output") as string | undefined);
+  const quiet = options.has("quiet");
+  const stats = options.has("exact")
+    ? await exact(a, b, memory, String(options.get("tmp") ?? tmpdir()), out, quiet)
+    : await approximate(a, b, memory, options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.001, out, quiet);
+  await out.close();
+  process.stderr.write(stats + "\n");
+}
+
+async function approximate(a: string, b: string, memory: number, p: number, out: Output, quiet: boolean): Promise<string> {
+  const sizeA = inputSize(a);
+  let filter: BloomFilter | undefined;
+  let linesA = 0;
+  const progressA = new Progress(`reading ${a}`, sizeA, quiet);
+  let bytes = 0;
+  for await (const piece of linePieces(a)) {
+    if (!filter) {
+      // Size from A's size when known; on stdin, from the memory allowed.
+      const n = sizeA !== undefined ? estimateLines(sizeA, piece) : undefined;
+      const budget = Math.min(MAX_FILTER_BITS, Math.floor(memory * 8));
+      const wanted = n ? optimal({ n, p }) : undefined;
+      filter = wanted && wanted.m <= budget ? BloomFilter.create(n!, p) : BloomFilter.withSize(budget, n ? optimal({ n, m: budget }).k : 7);
+    }
+    linesA += filter.testAndAddLines(piece).length;
+    bytes += piece.length;
+    progressA.update(bytes, linesA);
+  }
+  progressA.done();
+  filter ??= BloomFilter.withSize(64, 1); // A is empty: nothing can match
+  const progressB = new Progress(`probing with ${b}`, inputSize(b), quiet);
+  let linesB = 0;
+  let common = 0;
+  bytes = 0;
+  for await (const piece of linePieces(b)) {
+    const { ends } = splitLines(piece);
+    const answers = filter.hasLines(piece);
+    let start = 0;
+    for (let i = 0; i < answers.length; i++) {
+      if (answers[i]) {
+        out.write(piece.subarray(start, ends[i]));
+        if (ends[i] === piece.length && piece[piece.length - 1] !== 10) out.write("\n");
+        common++;
+      }
+      start = ends[i];
+    }
+    linesB += answers.length;
+    bytes += piece.length;
+    progressB.update(bytes, linesB);
+    await out.maybeFlush();
+  }
+  progressB.done();
+  const rate = filter.falsePositiveRate();
+  const message =
+    `${fmt(common)} lines of ${b} (of ${fmt(linesB)}) are probably in ${a} (${fmt(linesA)} lines); ` +
+    `each line of ${b} not in ${a} passes with probability ${rate.toPrecision(3)}, about ${fmt((linesB - common) * rate)} of them`;
+  filter.dispose();
+  return message;
+}
+
+/** Most bucket files open at once (each side), well under the usual limit of 1,024 open files. */
+const MAX_BUCKETS = 512;
+
+/** Buckets so each holds about memory/4 bytes of A (a Set of its lines costs several times their size). */
+function bucketCount(sizeA: number | undefined, memory: number): number {
+  return Math.max(1, Math.min(MAX_BUCKETS, Math.ceil((sizeA ?? memory) / (memory / 4))));
+}
+
+/** A line's bytes as a string that keeps every byte (latin1), for the Set. */
+function byteString(key: Uint8Array): string {
+  return Buffer.from(key.buffer, key.byteOffset, key.length).toString("latin1");
+}
+
+async function exact(a: string, b: string, memory: number, tmpRoot: string, out: Output, quiet: boolean): Promise<string> {
+  let dir: string;
+  try {
+    dir = mkdtempSync(join(tmpRoot, "bloomkit-intersect-"));
+  } catch (error) {
+    throw new UsageError(`cannot create a temporary folder in ${tmpRoot}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  const onSignal = (signal: NodeJS.Signals) => {
+    cleanup();
+    process.kill(process.pid, signal);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    const buckets = bucketCount(inputSize(a), memory);
+    const linesA = await partition(a, join(dir, "a"), buckets, quiet);
+    const linesB = await partition(b, join(dir, "b"), buckets, quiet);
+    let common = 0;
+    for (let i = 0; i < buckets; i++) {
+      const seen = new Set<string>();
+      for await (const piece of linePieces(join(dir, `a.${i}`))) for (const key of splitLines(piece).keys) seen.add(byteString(key));
+      for await (const piece of linePieces(join(dir, `b.${i}`))) {
+        for (const key of splitLines(piece).keys) {
+          if (seen.delete(byteString(key))) {
+            out.write(key);
+            out.write("\n");
+            common++;
+          }
+        }
+        await out.maybeFlush();
+      }
+    }
+    return `${fmt(common)} distinct lines are in both ${a} (${fmt(linesA)} lines) and ${b} (${fmt(linesB)} lines), exactly; ${buckets} buckets`;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    cleanup();
+  }
+}
+
+/** Writes each line (its key, without "\r") to bucket xxh64(key) mod buckets; returns the line count. */
+async function partition(input: string, prefix: string, buckets: number, quiet: boolean): Promise<number> {
+  const outputs = Array.from({ length: buckets }, (_, i) => new Output(`${prefix}.${i}`));
+  const progress = new Progress(`partitioning ${input}`, inputSize(input), quiet);
+  let lines = 0;
+  let bytes = 0;
+  const newline = Buffer.from("\n");
+  for await (const piece of linePieces(input)) {
+    const { keys } = splitLines(piece);
+    const hashes = hashMany("xxh64", keys);
+    for (let i = 0; i < keys.length; i++) {
+      const bucket = outputs[Number(hashes[i] % BigInt(buckets))];
+      bucket.write(keys[i]);
+      bucket.write(newline);
+    }
+    lines += keys.length;
+    bytes += piece.length;
+    progress.update(bytes, lines);
+    for (const output of outputs) await output.maybeFlush();
+  }
+  for (const output of outputs) await output.close();
+  progress.done();
+  return lines;
+}

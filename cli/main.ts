@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// The `bloomkit` command: dispatches to a subcommand; errors are one line,
+// exit 1 (2 for wrong usage), with no stack trace for user mistakes.
+import { CliError, UsageError, optionHelp, parseArgs, type OptionSpec, type Parsed } from "./args.js";
+import { dedup, dedupOptions, dedupUsage } from "./dedup.js";
+import { intersect, intersectOptions, intersectUsage } from "./intersect.js";
+import { build, buildOptions, buildUsage, info, infoOptions, infoUsage, merge, mergeOptions, mergeUsage, query, queryOptions, queryUsage } from "./filters.js";
+import { calc, calcOptions, calcUsage } from "./calc.js";
+
+interface Command {
+  run(parsed: Parsed): Promise<void>;
+  options: OptionSpec[];
+  usage: string;
+  summary: string;
+}
+
+const COMMANDS: Record<string, Command> = {
+  dedup: { run: dedup, options: dedupOptions, usage: dedupUsage, summary: "keep the first occurrence of each line, in order (a crawler's URL de-dup)" },
+  intersect: { run: intersect, options: intersectOptions, usage: intersectUsage, summary: "lines two files share, approximately or --exact, under a memory limit" },
+  build: { run: build, options: buildOptions, usage: buildUsage, summary: "build a filter file from lines" },
+  query: { run: query, options: queryOptions, usage: queryUsage, summary: "ask a filter file about keys" },
+  info: { run: info, options: infoOptions, usage: infoUsage, summary: "type, n, m, k, fill, estimated count and current FPR of a filter file" },
+  merge: { run: merge, options: mergeOptions, usage: mergeUsage, summary: "union of two Bloom filter files" },
+  calc: { run: calc, options: calcOptions, usage: calcUsage, summary: "the parameter calculator: any three of n, p, m, k" },
+};
+
+const MAIN_HELP = `bloomkit: Bloom filters and their relatives on the command line
+
+usage: bloomkit <command> [options]   (bloomkit <command> --help for its options)
+
+commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
+  .join("\n")}
+
+exit codes: 0 success, 1 error, 2 wrong usage
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(MAIN_HELP);
+    return name === undefined ? 2 : 0;
+  }
+  if (name === "--version") {
+    process.stdout.write("bloomkit 0.1.0\n");
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) throw new UsageError(`unknown command "${name}"; commands: ${Object.keys(COMMANDS).join(", ")}`);
+  const parsed = parseArgs(rest, command.options);
+  if (parsed.options.has("help")) {
+    process.stdout.write(`usage: ${command.usage}\n\n${command.summary}\n${command.options.length ? `\noptions:\n${optionHelp(command.options)}\n` : ""}`);
+    return 0;
+  }
+  await command.run(parsed);
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`bloomkit: ${error.message} (see bloomkit --help)\n`);
+      process.exitCode = 2;
+      return;
+    }
+    const known = error instanceof CliError || error instanceof RangeError || error instanceof TypeError;
+    process.stderr.write(`bloomkit: ${known ? (error as Error).message : String((error as Error)?.message ?? error)}\n`);
+    if (!known && process.env.BLOOMKIT_DEBUG) process.stderr.write(`${(error as Error)?.stack}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,259 @@
+// The real `bloomkit` binary in a child process, on generated files.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { rng } from "./helpers.js";
+
+const BIN = new URL("../dist/cli/main.js", import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), "bloomkit-cli-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const file = (name: string) => join(dir, name);
+
+function run(args: string[], input?: string | Buffer) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { input, maxBuffer: 1 << 30 });
+  return { code: result.status, stdout: result.stdout.toString("utf8"), stderr: result.stderr.toString("utf8"), raw: result.stdout };
+}
+
+/** A crawler-like file: repeats, CRLF lines, empty lines, Chinese, and no final newline. */
+function crawlFile(lines: number, seed: number): { text: string; keys: string[] } {
+  const random = rng(seed);
+  const out: string[] = [];
+  for (let i = 0; i < lines; i++) {
+    const id = random() < 0.3 && i > 0 ? Math.floor(random() * i) : i; // ~30% repeats
+    const base = id % 97 === 0 ? "" : `https://例子.example/${id}?q=${id % 13}`;
+    out.push(random() < 0.1 ? `${base}\r` : base);
+  }
+  const keys = out.map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
+  return { text: out.join("\n"), keys };
+}
+
+/** The first occurrence of each key, in order: what dedup must approximate. */
+function exactFirstOccurrences(keys: string[]): Set<number> {
+  const seen = new Set<string>();
+  const firsts = new Set<number>();
+  keys.forEach((key, i) => {
+    if (!seen.has(key)) {
+      seen.add(key);
+      firsts.add(i);
+    }
+  });
+  return firsts;
+}
+
+describe("bloomkit dedup", () => {
+  const { text, keys } = crawlFile(60_000, 1);
+  writeFileSync(file("crawl.txt"), text);
+  const lines = text.split("\n");
+  const firsts = exactFirstOccurrences(keys);
+
+  /** Checks an output against the input: kept lines in order, each a first occurrence, losses within the expected count. */
+  function check(output: string, stderr: string, repeats?: string) {
+    const kept = output.split("\n");
+    if (kept[kept.length - 1] === "") kept.pop();
+    // Map kept lines back to input positions, in order.
+    let at = 0;
+    const positions: number[] = [];
+    for (const line of kept) {
+      while (at < lines.length && lines[at] !== line) at++;
+      expect(at, `kept line ${JSON.stringify(line)} is in input order`).toBeLessThan(lines.length);
+      positions.push(at++);
+    }
+    for (const p of positions) expect(firsts.has(p)).toBe(true);
+    const lost = firsts.size - positions.length;
+    const expectedLoss = Number(/wrongly dropped as repeats \(false positives\): ([\d.]+)/.exec(stderr)?.[1]);
+    expect(lost).toBeGreaterThanOrEqual(0);
+    expect(lost).toBeLessThanOrEqual(Math.max(5, 3 * expectedLoss));
+    expect(stderr).toContain(`There are ${lines.length.toLocaleString("en-US")} lines.`);
+    expect(stderr).toContain(`There are ${positions.length.toLocaleString("en-US")} not repeated lines.`);
+    if (repeats !== undefined) {
+      const repeated = repeats.split("\n").filter((l, i, all) => !(i === all.length - 1 && l === ""));
+      expect(repeated.length + kept.length).toBe(lines.length);
+    }
+  }
+
+  it("keeps the first occurrence of each line in order and drops at most its expected false positives", () => {
+    const result = run(["dedup", file("crawl.txt"), "-o", file("unique.txt"), "--repeats", file("repeats.txt")]);
+    expect(result.code).toBe(0);
+    check(readFileSync(file("unique.txt"), "utf8"), result.stderr, readFileSync(file("repeats.txt"), "utf8"));
+    expect(result.stderr).not.toContain("\r"); // no progress line when stderr is not a terminal
+  });
+
+  it("reads standard input with a growing filter, writing to standard output", () => {
+    const result = run(["dedup", "-"], text);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("scalable Bloom filter");
+    check(result.stdout, result.stderr);
+  });
+
+  it("honours --n/--p and --memory", () => {
+    const sized = run(["dedup", file("crawl.txt"), "--n", "50k", "--p", "1/10000"]);
+    expect(sized.code).toBe(0);
+    check(sized.stdout, sized.stderr);
+    const small = run(["dedup", file("crawl.txt"), "--memory", "64KB"]);
+    expect(small.code).toBe(0);
+    expect(small.stderr).toContain("a Bloom filter of 512,000 bits");
+  });
+
+  it("keeps bytes as they are: CRLF, empty lines, a missing final newline, very long lines", () => {
+    const long = "L".repeat(5_000_000);
+    const input = `a\r\nb\n\n${long}\na\n\nb\r\n${long}\nend`;
+    const result = run(["dedup"], input);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`a\r\nb\n\n${long}\nend`);
+    expect(run(["dedup"], "").stdout).toBe("");
+  });
+});
+
+describe("bloomkit intersect", () => {
+  const random = rng(7);
+  const a = Array.from({ length: 30_000 }, (_, i) => `https://a.example/${i}`);
+  const shared = Array.from({ length: 5_000 }, (_, i) => `https://shared.example/${i}/${Math.floor(random() * 1e6)}`);
+  const b = Array.from({ length: 30_000 }, (_, i) => `https://b.example/${i}`);
+  writeFileSync(file("A.txt"), [...a, ...shared, ...shared.slice(0, 100)].join("\n") + "\n");
+  writeFileSync(file("B.txt"), [...shared.slice().reverse(), ...b].join("\r\n"));
+
+  it("--exact equals the true intersection and removes its bucket files", () => {
+    const tmp = mkdtempSync(join(dir, "tmp-"));
+    const result = run(["intersect", file("A.txt"), file("B.txt"), "--exact", "--memory", "200KB", "--tmp", tmp]);
+    expect(result.code).toBe(0);
+    expect(new Set(result.stdout.trim().split("\n"))).toEqual(new Set(shared));
+    expect(result.stdout.trim().split("\n")).toHaveLength(shared.length);
+    expect(result.stderr).toMatch(/5,000 distinct lines are in both/);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it("approximate output contains the true intersection", () => {
+    const result = run(["intersect", file("A.txt"), file("B.txt")]);
+    expect(result.code).toBe(0);
+    const got = new Set(result.stdout.split(/\r?\n/).filter(Boolean));
+    for (const line of shared) expect(got.has(line)).toBe(true);
+    expect(got.size - shared.length).toBeLessThan(200); // false positives, about 0.1% of 30,000
+  });
+
+  it("removes its temporary files on error", () => {
+    const tmp = mkdtempSync(join(dir, "tmp-"));
+    const result = run(["intersect", file("A.txt"), file("missing.txt"), "--exact", "--tmp", tmp]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toMatch(/^bloomkit: cannot read .*missing\.txt: ENOENT$/);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it("removes its temporary files on Ctrl-C", async () => {
+    const big = file("big.txt");
+    writeFileSync(big, Array.from({ length: 2_000_000 }, (_, i) => `https://big.example/${i}`).join("\n"));
+    const tmp = mkdtempSync(join(dir, "tmp-"));
+    const child = spawn(process.execPath, [BIN, "intersect", big, big, "--exact", "--memory", "4MB", "--tmp", tmp], { stdio: "ignore" });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal ? 130 : _code)));
+    for (let i = 0; i < 400 && readdirSync(tmp).length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(readdirSync(tmp).length).toBe(1); // its bucket folder exists
+    child.kill("SIGINT");
+    expect(await exited).not.toBe(0);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+});
+
+describe("bloomkit build, query, info, merge", () => {
+  writeFileSync(file("keys1.txt"), Array.from({ length: 20_000 }, (_, i) => `key-${i}`).join("\n") + "\n");
+  writeFileSync(file("keys2.txt"), Array.from({ length: 20_000 }, (_, i) => `key-${i + 10_000}`).join("\n") + "\n");
+
+  it.each(["bloom", "counting", "cuckoo", "scalable"])("builds a %s filter file that query and info read", (type) => {
+    const out = file(`f-${type}.bloom`);
+    const built = run(["build", file("keys1.txt"), "-o", out, "--type", type]);
+    expect(built.code).toBe(0);
+    expect(existsSync(out)).toBe(true);
+    const queried = run(["query", out, "key-5", "key-19999", "nope"]);
+    expect(queried.stdout).toBe("key-5\tprobably present\nkey-19999\tprobably present\nnope\tdefinitely absent\n");
+    const piped = run(["query", out, "-"], "key-1\r\nabsent-key\n");
+    expect(piped.stdout).toBe("key-1\tprobably present\nabsent-key\tdefinitely absent\n");
+    const info = run(["info", out]);
+    expect(info.code).toBe(0);
+    expect(info.stdout).toMatch(/^type \w+Filter\nn [\d,]+ /);
+    expect(info.stdout).toMatch(/current FPR/);
+  });
+
+  it("merges two Bloom filter files into their union", () => {
+    expect(run(["build", file("keys1.txt"), "-o", file("m1.bloom"), "--n", "40k"]).code).toBe(0);
+    expect(run(["build", file("keys2.txt"), "-o", file("m2.bloom"), "--n", "40k"]).code).toBe(0);
+    expect(run(["merge", file("m1.bloom"), file("m2.bloom"), "-o", file("m3.bloom")]).code).toBe(0);
+    expect(run(["query", file("m3.bloom"), "key-0", "key-29999", "zzz"]).stdout).toBe(
+      "key-0\tprobably present\nkey-29999\tprobably present\nzzz\tdefinitely absent\n",
+    );
+  });
+});
+
+describe("bloomkit calc", () => {
+  it("reproduces the seeds' example, with SI suffixes and fractions", () => {
+    const result = run(["calc", "--n", "10k", "--p", "1/1000"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("m = 143,776 bits (17.55 KiB)\nk = 10\n");
+    expect(result.stdout).toContain("size = 17,972 bytes");
+  });
+
+  it("takes m as bits or as a size, and any three of n, p, m, k", () => {
+    expect(run(["calc", "--m", "143776", "--n", "10000"]).stdout).toContain("k = 10");
+    expect(run(["calc", "--m", "17.55KiB", "--n", "10k"]).stdout).toContain("m = 143,770 bits");
+    expect(run(["calc", "--m", "1M", "--k", "7", "--p", "1%"]).stdout).toMatch(/n = 10[0-9],[0-9]{3}/);
+    expect(run(["calc", "--n", "5M", "--m", "64MB", "--k", "7"]).stdout).toMatch(/p = /);
+  });
+});
+
+describe("errors and exit codes", () => {
+  it.each([
+    [["frobnicate"], 2, /unknown command "frobnicate"/],
+    [["dedup", "--bogus"], 2, /unknown option --bogus/],
+    [["dedup", "a", "b"], 2, /dedup takes one input/],
+    [["dedup", "--n", "lots"], 2, /--n must be a positive number like 10000, 10k or 5M, got "lots"/],
+    [["dedup", "--n", "10k", "--memory", "1MB"], 2, /not both/],
+    [["dedup", "--memory", "12 parsecs"], 2, /--memory must be a size/],
+    [["build", "x.txt"], 2, /build needs -o FILE/],
+    [["build", "-", "-o", "x.bloom"], 2, /needs --n/],
+    [["build", "x.txt", "-o", "x.bloom", "--type", "magic"], 2, /--type must be one of bloom, counting, cuckoo, scalable, split-block, got "magic"/],
+    [["calc", "--n", "10"], 2, /calc needs --n and --p/],
+    [["calc", "--p", "2", "--n", "1"], 2, /--p must be a probability/],
+    [["intersect", "onlyone"], 2, /intersect takes two files/],
+    [["query"], 2, /query needs a filter file/],
+    [["dedup", "/no/such/file"], 1, /^bloomkit: cannot read \/no\/such\/file: ENOENT$/],
+    [["info", "/no/such.bloom"], 1, /cannot read \/no\/such.bloom: ENOENT/],
+    [["calc", "--n", "1000", "--m", "100", "--p", "1e-9"], 1, /cannot reach p = 1e-9/],
+  ])("%j exits %i", (args, code, message) => {
+    const result = run(args as string[]);
+    expect(result.code).toBe(code);
+    expect(result.stderr.trim()).toMatch(message);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it("rejects files that are not filters, and merges of incompatible filters", () => {
+    writeFileSync(file("junk.bloom"), "not a filter at all");
+    expect(run(["info", file("junk.bloom")])).toMatchObject({ code: 1 });
+    expect(run(["info", file("junk.bloom")]).stderr).toMatch(/junk.bloom is not a bloomkit filter: not a bloomkit filter: the magic number is missing/);
+    expect(run(["build", file("keys1.txt"), "-o", file("small.bloom"), "--n", "10"]).code).toBe(0);
+    expect(run(["build", file("keys1.txt"), "-o", file("cuckoo.bloom"), "--type", "cuckoo"]).code).toBe(0);
+    const incompatible = run(["merge", file("small.bloom"), file("f-bloom.bloom"), "-o", file("x.bloom")]);
+    expect(incompatible.code).toBe(1);
+    expect(incompatible.stderr).toMatch(/cannot merge .*different bits/);
+    expect(run(["merge", file("small.bloom"), file("cuckoo.bloom"), "-o", file("x.bloom")]).stderr).toMatch(/got BloomFilter and CuckooFilter/);
+    const split = run(["build", file("keys1.txt"), "-o", file("s.bloom"), "--type", "split-block"]);
+    expect(split.code).toBe(1);
+    expect(split.stderr).toMatch(/split-block is not available/);
+  });
+
+  it("has --help for every command, exit 0", () => {
+    expect(run(["--help"]).stdout).toMatch(/commands:\n {2}dedup/);
+    for (const command of ["dedup", "intersect", "build", "query", "info", "merge", "calc"]) {
+      const help = run([command, "--help"]);
+      expect(help.code, command).toBe(0);
+      expect(help.stdout).toMatch(new RegExp(`^usage: bloomkit ${command}`));
+    }
+    expect(run([]).code).toBe(2);
+  });
+
+  it("a cuckoo build that overflows says so", () => {
+    writeFileSync(file("dup.txt"), Array.from({ length: 20 }, () => "same").join("\n"));
+    const result = run(["build", file("dup.txt"), "-o", file("dup.bloom"), "--type", "cuckoo"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/the cuckoo filter is full: 12 of 20 keys did not fit/);
+  });
+});
