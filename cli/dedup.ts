@@ -57,8 +57,9 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
     if (!filter) {
       const n = givenN ?? estimateLines(size, piece);
       if (memory !== undefined) {
+        // More memory than n needs lowers the rate; more hashes than p needs would only cost time.
         const m = Math.min(MAX_FILTER_BITS, Math.floor(memory * 8));
-        filter = BloomFilter.withSize(m, n ? optimal({ n, m }).k : 7);
+        filter = BloomFilter.withSize(m, n ? Math.min(optimal({ n, m }).k, optimal({ n, p }).k) : optimal({ n: 1, p }).k);
       } else if (n !== undefined) {
         filter = BloomFilter.create(n, p);
       } else {

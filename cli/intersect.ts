@@ -53,7 +53,7 @@ async function approximate(a: string, b: string, memory: number, p: number, out:
       const n = sizeA !== undefined ? estimateLines(sizeA, piece) : undefined;
       const budget = Math.min(MAX_FILTER_BITS, Math.floor(memory * 8));
       const wanted = n ? optimal({ n, p }) : undefined;
-      filter = wanted && wanted.m <= budget ? BloomFilter.create(n!, p) : BloomFilter.withSize(budget, n ? optimal({ n, m: budget }).k : 7);
+      filter = wanted && wanted.m <= budget ? BloomFilter.create(n!, p) : BloomFilter.withSize(budget, n ? Math.min(optimal({ n, m: budget }).k, optimal({ n, p }).k) : optimal({ n: 1, p }).k);
     }
     linesA += filter.testAndAddLines(piece).length;
     bytes += piece.length;

@@ -3,7 +3,8 @@
 import { createReadStream, createWriteStream, statSync, type WriteStream } from "node:fs";
 import { CliError } from "./args.js";
 
-const CHUNK = 4 << 20;
+/** Read size, and how much output is buffered before a write. */
+const CHUNK = 1 << 20;
 
 /** Byte size of a file, or undefined for stdin. */
 export function inputSize(path: string): number | undefined {
@@ -24,14 +25,25 @@ export async function* linePieces(path: string): AsyncGenerator<Buffer> {
   let carry: Buffer | undefined;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
-      const data = carry ? Buffer.concat([carry, chunk]) : chunk;
-      const last = data.lastIndexOf(10);
-      if (last < 0) {
-        carry = data;
+      let start = 0;
+      if (carry) {
+        // Only the line that spans two chunks is copied.
+        const newline = chunk.indexOf(10);
+        if (newline < 0) {
+          carry = Buffer.concat([carry, chunk]);
+          continue;
+        }
+        yield Buffer.concat([carry, chunk.subarray(0, newline + 1)]);
+        carry = undefined;
+        start = newline + 1;
+      }
+      const last = chunk.lastIndexOf(10);
+      if (last < start) {
+        carry = chunk.subarray(start);
         continue;
       }
-      carry = last + 1 < data.length ? data.subarray(last + 1) : undefined;
-      yield data.subarray(0, last + 1);
+      if (last + 1 < chunk.length) carry = chunk.subarray(last + 1);
+      yield chunk.subarray(start, last + 1);
     }
   } catch (error) {
     throw new CliError(`cannot read ${path === "-" ? "standard input" : path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
@@ -85,10 +97,15 @@ export class Output {
   async flush(): Promise<void> {
     this.#check();
     if (this.#size === 0) return;
-    const data = Buffer.concat(this.#parts, this.#size);
+    const parts = this.#parts;
     this.#parts = [];
     this.#size = 0;
-    if (!this.#stream.write(data)) {
+    // Corked writes go out as one vectored write, without copying the parts together.
+    this.#stream.cork();
+    let ok = true;
+    for (const part of parts) ok = this.#stream.write(part);
+    this.#stream.uncork();
+    if (!ok) {
       await new Promise<void>((resolve) => {
         const done = () => {
           this.#stream.off("drain", done);
