@@ -30,6 +30,7 @@ import {
   doubleIndex,
   keyStep,
 } from "./indices";
+import { findNewline, keyEnd } from "./lines";
 
 export { FILTER_HEADER };
 
@@ -247,13 +248,10 @@ export function bloomLines(filter: usize, op: u32, buf: usize, len: u32, final: 
   let lines: u32 = 0;
   let added: u32 = 0;
   while (lines < maxLines && at < len) {
-    let end = at;
-    while (end < len && load<u8>(buf + end) != 10) end++;
+    const end = findNewline(buf, at, len);
     if (end == len && !final) break;
-    let keyEnd = end;
-    if (keyEnd > at && load<u8>(buf + keyEnd - 1) == 13) keyEnd--;
     const key = buf + at;
-    const keyLen = keyEnd - at;
+    const keyLen = keyEnd(buf, at, end) - at;
     let answer: u32;
     if (op == LINES_HAS) answer = <u32>containsKey(filter, key, keyLen);
     else {

@@ -21,3 +21,4 @@ export {
 export { hashBits, hashKey, hashPacked } from "./hash";
 export { countingBlockBytes, countingPacked, countingSaturated, countingNonZero, countingToBloom, countingCounter } from "./counting";
 export { cuckooBlockBytes, cuckooInit, cuckooPacked, cuckooSize, cuckooHeaderBytes, cuckooSetSize } from "./cuckoo";
+export { sbbfBlockBytes, sbbfInit, sbbfHeaderBytes, sbbfPacked, sbbfLines, sbbfLinesConsumed, sbbfFalsePositiveRate, sbbfSetBits } from "./split-block";

@@ -1,7 +1,7 @@
 // Batch plumbing shared by the filters: run a wasm loop over keys (an array or
 // packed bytes) chunk by chunk and collect one result per key.
 import { heapU32, heapU8 } from "./wasm.js";
-import { forEachChunk, forEachPackedChunk, useScratch, writeKey, type Key } from "./keys.js";
+import { forEachChunk, forEachLineChunk, forEachPackedChunk, MAX_BATCH_KEYS, useScratch, writeKey, type Key } from "./keys.js";
 
 /** One wasm call over `count` keys of a chunk (layout as in bloomAddPacked); results go to `out`. */
 export type WasmBatch = (keys: number, ends: number, count: number, start: number, out: number) => number;
@@ -57,4 +57,52 @@ export function one(key: Key, call: WasmBatch, wide = false): number {
   heapU32()[ends >>> 2] = len;
   call(bytes, ends, 1, 0, out);
   return wide ? heapU32()[out >>> 2] : heapU8()[out];
+}
+
+/** One wasm lines call: handles up to `maxLines` whole lines from `keys`, returns how many; `consumed()` then tells the bytes. */
+export interface LinesCall {
+  run(keys: number, len: number, final: boolean, maxLines: number, out: number, lineEnds: number): number;
+  consumed(): number;
+}
+
+/** Concatenates typed arrays of one kind. */
+export function concat<T extends Uint8Array | Uint32Array>(parts: T[], Type: { new (length: number): T }): T {
+  const out = new Type(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/**
+ * Runs a lines call over a buffer of newline-delimited keys: one answer byte
+ * per line and, when asked, each line's end offset in the buffer. `onAnswers`
+ * sees each piece's answers as they come (for counting new keys).
+ */
+export function linesOf(buffer: Uint8Array, call: LinesCall, wantEnds: boolean, onAnswers?: (answers: Uint8Array) => void): { answers: Uint8Array; ends: Uint32Array } {
+  const answers: Uint8Array[] = [];
+  const ends: Uint32Array[] = [];
+  let base = 0;
+  forEachLineChunk(buffer, (keys, len, final) => {
+    let at = 0;
+    while (at < len) {
+      const { ends: endsPtr, out } = useScratch(0);
+      const lines = call.run(keys + at, len - at, final, MAX_BATCH_KEYS, out, wantEnds ? endsPtr : 0);
+      if (lines === 0) break;
+      const piece = heapU8().slice(out, out + lines);
+      onAnswers?.(piece);
+      answers.push(piece);
+      if (wantEnds) {
+        const lineEnds = heapU32().slice(endsPtr >>> 2, (endsPtr >>> 2) + lines);
+        for (let i = 0; i < lines; i++) lineEnds[i] += base + at;
+        ends.push(lineEnds);
+      }
+      at += call.consumed();
+    }
+    base += at;
+    return at;
+  });
+  return { answers: concat(answers, Uint8Array), ends: concat(ends, Uint32Array) };
 }

@@ -4,7 +4,8 @@
 import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
 import { allocate, disown, own } from "./memory.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
-import { forEachChunk, forEachLineChunk, forEachPackedChunk, MAX_BATCH_KEYS, useScratch, writeKey, type Key } from "./keys.js";
+import { forEachChunk, forEachPackedChunk, useScratch, writeKey, type Key } from "./keys.js";
+import { linesOf } from "./batch.js";
 import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
 import { type HashName } from "./hash.js";
 import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, toBase64, writeRecord } from "./format.js";
@@ -32,17 +33,6 @@ const OPTION_NAMES = [...HASHING_OPTION_NAMES, "foldable"] as const;
 const HEADER_BYTES = core.bloomBlockBytes(0);
 /** bloomLines operations. */
 const LINES = { add: 0, has: 1 } as const;
-
-/** Concatenates typed arrays. */
-function concat<T extends Uint8Array | Uint32Array>(parts: T[], Type: { new (length: number): T }): T {
-  const out = new Type(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
 
 /** Largest m a single filter can have: its block must fit the allocator's 1 GiB − 4 byte limit. */
 export const MAX_FILTER_BITS = Math.floor((MAX_BLOCK_BYTES - HEADER_BYTES) / 8) * 64;
@@ -426,33 +416,17 @@ export class BloomFilter implements Disposable {
 
   #lines(op: number, buffer: Uint8Array, wantEnds: boolean): { answers: Uint8Array; ends: Uint32Array } {
     const ptr = this.#live();
-    const answers: Uint8Array[] = [];
-    const ends: Uint32Array[] = [];
-    let base = 0;
-    forEachLineChunk(buffer, (keys, len, final) => {
-      let at = 0;
-      while (at < len) {
-        const { ends: endsPtr, out } = useScratch(0);
-        const lines = core.bloomLines(ptr, op, keys + at, len - at, final ? 1 : 0, MAX_BATCH_KEYS, out, wantEnds ? endsPtr : 0, 0);
-        if (lines === 0) break;
-        const chunk = heapU8().slice(out, out + lines);
-        answers.push(chunk);
-        if (wantEnds) {
-          const lineEnds = new Uint32Array(core.memory.buffer, endsPtr, lines).slice();
-          for (let i = 0; i < lines; i++) lineEnds[i] += base + at;
-          ends.push(lineEnds);
-        }
-        if (op === LINES.add) {
-          let added = 0;
-          for (const seen of chunk) added += seen ^ 1;
-          this.#added(added);
-        }
-        at += core.bloomLinesConsumed();
-      }
-      base += at;
-      return at;
-    });
-    return { answers: concat(answers, Uint8Array), ends: concat(ends, Uint32Array) };
+    const call = {
+      run: (keys: number, len: number, final: boolean, maxLines: number, out: number, lineEnds: number) =>
+        core.bloomLines(ptr, op, keys, len, final ? 1 : 0, maxLines, out, lineEnds, 0),
+      consumed: () => core.bloomLinesConsumed(),
+    };
+    const countNew = (answers: Uint8Array) => {
+      let added = 0;
+      for (const seen of answers) added += seen ^ 1;
+      this.#added(added);
+    };
+    return linesOf(buffer, call, wantEnds, op === LINES.add ? countNew : undefined);
   }
 
   #combine(other: BloomFilter, op: "union" | "intersect"): BloomFilter {

@@ -3,10 +3,11 @@ import { BloomFilter } from "./bloom-filter.js";
 import { ScalableBloomFilter } from "./scalable-bloom-filter.js";
 import { CountingBloomFilter } from "./counting-bloom-filter.js";
 import { CuckooFilter } from "./cuckoo-filter.js";
+import { SplitBlockBloomFilter } from "./split-block-bloom-filter.js";
 import { FilterType, FormatError, fromBase64, recordType } from "./format.js";
 
 /** Any filter this version can read. */
-export type AnyFilter = BloomFilter | ScalableBloomFilter | CountingBloomFilter | CuckooFilter;
+export type AnyFilter = BloomFilter | ScalableBloomFilter | CountingBloomFilter | CuckooFilter | SplitBlockBloomFilter;
 
 /** A filter of whichever type the bytes hold (checked as each type's deserialize checks). */
 export function deserialize(bytes: Uint8Array): AnyFilter {
@@ -20,6 +21,8 @@ export function deserialize(bytes: Uint8Array): AnyFilter {
       return CountingBloomFilter.deserialize(bytes);
     case FilterType.cuckoo:
       return CuckooFilter.deserialize(bytes);
+    case FilterType.splitBlock:
+      return SplitBlockBloomFilter.deserialize(bytes);
     default:
       throw new FormatError(`filter type ${type} is not supported by this version of bloomkit`);
   }

@@ -6,6 +6,7 @@ export type { Key } from "./keys.js";
 export { ScalableBloomFilter, type ScalableBloomFilterOptions } from "./scalable-bloom-filter.js";
 export { CountingBloomFilter, type CountingBloomFilterOptions, type CounterBits } from "./counting-bloom-filter.js";
 export { CuckooFilter, fingerprintBitsFor, type CuckooFilterOptions } from "./cuckoo-filter.js";
+export { SplitBlockBloomFilter, splitBlockBytesFor, splitBlockFalsePositiveRate, SBBF_BLOCK_BYTES } from "./split-block-bloom-filter.js";
 export { deserialize, deserializeBase64, type AnyFilter } from "./deserialize.js";
 export { FormatError, FORMAT_VERSION } from "./format.js";
 export type { HashingOptions } from "./hashing.js";

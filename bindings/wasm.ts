@@ -36,6 +36,14 @@ export interface Core {
   cuckooSize(filter: number): number;
   cuckooHeaderBytes(): number;
   cuckooSetSize(filter: number, size: number): void;
+  sbbfBlockBytes(blocks: number): number;
+  sbbfInit(filter: number, blocks: number): void;
+  sbbfHeaderBytes(): number;
+  sbbfPacked(filter: number, op: number, keys: number, ends: number, count: number, start: number, out: number): number;
+  sbbfLines(filter: number, op: number, buf: number, len: number, final: number, maxLines: number, out: number, lineEnds: number): number;
+  sbbfLinesConsumed(): number;
+  sbbfFalsePositiveRate(filter: number): number;
+  sbbfSetBits(filter: number): number;
   hashBits(id: number): number;
   hashKey(id: number, key: number, len: number, seed: number, out: number): void;
   hashPacked(id: number, keys: number, ends: number, count: number, start: number, seed: number, out: number): void;

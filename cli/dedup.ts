@@ -1,6 +1,6 @@
 // `bloomkit dedup`: seed 000's crawler program as a stream. Keeps the first
 // occurrence of each line in input order; lines reach wasm as bytes.
-import { BloomFilter, MAX_FILTER_BITS, ScalableBloomFilter, falsePositiveRateFor, optimal } from "bloomkit";
+import { BloomFilter, MAX_FILTER_BITS, ScalableBloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, optimal, splitBlockFalsePositiveRate } from "bloomkit";
 import { UsageError, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
 import { Output, Progress, fmt, inputSize, linePieces, splitLines } from "./io.js";
 
@@ -10,20 +10,21 @@ export const dedupOptions: OptionSpec[] = [
   { name: "n", value: "N", help: "expected distinct lines (10k, 5M …); default: estimated from the file size, or a growing filter on stdin" },
   { name: "p", value: "P", help: "false-positive rate, the share of new lines taken for repeats (default 0.001)" },
   { name: "memory", value: "SIZE", help: "use a filter of this size instead (64MB, 1GiB); k from the estimated n" },
+  { name: "type", value: "TYPE", help: "split-block (default: one cache line per line, fastest) or bloom (fewest bits for p)" },
   { name: "quiet", short: "q", flag: true, help: "no progress line" },
 ];
 
-export const dedupUsage = "bloomkit dedup [input|-] [-o out] [--repeats file] [--n N --p P | --memory 64MB]";
+export const dedupUsage = "bloomkit dedup [input|-] [-o out] [--repeats file] [--n N --p P | --memory 64MB] [--type split-block|bloom]";
 
-/** Expected false positives while filling: ∫₀ⁿ p(x) dx, by Simpson's rule. */
-function expectedLoss(n: number, m: number, k: number): number {
+/** Expected false positives while filling: ∫₀ⁿ rate(x) dx, by Simpson's rule. */
+function expectedLoss(n: number, rate: (x: number) => number): number {
   if (n <= 0) return 0;
   const steps = 2000;
   const h = n / steps;
   let sum = 0;
   for (let i = 0; i <= steps; i++) {
     const weight = i === 0 || i === steps ? 1 : i % 2 === 1 ? 4 : 2;
-    sum += weight * falsePositiveRateFor(i * h, m, k);
+    sum += weight * rate(i * h);
   }
   return (sum * h) / 3;
 }
@@ -44,31 +45,35 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   const givenN = options.has("n") ? parseCount("n", String(options.get("n"))) : undefined;
   const memory = options.has("memory") ? parseBytes("memory", String(options.get("memory"))) : undefined;
   if (givenN !== undefined && memory !== undefined) throw new UsageError("give --n and --p, or --memory, not both");
+  const type = String(options.get("type") ?? "split-block");
+  if (type !== "split-block" && type !== "bloom") throw new UsageError(`--type must be split-block or bloom, got "${type}"`);
   const size = inputSize(input);
   const out = new Output(options.get("output") as string | undefined);
   const repeats = options.has("repeats") ? new Output(String(options.get("repeats"))) : undefined;
   const progress = new Progress("dedup", size, options.has("quiet"));
 
-  let filter: BloomFilter | ScalableBloomFilter | undefined;
+  let filter: BloomFilter | SplitBlockBloomFilter | ScalableBloomFilter | undefined;
   let lines = 0;
   let kept = 0;
   let bytes = 0;
   for await (const piece of linePieces(input)) {
     if (!filter) {
       const n = givenN ?? estimateLines(size, piece);
-      if (memory !== undefined) {
+      if (memory !== undefined && type === "split-block") {
+        filter = SplitBlockBloomFilter.withSize(Math.max(1, Math.floor(Math.min(MAX_FILTER_BITS / 8, memory) / 32)));
+      } else if (memory !== undefined) {
         // More memory than n needs lowers the rate; more hashes than p needs would only cost time.
         const m = Math.min(MAX_FILTER_BITS, Math.floor(memory * 8));
         filter = BloomFilter.withSize(m, n ? Math.min(optimal({ n, m }).k, optimal({ n, p }).k) : optimal({ n: 1, p }).k);
       } else if (n !== undefined) {
-        filter = BloomFilter.create(n, p);
+        filter = type === "split-block" ? SplitBlockBloomFilter.create(n, p) : BloomFilter.create(n, p);
       } else {
         filter = ScalableBloomFilter.create(1_000_000, p);
       }
     }
     let answers: Uint8Array;
     let ends: Uint32Array;
-    if (filter instanceof BloomFilter) ({ answers, ends } = filter.testAndAddLinesWithEnds(piece));
+    if (filter instanceof BloomFilter || filter instanceof SplitBlockBloomFilter) ({ answers, ends } = filter.testAndAddLinesWithEnds(piece));
     else {
       const split = splitLines(piece);
       answers = filter.testAndAddMany(split.keys);
@@ -102,8 +107,13 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   let loss = 0;
   let described = "no input";
   if (filter instanceof BloomFilter) {
-    loss = expectedLoss(kept, filter.bits, filter.hashes);
-    described = `a Bloom filter of ${fmt(filter.bits)} bits (${(filter.bits / 8 / 2 ** 20).toFixed(2)} MiB), k = ${filter.hashes}`;
+    const { bits, hashes } = filter;
+    loss = expectedLoss(kept, (x) => falsePositiveRateFor(x, bits, hashes));
+    described = `a Bloom filter of ${fmt(bits)} bits (${(bits / 8 / 2 ** 20).toFixed(2)} MiB), k = ${hashes}`;
+  } else if (filter instanceof SplitBlockBloomFilter) {
+    const { blocks, bits } = filter;
+    loss = expectedLoss(kept, (x) => splitBlockFalsePositiveRate(x, blocks));
+    described = `a split-block Bloom filter of ${fmt(bits)} bits (${(bits / 8 / 2 ** 20).toFixed(2)} MiB)`;
   } else if (filter) {
     // Layers fill in turn; a full layer keeps answering at its final rate for the keys after it.
     let before = 0;
@@ -111,7 +121,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
       const { m, k } = optimal({ n: filter.layerCapacity(i), p: filter.layerFalsePositiveRate(i) });
       const held = Math.min(filter.layerCapacity(i), kept - before);
       before += held;
-      loss += expectedLoss(held, m, k) + falsePositiveRateFor(held, m, k) * (kept - before);
+      loss += expectedLoss(held, (x) => falsePositiveRateFor(x, m, k)) + falsePositiveRateFor(held, m, k) * (kept - before);
     }
     described = `a scalable Bloom filter of ${filter.layers} layers, ${fmt(filter.bits)} bits`;
   }

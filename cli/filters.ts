@@ -6,6 +6,7 @@ import {
   CuckooFilter,
   FormatError,
   ScalableBloomFilter,
+  SplitBlockBloomFilter,
   deserialize,
   type AnyFilter,
 } from "bloomkit";
@@ -70,7 +71,6 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   if (typeof output !== "string") throw new UsageError("build needs -o FILE");
   const type = String(options.get("type") ?? "bloom");
   if (!(FILTER_TYPES as readonly string[]).includes(type)) throw new UsageError(`--type must be one of ${FILTER_TYPES.join(", ")}, got "${type}"`);
-  if (type === "split-block") throw new CliError("--type split-block is not available in this version of bloomkit yet");
   const p = options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.01;
   let n = options.has("n") ? parseCount("n", String(options.get("n"))) : undefined;
   if (n === undefined && type !== "scalable") {
@@ -81,13 +81,14 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
     type === "bloom" ? BloomFilter.create(n!, p)
     : type === "counting" ? CountingBloomFilter.create(n!, p)
     : type === "cuckoo" ? CuckooFilter.create(n!, p)
+    : type === "split-block" ? SplitBlockBloomFilter.create(n!, p)
     : ScalableBloomFilter.create(n ?? 100_000, p);
   const progress = new Progress("build", inputSize(input), options.has("quiet"));
   let lines = 0;
   let bytes = 0;
   let full = 0;
   for await (const piece of linePieces(input)) {
-    if (filter instanceof BloomFilter) lines += filter.testAndAddLines(piece).length;
+    if (filter instanceof BloomFilter || filter instanceof SplitBlockBloomFilter) lines += filter.testAndAddLines(piece).length;
     else {
       const { keys } = splitLines(piece);
       if (filter instanceof CuckooFilter) for (const stored of filter.addMany(keys)) full += stored ^ 1;
@@ -151,6 +152,17 @@ function describeFilter(filter: AnyFilter): string {
       `k ${filter.hashes} (${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed})`,
       `fill ${filter.fillRatio.toFixed(4)}`,
       `saturated counters ${fmt(filter.saturatedCounters)}`,
+      `current FPR ${pct(filter.falsePositiveRate())}`,
+    ].join("\n");
+  }
+  if (filter instanceof SplitBlockBloomFilter) {
+    return [
+      `type SplitBlockBloomFilter`,
+      `n ${fmt(filter.count)} keys added (that set a new bit)`,
+      `m ${fmt(filter.bits)} bits in ${fmt(filter.blocks)} blocks of 256 (Parquet layout, xxh64 seed 0)`,
+      `k 8 (one bit in each word of one block)`,
+      `fill ${filter.fillRatio.toFixed(4)}`,
+      `estimated count ${fmt(filter.estimatedCount())}`,
       `current FPR ${pct(filter.falsePositiveRate())}`,
     ].join("\n");
   }

@@ -147,7 +147,7 @@ async function exact(a: string, b: string, memory: number, tmpRoot: string, out:
 
 /** Writes each line (its key, without "\r") to bucket xxh64(key) mod buckets; returns the line count. */
 async function partition(input: string, prefix: string, buckets: number, quiet: boolean): Promise<number> {
-  const outputs = Array.from({ length: buckets }, (_, i) => new Output(`${prefix}.${i}`));
+  const outputs = Array.from({ length: buckets }, (_, i) => new Output(`${prefix}.${i}`, 64 << 10));
   const progress = new Progress(`partitioning ${input}`, inputSize(input), quiet);
   let lines = 0;
   let bytes = 0;

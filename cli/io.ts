@@ -1,6 +1,6 @@
 // Streams for the CLI: input in chunks of whole lines, buffered output with
 // backpressure, and a progress line on stderr when it is a terminal.
-import { createReadStream, createWriteStream, statSync, type WriteStream } from "node:fs";
+import { closeSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { CliError } from "./args.js";
 
 /** Read size, and how much output is buffered before a write. */
@@ -18,16 +18,62 @@ export function inputSize(path: string): number | undefined {
 
 /**
  * Yields the input in pieces that end at a newline (the last piece may not),
- * so no line is split across two pieces.
+ * so no line is split across two pieces. A file is read into one reused
+ * buffer (the line that spans two reads moves to its front): a piece is valid
+ * only until the next one is asked for. Standard input is streamed.
  */
 export async function* linePieces(path: string): AsyncGenerator<Buffer> {
-  const stream = path === "-" ? process.stdin : createReadStream(path, { highWaterMark: CHUNK });
+  if (path === "-") {
+    yield* streamPieces();
+    return;
+  }
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (error) {
+    throw new CliError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  try {
+    let buffer = Buffer.allocUnsafe(CHUNK);
+    let carry = 0;
+    for (;;) {
+      if (carry === buffer.length) {
+        const larger = Buffer.allocUnsafe(buffer.length * 2); // a line longer than the buffer
+        buffer.copy(larger, 0, 0, carry);
+        buffer = larger;
+      }
+      const read = readSync(fd, buffer, carry, buffer.length - carry, null);
+      if (read === 0) {
+        if (carry > 0) yield buffer.subarray(0, carry);
+        return;
+      }
+      const filled = carry + read;
+      const last = buffer.lastIndexOf(10, filled - 1);
+      if (last < 0) {
+        carry = filled;
+        continue;
+      }
+      yield buffer.subarray(0, last + 1);
+      buffer.copyWithin(0, last + 1, filled);
+      carry = filled - last - 1;
+      // Let the event loop run between pieces, so Ctrl-C handlers (temporary files) get their turn.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Standard input as pieces of whole lines; only the line spanning two chunks is copied. */
+async function* streamPieces(): AsyncGenerator<Buffer> {
   let carry: Buffer | undefined;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
       let start = 0;
       if (carry) {
-        // Only the line that spans two chunks is copied.
         const newline = chunk.indexOf(10);
         if (newline < 0) {
           carry = Buffer.concat([carry, chunk]);
@@ -46,7 +92,7 @@ export async function* linePieces(path: string): AsyncGenerator<Buffer> {
       yield chunk.subarray(start, last + 1);
     }
   } catch (error) {
-    throw new CliError(`cannot read ${path === "-" ? "standard input" : path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new CliError(`cannot read standard input: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   if (carry && carry.length > 0) yield carry;
 }
@@ -68,73 +114,73 @@ export function splitLines(piece: Uint8Array): { keys: Uint8Array[]; ends: Uint3
   return { keys, ends: Uint32Array.from(ends) };
 }
 
-/** Buffered writer over a file or stdout that waits when the stream is full. */
+/**
+ * Buffered writer over a file or stdout. It copies what it is given into its
+ * own buffer and writes synchronously, so callers may reuse their buffers at
+ * once and memory stays at one buffer per output.
+ */
 export class Output {
-  #stream: WriteStream | NodeJS.WriteStream;
-  #parts: Uint8Array[] = [];
-  #size = 0;
-  #error: Error | undefined;
+  #fd: number;
+  #buffer: Buffer;
+  #used = 0;
   readonly path: string;
 
-  constructor(path: string | undefined) {
+  constructor(path: string | undefined, bufferBytes = CHUNK) {
     this.path = path ?? "-";
-    this.#stream = path === undefined || path === "-" ? process.stdout : createWriteStream(path);
-    this.#stream.on("error", (error) => (this.#error ??= error)); // thrown by the next flush or close
+    this.#buffer = Buffer.allocUnsafe(bufferBytes);
+    try {
+      this.#fd = this.path === "-" ? 1 : openSync(this.path, "w");
+    } catch (error) {
+      throw this.#failed(error as Error);
+    }
   }
 
   write(bytes: Uint8Array | string): void {
     const part = typeof bytes === "string" ? Buffer.from(bytes) : bytes;
-    if (part.length === 0) return;
-    this.#parts.push(part);
-    this.#size += part.length;
+    if (this.#used + part.length > this.#buffer.length) this.flushSync();
+    if (part.length > this.#buffer.length) this.#writeAll(part);
+    else {
+      this.#buffer.set(part, this.#used);
+      this.#used += part.length;
+    }
   }
 
-  /** Writes what is buffered once there is enough of it. */
-  async maybeFlush(): Promise<void> {
-    if (this.#size >= CHUNK) await this.flush();
-  }
+  /** Kept for callers that await it; writing is synchronous. */
+  async maybeFlush(): Promise<void> {}
 
   async flush(): Promise<void> {
-    this.#check();
-    if (this.#size === 0) return;
-    const parts = this.#parts;
-    this.#parts = [];
-    this.#size = 0;
-    // Corked writes go out as one vectored write, without copying the parts together.
-    this.#stream.cork();
-    let ok = true;
-    for (const part of parts) ok = this.#stream.write(part);
-    this.#stream.uncork();
-    if (!ok) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          this.#stream.off("drain", done);
-          this.#stream.off("error", done);
-          resolve();
-        };
-        this.#stream.on("drain", done);
-        this.#stream.on("error", done);
-      });
-    }
-    this.#check();
+    this.flushSync();
+  }
+
+  flushSync(): void {
+    this.#writeAll(this.#buffer.subarray(0, this.#used));
+    this.#used = 0;
   }
 
   async close(): Promise<void> {
-    await this.flush();
-    if (this.#stream !== process.stdout) {
-      await new Promise<void>((resolve) => (this.#stream as WriteStream).end(() => resolve()));
-    }
-    this.#check();
+    this.flushSync();
+    if (this.#fd !== 1) closeSync(this.#fd);
   }
 
-  #check(): void {
-    if (this.#error) throw this.#failed(this.#error);
+  #writeAll(data: Uint8Array): void {
+    let at = 0;
+    while (at < data.length) {
+      try {
+        at += writeSync(this.#fd, data, at, data.length - at);
+      } catch (error) {
+        // A non-blocking pipe on stdout that is full: wait a moment and try again.
+        if ((error as NodeJS.ErrnoException).code === "EAGAIN") Atomics.wait(WAIT, 0, 0, 1);
+        else throw this.#failed(error as Error);
+      }
+    }
   }
 
   #failed(error: Error): CliError {
     return new CliError(`cannot write ${this.path}: ${(error as NodeJS.ErrnoException).code ?? error.message}`);
   }
 }
+
+const WAIT = new Int32Array(new SharedArrayBuffer(4));
 
 /** A rate line on stderr, only when stderr is a terminal and not --quiet. */
 export class Progress {

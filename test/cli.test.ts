@@ -91,9 +91,14 @@ describe("bloomkit dedup", () => {
     const sized = run(["dedup", file("crawl.txt"), "--n", "50k", "--p", "1/10000"]);
     expect(sized.code).toBe(0);
     check(sized.stdout, sized.stderr);
-    const small = run(["dedup", file("crawl.txt"), "--memory", "64KB"]);
+    const small = run(["dedup", file("crawl.txt"), "--memory", "64KB", "--type", "bloom"]);
     expect(small.code).toBe(0);
     expect(small.stderr).toContain("a Bloom filter of 512,000 bits");
+    check(small.stdout, small.stderr);
+    const blocks = run(["dedup", file("crawl.txt"), "--memory", "64KB"]);
+    expect(blocks.stderr).toContain("a split-block Bloom filter of 512,000 bits");
+    check(blocks.stdout, blocks.stderr);
+    expect(run(["dedup", file("crawl.txt"), "--type", "cuckoo"]).stderr).toMatch(/--type must be split-block or bloom, got "cuckoo"/);
   });
 
   it("keeps bytes as they are: CRLF, empty lines, a missing final newline, very long lines", () => {
@@ -158,7 +163,7 @@ describe("bloomkit build, query, info, merge", () => {
   writeFileSync(file("keys1.txt"), Array.from({ length: 20_000 }, (_, i) => `key-${i}`).join("\n") + "\n");
   writeFileSync(file("keys2.txt"), Array.from({ length: 20_000 }, (_, i) => `key-${i + 10_000}`).join("\n") + "\n");
 
-  it.each(["bloom", "counting", "cuckoo", "scalable"])("builds a %s filter file that query and info read", (type) => {
+  it.each(["bloom", "counting", "cuckoo", "scalable", "split-block"])("builds a %s filter file that query and info read", (type) => {
     const out = file(`f-${type}.bloom`);
     const built = run(["build", file("keys1.txt"), "-o", out, "--type", type]);
     expect(built.code).toBe(0);
@@ -235,9 +240,6 @@ describe("errors and exit codes", () => {
     expect(incompatible.code).toBe(1);
     expect(incompatible.stderr).toMatch(/cannot merge .*different bits/);
     expect(run(["merge", file("small.bloom"), file("cuckoo.bloom"), "-o", file("x.bloom")]).stderr).toMatch(/got BloomFilter and CuckooFilter/);
-    const split = run(["build", file("keys1.txt"), "-o", file("s.bloom"), "--type", "split-block"]);
-    expect(split.code).toBe(1);
-    expect(split.stderr).toMatch(/split-block is not available/);
   });
 
   it("has --help for every command, exit 0", () => {

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BloomFilter, CountingBloomFilter, CuckooFilter, FormatError, ScalableBloomFilter, deserialize, deserializeBase64, hash } from "../bindings/index.js";
+import { BloomFilter, CountingBloomFilter, CuckooFilter, FormatError, ScalableBloomFilter, SplitBlockBloomFilter, deserialize, deserializeBase64, hash } from "../bindings/index.js";
 import { urls } from "./helpers.js";
 
 const probes = urls(20_000, "format-probe", 61);
@@ -106,6 +106,7 @@ describe("damaged bytes are always rejected, never loaded", () => {
     "bloom, independent": () => BloomFilter.withSize(300, 2, { hash: ["djb", "sdbm"] }).addMany(["a", "b"]).serialize(),
     scalable: () => ScalableBloomFilter.create(4, 0.1).addMany(["a", "b", "c", "d", "e", "f", "g"]).serialize(),
     counting: () => CountingBloomFilter.withSize(50, 3).addMany(["a", "b", "a"]).serialize(),
+    "split-block": () => SplitBlockBloomFilter.withSize(2).addMany(["a", "b"]).serialize(),
     cuckoo: () => {
       const filter = CuckooFilter.withSize(8, 16);
       filter.addMany(["a", "b", "c"]);

@@ -1,0 +1,155 @@
+// Split-block Bloom filter, as the Apache Parquet specification defines it
+// (BloomFilter.md): blocks of 256 bits as eight u32 words; xxh64 (seed 0) of
+// the key; the block from the high 32 bits by multiply-shift; one bit set in
+// each word, bit (low32 · salt[i]) >> 27 of word i. The bitset is the Parquet
+// one byte for byte (little-endian words). Each key touches one 32-byte block,
+// set and tested with v128 operations.
+
+import { xxh64 } from "./xxh64";
+import { findNewline, keyEnd } from "./lines";
+
+/** The specification's eight salt constants. */
+// @ts-ignore: decorator
+@inline const SALT_0: u32 = 0x47b6137b;
+// @ts-ignore: decorator
+@inline const SALT_1: u32 = 0x44974d91;
+// @ts-ignore: decorator
+@inline const SALT_2: u32 = 0x8824ad5b;
+// @ts-ignore: decorator
+@inline const SALT_3: u32 = 0xa2b7289d;
+// @ts-ignore: decorator
+@inline const SALT_4: u32 = 0x705495c7;
+// @ts-ignore: decorator
+@inline const SALT_5: u32 = 0x2df1424b;
+// @ts-ignore: decorator
+@inline const SALT_6: u32 = 0x9efc4947;
+// @ts-ignore: decorator
+@inline const SALT_7: u32 = 0x5c6bfb31;
+
+/** Header: u32 block count, then the blocks at SBBF_HEADER (32-byte aligned within the 16-aligned block). */
+// @ts-ignore: decorator
+@inline const S_BLOCKS: usize = 0;
+// @ts-ignore: decorator
+@inline const SBBF_HEADER: usize = 32;
+/** f32 exponent bias, for building 2^y in every lane (wasm SIMD has no per-lane variable shift). */
+// @ts-ignore: decorator
+@inline const F32_BIAS: i32 = 127;
+
+export function sbbfBlockBytes(blocks: f64): f64 {
+  return <f64>SBBF_HEADER + blocks * 32;
+}
+
+export function sbbfInit(filter: usize, blocks: u32): void {
+  store<u32>(filter, blocks, S_BLOCKS);
+}
+
+export function sbbfHeaderBytes(): u32 {
+  return <u32>SBBF_HEADER;
+}
+
+/** The block of a hash: ((h >> 32) · blocks) >> 32. */
+// @ts-ignore: decorator
+@inline function blockOf(filter: usize, h: u64): usize {
+  const index = ((h >> 32) * <u64>load<u32>(filter, S_BLOCKS)) >> 32;
+  return filter + SBBF_HEADER + (<usize>index << 5);
+}
+
+/** Lanes 1 << y_i for words 0–3 or 4–7: y_i = (key · salt_i) >> 27, 2^y_i built as an f32 and converted. */
+// @ts-ignore: decorator
+@inline function maskHalf(key: u32, salts: v128): v128 {
+  const y = i32x4.shr_u(i32x4.mul(i32x4.splat(key), salts), 27);
+  return i32x4.trunc_sat_f32x4_u(i32x4.shl(i32x4.add(y, i32x4.splat(F32_BIAS)), 23));
+}
+
+/** Sets the key's eight bits; true when at least one was 0 before. */
+// @ts-ignore: decorator
+@inline function insertHash(filter: usize, h: u64): bool {
+  const block = blockOf(filter, h);
+  const key = <u32>h;
+  const low = maskHalf(key, i32x4(SALT_0, SALT_1, SALT_2, SALT_3));
+  const high = maskHalf(key, i32x4(SALT_4, SALT_5, SALT_6, SALT_7));
+  const a = v128.load(block);
+  const b = v128.load(block, 16);
+  v128.store(block, v128.or(a, low));
+  v128.store(block, v128.or(b, high), 16);
+  return v128.any_true(v128.or(v128.andnot(low, a), v128.andnot(high, b)));
+}
+
+/** True when all eight of the key's bits are set. */
+// @ts-ignore: decorator
+@inline function containsHash(filter: usize, h: u64): bool {
+  const block = blockOf(filter, h);
+  const key = <u32>h;
+  const low = maskHalf(key, i32x4(SALT_0, SALT_1, SALT_2, SALT_3));
+  const high = maskHalf(key, i32x4(SALT_4, SALT_5, SALT_6, SALT_7));
+  const missing = v128.or(v128.andnot(low, v128.load(block)), v128.andnot(high, v128.load(block, 16)));
+  return !v128.any_true(missing);
+}
+
+/**
+ * op 0 add (out[i] = 1 when key i was probably present before), 1 has, over
+ * packed keys (layout as in bloomAddPacked). Returns the keys that set a new
+ * bit (add) or were present (has).
+ */
+export function sbbfPacked(filter: usize, op: u32, keys: usize, ends: usize, count: u32, start: u32, out: usize): u32 {
+  let total: u32 = 0;
+  for (let i: u32 = 0; i < count; i++) {
+    const end = load<u32>(ends + (<usize>i << 2));
+    const h = xxh64(keys + start, end - start, 0);
+    if (op == 0) {
+      const fresh = insertHash(filter, h);
+      total += <u32>fresh;
+      store<u8>(out + i, <u8>!fresh);
+    } else {
+      const hit = containsHash(filter, h);
+      total += <u32>hit;
+      store<u8>(out + i, <u8>hit);
+    }
+    start = end;
+  }
+  return total;
+}
+
+let linesConsumed: u32 = 0;
+
+export function sbbfLinesConsumed(): u32 {
+  return linesConsumed;
+}
+
+/** As bloomLines (assembly/bloom.ts): op 0 add, 1 has over newline-delimited keys; returns lines handled. */
+export function sbbfLines(filter: usize, op: u32, buf: usize, len: u32, final: u32, maxLines: u32, out: usize, lineEnds: usize): u32 {
+  let at: u32 = 0;
+  let lines: u32 = 0;
+  while (lines < maxLines && at < len) {
+    const end = findNewline(buf, at, len);
+    if (end == len && !final) break;
+    const h = xxh64(buf + at, keyEnd(buf, at, end) - at, 0);
+    store<u8>(out + lines, <u8>(op == 0 ? !insertHash(filter, h) : containsHash(filter, h)));
+    at = end < len ? end + 1 : end;
+    if (lineEnds) store<u32>(lineEnds + (<usize>lines << 2), at);
+    lines++;
+  }
+  linesConsumed = at;
+  return lines;
+}
+
+/** The false-positive rate given the bits now: the mean over blocks of Π_i (set bits of word i / 32). */
+export function sbbfFalsePositiveRate(filter: usize): f64 {
+  const blocks = load<u32>(filter, S_BLOCKS);
+  let sum: f64 = 0;
+  for (let b: u32 = 0; b < blocks; b++) {
+    const block = filter + SBBF_HEADER + (<usize>b << 5);
+    let product: f64 = 1;
+    for (let i: usize = 0; i < 8; i++) product *= <f64>popcnt<u32>(load<u32>(block + (i << 2))) / 32;
+    sum += product;
+  }
+  return sum / <f64>blocks;
+}
+
+/** Set bits in all (f64: it can exceed 2^32). */
+export function sbbfSetBits(filter: usize): f64 {
+  const end = filter + SBBF_HEADER + (<usize>load<u32>(filter, S_BLOCKS) << 5);
+  let total: u64 = 0;
+  for (let p = filter + SBBF_HEADER; p < end; p += 8) total += popcnt<u64>(load<u64>(p));
+  return <f64>total;
+}

@@ -1,0 +1,113 @@
+// SplitBlockBloomFilter against the Apache Parquet specification (BloomFilter.md).
+import { describe, expect, it } from "vitest";
+import { SplitBlockBloomFilter, deserialize, hash, splitBlockBytesFor, splitBlockFalsePositiveRate } from "../bindings/index.js";
+import { ones, pack, randomBytes, urls } from "./helpers.js";
+
+/** The specification's salts. */
+const SALT = [0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947, 0x5c6bfb31];
+
+/** The specification's algorithm written out in JS: the bitset after inserting `keys`. */
+function specBitset(keys: (string | Uint8Array)[], blocks: number): Uint8Array {
+  const words = new Uint32Array(blocks * 8);
+  for (const key of keys) {
+    const h = hash("xxh64", key, 0); // checked against the reference C in hash.test.ts
+    const block = Number(((h >> 32n) * BigInt(blocks)) >> 32n);
+    const low = Number(h & 0xffffffffn);
+    for (let i = 0; i < 8; i++) words[block * 8 + i] |= 1 << (Math.imul(low, SALT[i]) >>> 27);
+  }
+  return new Uint8Array(words.buffer); // little-endian words, as Parquet stores them
+}
+
+describe("SplitBlockBloomFilter follows the specification", () => {
+  it("sets exactly the bits the specification's algorithm gives, step by step", () => {
+    for (const blocks of [1, 3, 64, 1000]) {
+      const keys = [...urls(500, `spec-${blocks}`, 111), "", "布隆过滤器", ...randomBytes(100, 40, 112)];
+      const filter = SplitBlockBloomFilter.withSize(blocks);
+      const expected = new Uint8Array(blocks * 32);
+      for (const key of keys.slice(0, 3)) {
+        filter.add(key);
+        expected.set(specBitset([key], blocks).map((b, i) => b | expected[i]));
+        expect(filter.toParquetBitset()).toEqual(expected); // one key at a time
+      }
+      filter.addMany(keys);
+      expect(filter.toParquetBitset()).toEqual(specBitset(keys, blocks));
+    }
+  });
+
+  it("one key sets one bit in each of the eight words of one block", () => {
+    const filter = SplitBlockBloomFilter.withSize(16);
+    filter.add("https://example.com/");
+    const words = new Uint32Array(filter.toParquetBitset().buffer);
+    const touched = [...new Set(Array.from(words.keys()).filter((i) => words[i] !== 0).map((i) => i >> 3))];
+    expect(touched).toHaveLength(1);
+    for (let i = 0; i < 8; i++) expect(words[touched[0] * 8 + i].toString(2).replace(/0/g, "")).toBe("1");
+  });
+
+  it("sizes like the specification's guidance: m = −8n / ln(1 − p^(1/8)) rounded to a power of two", () => {
+    // The block counts published with the Parquet implementation (arrow-rs) for these n and p.
+    const table: [number, number, number][] = [
+      [10_000, 0.1, 256], [10_000, 0.01, 512], [10_000, 0.001, 1024], [10_000, 0.0001, 1024],
+      [100_000, 0.1, 4096], [100_000, 0.01, 4096], [100_000, 0.001, 8192], [100_000, 0.0001, 16_384],
+      [1_000_000, 0.01, 65_536], [1_000_000, 0.001, 65_536], [1_000_000, 0.000001, 262_144],
+    ];
+    for (const [n, p, blocks] of table) {
+      expect(splitBlockBytesFor(n, p) / 32, `${n} at ${p}`).toBe(blocks);
+      expect(SplitBlockBloomFilter.create(n, p).blocks).toBe(blocks);
+    }
+  });
+
+  it.each([
+    [6.0, 0.1],
+    [10.5, 0.01],
+    [16.9, 0.001],
+  ])("at %f bits per key the FPR is within 10%% of the specification's %f", (bitsPerKey, specified) => {
+    const blocks = 16_384;
+    const n = Math.round((blocks * 256) / bitsPerKey);
+    const filter = SplitBlockBloomFilter.withSize(blocks).addMany(urls(n, `sbbf-${bitsPerKey}`, 113));
+    const probes = urls(1_000_000, "sbbf-absent", 114);
+    const measured = ones(filter.hasMany(probes)) / probes.length;
+    expect(measured).toBeGreaterThan(0.9 * specified);
+    expect(measured).toBeLessThan(1.1 * specified);
+    expect(Math.abs(splitBlockFalsePositiveRate(n, blocks) - specified) / specified).toBeLessThan(0.02);
+    expect(Math.abs(filter.falsePositiveRate() - measured) / measured).toBeLessThan(0.1);
+  });
+});
+
+describe("SplitBlockBloomFilter behaviour", () => {
+  it("no false negatives; single, batch, packed and lines agree", () => {
+    const keys = [...urls(20_000, "sbbf-agree", 115), ...urls(5_000, "sbbf-agree", 115)];
+    const single = SplitBlockBloomFilter.create(20_000, 0.01);
+    const flags = keys.map((key) => (single.testAndAdd(key) ? 1 : 0));
+    const batch = SplitBlockBloomFilter.create(20_000, 0.01);
+    expect(Array.from(batch.testAndAddMany(keys))).toEqual(flags);
+    const lines = SplitBlockBloomFilter.create(20_000, 0.01);
+    expect(Array.from(lines.testAndAddLines(new TextEncoder().encode(keys.join("\r\n"))))).toEqual(flags);
+    const packed = SplitBlockBloomFilter.create(20_000, 0.01);
+    const { bytes, ends } = pack(keys.map((k) => new TextEncoder().encode(k)));
+    packed.addPacked(bytes, ends);
+    for (const other of [batch, lines, packed]) expect(other.toParquetBitset()).toEqual(single.toParquetBitset());
+    expect(ones(single.hasMany(keys))).toBe(keys.length);
+    expect(single.count).toBe(batch.count);
+    expect(Math.abs(single.estimatedCount() - 20_000) / 20_000).toBeLessThan(0.03);
+  });
+
+  it("exchanges bitsets with Parquet, and round-trips the binary format", () => {
+    const filter = SplitBlockBloomFilter.create(5_000, 0.01).addMany(urls(5_000, "sbbf-io", 116));
+    const fromParquet = SplitBlockBloomFilter.fromParquetBitset(filter.toParquetBitset());
+    expect(fromParquet.toParquetBitset()).toEqual(filter.toParquetBitset());
+    const copy = deserialize(filter.serialize()) as SplitBlockBloomFilter;
+    expect(copy).toBeInstanceOf(SplitBlockBloomFilter);
+    expect([copy.blocks, copy.count]).toEqual([filter.blocks, filter.count]);
+    expect(copy.toParquetBitset()).toEqual(filter.toParquetBitset());
+    expect(SplitBlockBloomFilter.fromBase64(filter.toBase64()).toParquetBitset()).toEqual(filter.toParquetBitset());
+  });
+
+  it("rejects bad arguments", () => {
+    expect(() => SplitBlockBloomFilter.withSize(0)).toThrow(/blocks must be an integer from 1/);
+    expect(() => SplitBlockBloomFilter.create(100, 1)).toThrow(/falsePositiveRate/);
+    expect(() => SplitBlockBloomFilter.fromParquetBitset(new Uint8Array(33))).toThrow(/whole number of 32-byte blocks; got 33 bytes/);
+    const filter = SplitBlockBloomFilter.create(10, 0.01);
+    expect(() => filter.addMany(["a", 5 as unknown as string])).toThrow(/keys\[1\]/);
+    expect(filter.count).toBe(0);
+  });
+});
