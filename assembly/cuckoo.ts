@@ -232,3 +232,11 @@ export function cuckooHeaderBytes(): u32 {
 export function cuckooSetSize(filter: usize, size: f64): void {
   store<u64>(filter, <u64>size, C_SIZE);
 }
+
+/** Writes the key's fingerprint and its two buckets (u32 × 3) to `out`, for display. */
+export function cuckooLocate(filter: usize, key: usize, len: usize, out: usize): void {
+  hashKey(filter, key, len);
+  store<u32>(out, keyFp);
+  store<u32>(out, keyBucket, 4);
+  store<u32>(out, altBucket(keyBucket, keyFp, load<u32>(filter, C_BUCKETS) - 1), 8);
+}

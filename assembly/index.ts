@@ -20,5 +20,5 @@ export {
 } from "./bloom";
 export { hashBits, hashKey, hashPacked } from "./hash";
 export { countingBlockBytes, countingPacked, countingSaturated, countingNonZero, countingToBloom, countingCounter } from "./counting";
-export { cuckooBlockBytes, cuckooInit, cuckooPacked, cuckooSize, cuckooHeaderBytes, cuckooSetSize } from "./cuckoo";
+export { cuckooBlockBytes, cuckooInit, cuckooPacked, cuckooSize, cuckooHeaderBytes, cuckooSetSize, cuckooLocate } from "./cuckoo";
 export { sbbfBlockBytes, sbbfInit, sbbfHeaderBytes, sbbfPacked, sbbfLines, sbbfLinesConsumed, sbbfFalsePositiveRate, sbbfSetBits } from "./split-block";

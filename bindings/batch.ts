@@ -77,6 +77,29 @@ export function concat<T extends Uint8Array | Uint32Array>(parts: T[], Type: { n
 }
 
 /**
+ * Runs a lines call over a buffer and hands each piece's answers and line
+ * ends (offsets in `buffer`) to `visit` as views of wasm memory, valid only
+ * during the call: nothing is copied or allocated per piece.
+ */
+export function linesEach(buffer: Uint8Array, call: LinesCall, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
+  let base = 0;
+  forEachLineChunk(buffer, (keys, len, final) => {
+    let at = 0;
+    while (at < len) {
+      const { ends: endsPtr, out } = useScratch(0);
+      const lines = call.run(keys + at, len - at, final, MAX_BATCH_KEYS, out, endsPtr);
+      if (lines === 0) break;
+      const memory = heapU8().buffer;
+      // Ends come relative to this call's start; `offset` turns them into offsets in `buffer`.
+      visit(new Uint8Array(memory, out, lines), new Uint32Array(memory, endsPtr, lines), base + at);
+      at += call.consumed();
+    }
+    base += at;
+    return at;
+  });
+}
+
+/**
  * Runs a lines call over a buffer of newline-delimited keys: one answer byte
  * per line and, when asked, each line's end offset in the buffer. `onAnswers`
  * sees each piece's answers as they come (for counting new keys).

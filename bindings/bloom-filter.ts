@@ -5,7 +5,7 @@ import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
 import { allocate, disown, own } from "./memory.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { forEachChunk, forEachPackedChunk, useScratch, writeKey, type Key } from "./keys.js";
-import { linesOf } from "./batch.js";
+import { linesEach, linesOf } from "./batch.js";
 import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
 import { type HashName } from "./hash.js";
 import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, toBase64, writeRecord } from "./format.js";
@@ -189,6 +189,12 @@ export class BloomFilter implements Disposable {
     const { bytes, out } = useScratch(0);
     core.bloomPositions(ptr, bytes, len, out);
     return Array.from(new Float64Array(core.memory.buffer, out, this.#hashes));
+  }
+
+  /** A copy of the bit array: bit i is bit (i & 7) of byte (i >> 3), ⌈m/8⌉ bytes. */
+  bitArray(): Uint8Array {
+    const data = this.#live() + HEADER_BYTES;
+    return heapU8().slice(data, data + Math.ceil(this.#bits / 8));
   }
 
   /** Adds every key, in one wasm call per chunk. */
@@ -392,6 +398,24 @@ export class BloomFilter implements Disposable {
     return this.#lines(LINES.add, buffer, false).answers;
   }
 
+  /**
+   * testAndAddLines without copies: `visit(answers, ends, offset)` gets each
+   * piece's answers and line ends as views of wasm memory, valid only during
+   * the call; line i of the piece ends at offset + ends[i] in `buffer`.
+   */
+  testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
+    const ptr = this.#live();
+    const call = {
+      run: (keys: number, len: number, final: boolean, maxLines: number, out: number, lineEnds: number) =>
+        core.bloomLines(ptr, LINES.add, keys, len, final ? 1 : 0, maxLines, out, lineEnds, 0),
+      consumed: () => core.bloomLinesConsumed(),
+    };
+    linesEach(buffer, call, (answers, ends, offset) => {
+      this.#countNew(answers);
+      visit(answers, ends, offset);
+    });
+  }
+
   /** testAndAddLines plus each line's end offset in `buffer` (after its "\n"), for writers that copy lines out. */
   testAndAddLinesWithEnds(buffer: Uint8Array): { answers: Uint8Array; ends: Uint32Array } {
     return this.#lines(LINES.add, buffer, true);
@@ -421,12 +445,14 @@ export class BloomFilter implements Disposable {
         core.bloomLines(ptr, op, keys, len, final ? 1 : 0, maxLines, out, lineEnds, 0),
       consumed: () => core.bloomLinesConsumed(),
     };
-    const countNew = (answers: Uint8Array) => {
-      let added = 0;
-      for (const seen of answers) added += seen ^ 1;
-      this.#added(added);
-    };
-    return linesOf(buffer, call, wantEnds, op === LINES.add ? countNew : undefined);
+    return linesOf(buffer, call, wantEnds, op === LINES.add ? (answers) => this.#countNew(answers) : undefined);
+  }
+
+  /** Counts the keys that were new (answer 0) among add answers. */
+  #countNew(answers: Uint8Array): void {
+    let added = 0;
+    for (const seen of answers) added += seen ^ 1;
+    this.#added(added);
   }
 
   #combine(other: BloomFilter, op: "union" | "intersect"): BloomFilter {

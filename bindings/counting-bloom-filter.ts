@@ -5,7 +5,7 @@ import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
 import { allocate, disown, own } from "./memory.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { bytesOf, bytesOfPacked, one, u32sOf, u32sOfPacked, type WasmBatch } from "./batch.js";
-import { type Key } from "./keys.js";
+import { useScratch, writeKey, type Key } from "./keys.js";
 import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
 import { BloomFilter } from "./bloom-filter.js";
 import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, toBase64, writeRecord } from "./format.js";
@@ -196,6 +196,26 @@ export class CountingBloomFilter implements Disposable {
 
   countPacked(bytes: Uint8Array, ends: Uint32Array): Uint32Array {
     return u32sOfPacked(bytes, ends, this.#op(OP.count));
+  }
+
+  /** The key's k counter indices (the positions a BloomFilter with the same m, k and hashing would use). */
+  positions(key: Key): number[] {
+    const ptr = this.#live();
+    const len = writeKey(key);
+    const { bytes, out } = useScratch(0);
+    core.bloomPositions(ptr, bytes, len, out); // same header and indexing as BloomFilter
+    return Array.from(new Float64Array(core.memory.buffer, out, this.#hashes));
+  }
+
+  /** Every counter's value, in one copy (for display): Uint8Array for 4- and 8-bit counters, Uint16Array for 16-bit. */
+  counters(): Uint8Array | Uint16Array {
+    const data = this.#live() + HEADER_BYTES;
+    const raw = heapU8().slice(data, data + Math.ceil((this.#counters * this.#width) / 8));
+    if (this.#width === 8) return raw.slice(0, this.#counters);
+    if (this.#width === 16) return new Uint16Array(raw.buffer, 0, this.#counters);
+    const values = new Uint8Array(this.#counters);
+    for (let i = 0; i < this.#counters; i++) values[i] = (raw[i >> 1] >> ((i & 1) << 2)) & 0xf;
+    return values;
   }
 
   /** Counter i, for display and inspection. */

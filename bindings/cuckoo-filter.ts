@@ -4,7 +4,8 @@ import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
 import { allocate, disown, own } from "./memory.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe } from "./errors.js";
 import { bytesOf, bytesOfPacked, one, u32sOf, u32sOfPacked, type WasmBatch } from "./batch.js";
-import { type Key } from "./keys.js";
+import { useScratch, writeKey, type Key } from "./keys.js";
+import { heapU32 } from "./wasm.js";
 import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, toBase64, writeRecord } from "./format.js";
 import { readHashing, resolveHashing, writeHashing, type Hashing } from "./hashing.js";
 import { hashId, type HashName } from "./hash.js";
@@ -186,6 +187,17 @@ export class CuckooFilter implements Disposable {
 
   countPacked(bytes: Uint8Array, ends: Uint32Array): Uint32Array {
     return u32sOfPacked(bytes, ends, this.#op(OP.count));
+  }
+
+  /** Where a key lives: its fingerprint and its two candidate buckets (they can coincide). */
+  locate(key: Key): { fingerprint: number; buckets: [number, number] } {
+    const ptr = this.#live();
+    const len = writeKey(key);
+    const { bytes, out } = useScratch(0);
+    core.cuckooLocate(ptr, bytes, len, out);
+    const words = heapU32();
+    const at = out >>> 2;
+    return { fingerprint: words[at], buckets: [words[at + 1], words[at + 2]] };
   }
 
   /** A copy of the table, one fingerprint per slot (0 = empty), bucket i in slots 4i … 4i + 3. */

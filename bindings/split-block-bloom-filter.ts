@@ -3,8 +3,8 @@
 // add or query, at the cost of a few more bits per key than a standard filter.
 import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
 import { allocate, disown, own } from "./memory.js";
-import { checkInteger, checkPositive, checkProbability, describe } from "./errors.js";
-import { bytesOf, bytesOfPacked, linesOf, one, type WasmBatch } from "./batch.js";
+import { checkInteger, checkOptions, checkPositive, checkProbability, describe } from "./errors.js";
+import { bytesOf, bytesOfPacked, linesEach, linesOf, one, type WasmBatch } from "./batch.js";
 import { isBytes, type Key } from "./keys.js";
 import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, toBase64, writeRecord } from "./format.js";
 
@@ -16,10 +16,26 @@ const MIN_BYTES = 32;
 const MAX_BLOCKS = Math.floor((MAX_BLOCK_BYTES - HEADER_BYTES) / SBBF_BLOCK_BYTES);
 const OP = { add: 0, has: 1 } as const;
 
-/** Bytes the Parquet guidance gives for n distinct values at rate p: m = −8n / ln(1 − p^(1/8)) bits, rounded up to a power of two. */
-export function splitBlockBytesFor(n: number, p: number): number {
-  const bits = (-8 * n) / Math.log1p(-Math.pow(p, 1 / 8));
-  return Math.max(MIN_BYTES, 2 ** Math.ceil(Math.log2(bits / 8)));
+/**
+ * Bytes for n distinct values at rate p. With `powerOfTwo` (the default),
+ * the Parquet guidance: m = −8n / ln(1 − p^(1/8)) bits rounded up to a power
+ * of two, as Parquet writers size filters. That formula is the standard Bloom
+ * filter's and flatters a blocked filter (sized exactly by it, the rate is
+ * about twice p); the rounding usually makes up for it. Without `powerOfTwo`:
+ * the fewest 32-byte blocks whose actual rate (splitBlockFalsePositiveRate)
+ * is at most p.
+ */
+export function splitBlockBytesFor(n: number, p: number, powerOfTwo = true): number {
+  if (powerOfTwo) return Math.max(MIN_BYTES, 2 ** Math.ceil(Math.log2((-8 * n) / Math.log1p(-Math.pow(p, 1 / 8)) / 8)));
+  let low = 1;
+  let high = Math.max(1, Math.ceil((-16 * n) / Math.log1p(-Math.pow(p, 1 / 8)) / 256)); // twice the formula: always enough
+  while (splitBlockFalsePositiveRate(n, high) > p) high *= 2;
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    if (splitBlockFalsePositiveRate(n, middle) <= p) high = middle;
+    else low = middle + 1;
+  }
+  return low * SBBF_BLOCK_BYTES;
 }
 
 /**
@@ -54,11 +70,21 @@ export class SplitBlockBloomFilter implements Disposable {
     this.#blocks = blocks;
   }
 
-  /** Sized as the Parquet specification suggests for `expectedItems` keys at `falsePositiveRate`: −8n / ln(1 − p^(1/8)) bits, rounded up to a power-of-two number of bytes. */
-  static create(expectedItems: number, falsePositiveRate: number): SplitBlockBloomFilter {
+  /**
+   * Sized as the Parquet specification suggests for `expectedItems` keys at
+   * `falsePositiveRate`: −8n / ln(1 − p^(1/8)) bits, rounded up to a
+   * power-of-two number of bytes as Parquet writers do. `powerOfTwo: false`
+   * takes the fewest blocks whose actual rate is at most p (see
+   * splitBlockBytesFor), still a valid split-block filter.
+   */
+  static create(expectedItems: number, falsePositiveRate: number, options?: { powerOfTwo?: boolean }): SplitBlockBloomFilter {
     const n = checkPositive("expectedItems", expectedItems);
     const p = checkProbability("falsePositiveRate", falsePositiveRate);
-    const blocks = splitBlockBytesFor(n, p) / SBBF_BLOCK_BYTES;
+    const checked = checkOptions("options", options, ["powerOfTwo"]);
+    if (checked.powerOfTwo !== undefined && typeof checked.powerOfTwo !== "boolean") {
+      throw new TypeError(`options.powerOfTwo must be a boolean, got ${describe(checked.powerOfTwo)}`);
+    }
+    const blocks = splitBlockBytesFor(n, p, checked.powerOfTwo !== false) / SBBF_BLOCK_BYTES;
     if (blocks > MAX_BLOCKS) throw new RangeError(`a split-block filter for ${n} items at p = ${p} needs ${blocks} blocks; one filter holds at most ${MAX_BLOCKS}`);
     return new SplitBlockBloomFilter(blocks);
   }
@@ -169,6 +195,20 @@ export class SplitBlockBloomFilter implements Disposable {
 
   testAndAddLines(buffer: Uint8Array): Uint8Array {
     return this.#lines(OP.add, buffer, false).answers;
+  }
+
+  /** As BloomFilter.testAndAddLinesEach: answers and line ends as views of wasm memory, no copies. */
+  testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
+    const ptr = this.#live();
+    const call = {
+      run: (keys: number, len: number, final: boolean, maxLines: number, out: number, lineEnds: number) =>
+        core.sbbfLines(ptr, OP.add, keys, len, final ? 1 : 0, maxLines, out, lineEnds),
+      consumed: () => core.sbbfLinesConsumed(),
+    };
+    linesEach(buffer, call, (answers, ends, offset) => {
+      this.#seen(answers);
+      visit(answers, ends, offset);
+    });
   }
 
   testAndAddLinesWithEnds(buffer: Uint8Array): { answers: Uint8Array; ends: Uint32Array } {

@@ -36,6 +36,7 @@ export interface Core {
   cuckooSize(filter: number): number;
   cuckooHeaderBytes(): number;
   cuckooSetSize(filter: number, size: number): void;
+  cuckooLocate(filter: number, key: number, len: number, out: number): void;
   sbbfBlockBytes(blocks: number): number;
   sbbfInit(filter: number, blocks: number): void;
   sbbfHeaderBytes(): number;

@@ -66,34 +66,33 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
         const m = Math.min(MAX_FILTER_BITS, Math.floor(memory * 8));
         filter = BloomFilter.withSize(m, n ? Math.min(optimal({ n, m }).k, optimal({ n, p }).k) : optimal({ n: 1, p }).k);
       } else if (n !== undefined) {
-        filter = type === "split-block" ? SplitBlockBloomFilter.create(n, p) : BloomFilter.create(n, p);
+        // Not exchanged with Parquet: no need to round the size up to a power of two.
+        filter = type === "split-block" ? SplitBlockBloomFilter.create(n, p, { powerOfTwo: false }) : BloomFilter.create(n, p);
       } else {
         filter = ScalableBloomFilter.create(1_000_000, p);
       }
     }
-    let answers: Uint8Array;
-    let ends: Uint32Array;
-    if (filter instanceof BloomFilter || filter instanceof SplitBlockBloomFilter) ({ answers, ends } = filter.testAndAddLinesWithEnds(piece));
+    // Write runs of unique and repeated lines as byte ranges of the input.
+    const writeRuns = (answers: Uint8Array, ends: Uint32Array, offset: number) => {
+      let runStart = offset;
+      const last = answers.length - 1;
+      for (let i = 0; i <= last; i++) {
+        const repeated = answers[i];
+        kept += repeated ^ 1;
+        if (i === last || answers[i + 1] !== repeated) {
+          const end = offset + ends[i];
+          if (repeated === 0) out.writeRange(piece, runStart, end);
+          else repeats?.writeRange(piece, runStart, end);
+          runStart = end;
+        }
+      }
+      lines += answers.length;
+    };
+    if (filter instanceof BloomFilter || filter instanceof SplitBlockBloomFilter) filter.testAndAddLinesEach(piece, writeRuns);
     else {
       const split = splitLines(piece);
-      answers = filter.testAndAddMany(split.keys);
-      ends = split.ends;
+      writeRuns(filter.testAndAddMany(split.keys), split.ends, 0);
     }
-    // Write runs of unique and repeated lines as slices of the input.
-    let runStart = 0;
-    for (let i = 0; i < answers.length; i++) {
-      const end = ends[i];
-      const repeated = answers[i] === 1;
-      const nextDiffers = i + 1 === answers.length || answers[i + 1] !== answers[i];
-      if (nextDiffers) {
-        const run = piece.subarray(runStart, end);
-        if (repeated) repeats?.write(run);
-        else out.write(run);
-        runStart = end;
-      }
-      if (!repeated) kept++;
-    }
-    lines += answers.length;
     bytes += piece.length;
     progress.update(bytes, lines);
     await out.maybeFlush();

@@ -135,6 +135,17 @@ export class Output {
     }
   }
 
+  /** Writes bytes [start, end) of `source` without making a view of them. */
+  writeRange(source: Buffer, start: number, end: number): void {
+    const length = end - start;
+    if (this.#used + length > this.#buffer.length) this.flushSync();
+    if (length > this.#buffer.length) this.#writeAll(source.subarray(start, end));
+    else {
+      source.copy(this.#buffer, this.#used, start, end);
+      this.#used += length;
+    }
+  }
+
   write(bytes: Uint8Array | string): void {
     const part = typeof bytes === "string" ? Buffer.from(bytes) : bytes;
     if (this.#used + part.length > this.#buffer.length) this.flushSync();

@@ -56,6 +56,20 @@ describe("SplitBlockBloomFilter follows the specification", () => {
     }
   });
 
+  it("without power-of-two rounding takes the fewest blocks whose measured rate is ≤ p", () => {
+    const n = 300_000;
+    const exact = SplitBlockBloomFilter.create(n, 0.001, { powerOfTwo: false });
+    expect(splitBlockFalsePositiveRate(n, exact.blocks)).toBeLessThanOrEqual(0.001);
+    expect(splitBlockFalsePositiveRate(n, exact.blocks - 1)).toBeGreaterThan(0.001);
+    // The Parquet formula alone would give fewer blocks, and about twice the rate.
+    const formulaBlocks = Math.ceil((-8 * n) / Math.log1p(-Math.pow(0.001, 1 / 8)) / 256);
+    expect(splitBlockFalsePositiveRate(n, formulaBlocks)).toBeGreaterThan(0.0015);
+    exact.addMany(urls(n, "sbbf-exact", 117));
+    const probes = urls(1_000_000, "sbbf-exact-absent", 118);
+    expect(ones(exact.hasMany(probes)) / probes.length).toBeLessThan(0.0011);
+    expect(() => SplitBlockBloomFilter.create(10, 0.1, { powerOfTwo: "no" as unknown as boolean })).toThrow(/powerOfTwo must be a boolean/);
+  });
+
   it.each([
     [6.0, 0.1],
     [10.5, 0.01],
