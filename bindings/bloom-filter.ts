@@ -2,13 +2,13 @@
 // key, by default from Kirsch–Mitzenmacher double hashing over one 64-bit
 // xxh64 hash (see assembly/bloom.ts).
 import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
-import { allocate, disown, own } from "./memory.js";
+import { WasmBlock } from "./wasm-block.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { forEachChunk, forEachPackedChunk, useScratch, writeKey, type Key } from "./keys.js";
 import { linesEach, linesOf } from "./batch.js";
 import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
 import { type HashName } from "./hash.js";
-import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, toBase64, writeRecord } from "./format.js";
+import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, writeRecord } from "./format.js";
 import {
   HASHING_OPTION_NAMES,
   hashingDifference,
@@ -48,8 +48,7 @@ function foldableBits(m: number): number {
 }
 
 /** A standard Bloom filter: no false negatives, false positives at a rate set by m, k and n. */
-export class BloomFilter implements Disposable {
-  #ptr: number;
+export class BloomFilter extends WasmBlock {
   readonly #bits: number;
   readonly #hashes: number;
   readonly #hashing: Hashing;
@@ -60,11 +59,8 @@ export class BloomFilter implements Disposable {
   readonly #baseBits: number;
 
   private constructor(bits: number, hashes: number, hashing: Hashing, baseBits = bits) {
-    const bytes = core.bloomBlockBytes(bits);
-    const ptr = allocate(bytes, `a Bloom filter of ${bits} bits`);
-    writeIndexHeader(ptr, bits, hashes, hashing, baseBits);
-    own(this, ptr, bytes);
-    this.#ptr = ptr;
+    super(core.bloomBlockBytes(bits), `a Bloom filter of ${bits} bits`);
+    writeIndexHeader(this.live(), bits, hashes, hashing, baseBits);
     this.#bits = bits;
     this.#hashes = hashes;
     this.#hashing = hashing;
@@ -138,7 +134,7 @@ export class BloomFilter implements Disposable {
 
   /** Keys added that set at least one new bit: distinct keys, less those the filter already took for present. */
   get count(): number {
-    this.#live();
+    this.live();
     return this.#count;
   }
 
@@ -171,7 +167,7 @@ export class BloomFilter implements Disposable {
 
   /** True when the key is probably present; false when it is definitely absent. */
   has(key: Key): boolean {
-    const ptr = this.#live();
+    const ptr = this.live();
     const len = writeKey(key);
     return core.bloomHas(ptr, useScratch(0).bytes, len) === 1;
   }
@@ -183,7 +179,7 @@ export class BloomFilter implements Disposable {
 
   /** The key's k bit indices, in the order the hashes produce them (duplicates possible). */
   positions(key: Key): number[] {
-    const ptr = this.#live();
+    const ptr = this.live();
     const len = writeKey(key);
     // The scratch result bytes hold at least MAX_BATCH_KEYS ≥ 8 × MAX_HASHES bytes.
     const { bytes, out } = useScratch(0);
@@ -193,13 +189,13 @@ export class BloomFilter implements Disposable {
 
   /** A copy of the bit array: bit i is bit (i & 7) of byte (i >> 3), ⌈m/8⌉ bytes. */
   bitArray(): Uint8Array {
-    const data = this.#live() + HEADER_BYTES;
+    const data = this.live() + HEADER_BYTES;
     return heapU8().slice(data, data + Math.ceil(this.#bits / 8));
   }
 
   /** Adds every key, in one wasm call per chunk. */
   addMany(keys: readonly Key[]): this {
-    const ptr = this.#live();
+    const ptr = this.live();
     forEachChunk(keys as Key[], (count, _first, keysPtr, start) => {
       this.#added(core.bloomAddPacked(ptr, keysPtr, useScratch(0).ends, count, start, 0));
     });
@@ -208,7 +204,7 @@ export class BloomFilter implements Disposable {
 
   /** Queries every key: 1 = probably present, 0 = definitely absent. */
   hasMany(keys: readonly Key[]): Uint8Array {
-    const ptr = this.#live();
+    const ptr = this.live();
     const result = new Uint8Array(keys.length);
     forEachChunk(keys as Key[], (count, first, keysPtr, start) => {
       const { ends, out } = useScratch(0);
@@ -220,7 +216,7 @@ export class BloomFilter implements Disposable {
 
   /** Adds every key in order; result[i] = 1 when key i was probably present before it was added. */
   testAndAddMany(keys: readonly Key[]): Uint8Array {
-    const ptr = this.#live();
+    const ptr = this.live();
     const result = new Uint8Array(keys.length);
     forEachChunk(keys as Key[], (count, first, keysPtr, start) => {
       const { ends, out } = useScratch(0);
@@ -232,7 +228,7 @@ export class BloomFilter implements Disposable {
 
   /** Adds keys packed in one buffer: key i is bytes[ends[i−1] .. ends[i]) (key 0 starts at 0). Skips string encoding. */
   addPacked(bytes: Uint8Array, ends: Uint32Array): this {
-    const ptr = this.#live();
+    const ptr = this.live();
     forEachPackedChunk(bytes, ends, (count, _first, keysPtr, start) => {
       this.#added(core.bloomAddPacked(ptr, keysPtr, useScratch(0).ends, count, start, 0));
     });
@@ -241,7 +237,7 @@ export class BloomFilter implements Disposable {
 
   /** Queries keys packed as in addPacked: 1 = probably present, 0 = definitely absent. */
   hasPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
-    const ptr = this.#live();
+    const ptr = this.live();
     const result = new Uint8Array(ends instanceof Uint32Array ? ends.length : 0);
     forEachPackedChunk(bytes, ends, (count, first, keysPtr, start) => {
       const { ends: endsPtr, out } = useScratch(0);
@@ -279,7 +275,7 @@ export class BloomFilter implements Disposable {
    * create(n, p, { foldable: true }).
    */
   fold(factor: number): BloomFilter {
-    const ptr = this.#live();
+    const ptr = this.live();
     checkInteger("factor", factor, 2, Number.MAX_SAFE_INTEGER);
     if ((factor & (factor - 1)) !== 0 || factor > this.maxFoldFactor) {
       throw new RangeError(
@@ -288,7 +284,7 @@ export class BloomFilter implements Disposable {
       );
     }
     const folded = new BloomFilter(this.#bits / factor, this.#hashes, this.#hashing, this.#baseBits);
-    core.bloomFold(ptr, folded.#ptr, factor);
+    core.bloomFold(ptr, folded.live(), factor);
     folded.#count = this.#count;
     folded.#setBits = -1;
     return folded;
@@ -303,7 +299,7 @@ export class BloomFilter implements Disposable {
 
   /** The filter in bloomkit's binary format (docs/FORMAT.md). */
   serialize(): Uint8Array {
-    const ptr = this.#live();
+    const ptr = this.live();
     const w = new ParamWriter().u64(this.#bits).u64(this.#baseBits).u32(this.#hashes).u64(this.#count);
     writeHashing(w, this.#hashing);
     const data = ptr + HEADER_BYTES;
@@ -344,7 +340,7 @@ export class BloomFilter implements Disposable {
     const length = core.bloomBlockBytes(bits) - HEADER_BYTES;
     if (record.payload.length !== length) throw new FormatError(`corrupted: payload of ${record.payload.length} bytes for ${bits} bits`);
     const filter = new BloomFilter(bits, hashes, hashing, baseBits);
-    const data = filter.#ptr + HEADER_BYTES;
+    const data = filter.live() + HEADER_BYTES;
     heapU8().set(record.payload, data);
     // A filter never sets the bits of its last word past m.
     const lastWord = new DataView(record.payload.buffer, record.payload.byteOffset + length - 8, 8).getBigUint64(0, true);
@@ -361,15 +357,10 @@ export class BloomFilter implements Disposable {
   /** @internal A filter with these parameters whose bits `fill` writes, given the block pointer. */
   static fromFill(bits: number, hashes: number, hashing: Hashing, count: number, fill: (ptr: number) => void): BloomFilter {
     const filter = new BloomFilter(bits, hashes, hashing);
-    fill(filter.#ptr);
+    fill(filter.live());
     filter.#count = count;
     filter.#setBits = -1;
     return filter;
-  }
-
-  /** serialize() as base64. */
-  toBase64(): string {
-    return toBase64(this.serialize());
   }
 
   /** A filter from toBase64()'s text. */
@@ -404,7 +395,7 @@ export class BloomFilter implements Disposable {
    * the call; line i of the piece ends at offset + ends[i] in `buffer`.
    */
   testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
-    const ptr = this.#live();
+    const ptr = this.live();
     const call = {
       run: (keys: number, len: number, final: boolean, maxLines: number, out: number, lineEnds: number) =>
         core.bloomLines(ptr, LINES.add, keys, len, final ? 1 : 0, maxLines, out, lineEnds, 0),
@@ -421,25 +412,8 @@ export class BloomFilter implements Disposable {
     return this.#lines(LINES.add, buffer, true);
   }
 
-  /** Releases the filter's wasm memory now; any later use throws. Calling it again does nothing. */
-  dispose(): void {
-    if (this.#ptr === 0) return;
-    disown(this, this.#ptr);
-    this.#ptr = 0;
-  }
-
-  /** For `using filter = BloomFilter.create(…)`. */
-  [Symbol.dispose](): void {
-    this.dispose();
-  }
-
-  /** True once dispose() ran. */
-  get disposed(): boolean {
-    return this.#ptr === 0;
-  }
-
   #lines(op: number, buffer: Uint8Array, wantEnds: boolean): { answers: Uint8Array; ends: Uint32Array } {
-    const ptr = this.#live();
+    const ptr = this.live();
     const call = {
       run: (keys: number, len: number, final: boolean, maxLines: number, out: number, lineEnds: number) =>
         core.bloomLines(ptr, op, keys, len, final ? 1 : 0, maxLines, out, lineEnds, 0),
@@ -456,9 +430,9 @@ export class BloomFilter implements Disposable {
   }
 
   #combine(other: BloomFilter, op: "union" | "intersect"): BloomFilter {
-    const ptr = this.#live();
+    const ptr = this.live();
     if (!(other instanceof BloomFilter)) throw new TypeError(`${op}() takes a BloomFilter, got ${describe(other)}`);
-    const otherPtr = other.#live();
+    const otherPtr = other.live();
     const differs =
       this.#bits !== other.#bits ? `bits: ${this.#bits} vs ${other.#bits}`
       : this.#hashes !== other.#hashes ? `hashes: ${this.#hashes} vs ${other.#hashes}`
@@ -466,7 +440,7 @@ export class BloomFilter implements Disposable {
       : hashingDifference(this.#hashing, other.#hashing);
     if (differs) throw new RangeError(`cannot ${op} filters with different ${differs}`);
     const result = new BloomFilter(this.#bits, this.#hashes, this.#hashing, this.#baseBits);
-    core.bloomCombine(result.#ptr, ptr, otherPtr, op === "intersect" ? 1 : 0);
+    core.bloomCombine(result.live(), ptr, otherPtr, op === "intersect" ? 1 : 0);
     result.#setBits = -1;
     // Shared keys cannot be told apart: the fill estimate, bounded by what the operands hold.
     const bound = op === "union" ? this.#count + other.#count : Math.min(this.#count, other.#count);
@@ -475,14 +449,9 @@ export class BloomFilter implements Disposable {
     return result;
   }
 
-  #live(): number {
-    if (this.#ptr === 0) throw new Error("this BloomFilter was disposed");
-    return this.#ptr;
-  }
-
   /** Inserts one key; true when it set a new bit. */
   #insertOne(key: Key): boolean {
-    const ptr = this.#live();
+    const ptr = this.live();
     const len = writeKey(key);
     const fresh = core.bloomAdd(ptr, useScratch(0).bytes, len);
     this.#added(fresh);
@@ -497,7 +466,7 @@ export class BloomFilter implements Disposable {
   }
 
   #countSetBits(): number {
-    const ptr = this.#live();
+    const ptr = this.live();
     if (this.#setBits < 0) this.#setBits = core.bloomSetBits(ptr);
     return this.#setBits;
   }

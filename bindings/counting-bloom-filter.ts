@@ -2,13 +2,13 @@
 // the spectral filter's minimum selection as a frequency estimate. Indexed
 // exactly like BloomFilter (same m, k and hashing give the same positions).
 import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
-import { allocate, disown, own } from "./memory.js";
+import { WasmBlock } from "./wasm-block.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { bytesOf, bytesOfPacked, one, u32sOf, u32sOfPacked, type WasmBatch } from "./batch.js";
 import { useScratch, writeKey, type Key } from "./keys.js";
 import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
 import { BloomFilter } from "./bloom-filter.js";
-import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, toBase64, writeRecord } from "./format.js";
+import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, writeRecord } from "./format.js";
 import { HASHING_OPTION_NAMES, readHashing, resolveHashing, writeHashing, writeIndexHeader, type Hashing, type HashingOptions } from "./hashing.js";
 import { type HashName } from "./hash.js";
 
@@ -35,8 +35,7 @@ function maxCounters(width: CounterBits): number {
 }
 
 /** A Bloom filter with counters: add, remove, and how often a key was added. */
-export class CountingBloomFilter implements Disposable {
-  #ptr: number;
+export class CountingBloomFilter extends WasmBlock {
   readonly #counters: number;
   readonly #hashes: number;
   readonly #width: CounterBits;
@@ -44,11 +43,8 @@ export class CountingBloomFilter implements Disposable {
   #size = 0;
 
   private constructor(counters: number, hashes: number, width: CounterBits, hashing: Hashing) {
-    const bytes = core.countingBlockBytes(counters, width);
-    const ptr = allocate(bytes, `a counting Bloom filter of ${counters} ${width}-bit counters`);
-    writeIndexHeader(ptr, counters, hashes, hashing);
-    own(this, ptr, bytes);
-    this.#ptr = ptr;
+    super(core.countingBlockBytes(counters, width), `a counting Bloom filter of ${counters} ${width}-bit counters`);
+    writeIndexHeader(this.live(), counters, hashes, hashing);
     this.#counters = counters;
     this.#hashes = hashes;
     this.#width = width;
@@ -112,18 +108,18 @@ export class CountingBloomFilter implements Disposable {
 
   /** Keys held: adds less successful removes. */
   get size(): number {
-    this.#live();
+    this.live();
     return this.#size;
   }
 
   /** Counters stuck at their maximum (2^counterBits − 1). */
   get saturatedCounters(): number {
-    return core.countingSaturated(this.#live(), this.#width);
+    return core.countingSaturated(this.live(), this.#width);
   }
 
   /** Fraction of counters above 0. */
   get fillRatio(): number {
-    return core.countingNonZero(this.#live(), this.#width) / this.#counters;
+    return core.countingNonZero(this.live(), this.#width) / this.#counters;
   }
 
   /** The rate now, from the fill: (nonzero / m)^k. */
@@ -200,7 +196,7 @@ export class CountingBloomFilter implements Disposable {
 
   /** The key's k counter indices (the positions a BloomFilter with the same m, k and hashing would use). */
   positions(key: Key): number[] {
-    const ptr = this.#live();
+    const ptr = this.live();
     const len = writeKey(key);
     const { bytes, out } = useScratch(0);
     core.bloomPositions(ptr, bytes, len, out); // same header and indexing as BloomFilter
@@ -209,7 +205,7 @@ export class CountingBloomFilter implements Disposable {
 
   /** Every counter's value, in one copy (for display): Uint8Array for 4- and 8-bit counters, Uint16Array for 16-bit. */
   counters(): Uint8Array | Uint16Array {
-    const data = this.#live() + HEADER_BYTES;
+    const data = this.live() + HEADER_BYTES;
     const raw = heapU8().slice(data, data + Math.ceil((this.#counters * this.#width) / 8));
     if (this.#width === 8) return raw.slice(0, this.#counters);
     if (this.#width === 16) return new Uint16Array(raw.buffer, 0, this.#counters);
@@ -220,20 +216,20 @@ export class CountingBloomFilter implements Disposable {
 
   /** Counter i, for display and inspection. */
   counter(index: number): number {
-    const ptr = this.#live();
+    const ptr = this.live();
     checkInteger("index", index, 0, this.#counters - 1);
     return core.countingCounter(ptr, this.#width, index);
   }
 
   /** The standard BloomFilter with the same m, k and hashing: bit i is set where counter i > 0. */
   toBloomFilter(): BloomFilter {
-    const ptr = this.#live();
+    const ptr = this.live();
     return BloomFilter.fromFill(this.#counters, this.#hashes, this.#hashing, this.#size, (dst) => core.countingToBloom(ptr, this.#width, dst));
   }
 
   /** The filter in bloomkit's binary format (docs/FORMAT.md, type 3). */
   serialize(): Uint8Array {
-    const ptr = this.#live();
+    const ptr = this.live();
     const w = new ParamWriter().u64(this.#counters).u32(this.#hashes).u8(this.#width).u8(0).u8(0).u8(0).u64(this.#size);
     writeHashing(w, this.#hashing);
     const data = ptr + HEADER_BYTES;
@@ -270,7 +266,7 @@ export class CountingBloomFilter implements Disposable {
     const lastByte = Math.floor(usedBits / 8);
     const padding = (usedBits % 8 !== 0 && record.payload[lastByte] >> (usedBits % 8) !== 0) || record.payload.subarray(Math.ceil(usedBits / 8)).some((b) => b !== 0);
     const filter = new CountingBloomFilter(counters, hashes, width, hashing);
-    const data = filter.#ptr + HEADER_BYTES;
+    const data = filter.live() + HEADER_BYTES;
     heapU8().set(record.payload, data);
     if (padding || checksumAt(data, length) !== record.payloadChecksum) {
       filter.dispose();
@@ -280,35 +276,12 @@ export class CountingBloomFilter implements Disposable {
     return filter;
   }
 
-  toBase64(): string {
-    return toBase64(this.serialize());
-  }
-
   static fromBase64(text: string): CountingBloomFilter {
     return CountingBloomFilter.deserialize(fromBase64(text));
   }
 
-  dispose(): void {
-    if (this.#ptr === 0) return;
-    disown(this, this.#ptr);
-    this.#ptr = 0;
-  }
-
-  [Symbol.dispose](): void {
-    this.dispose();
-  }
-
-  get disposed(): boolean {
-    return this.#ptr === 0;
-  }
-
-  #live(): number {
-    if (this.#ptr === 0) throw new Error("this CountingBloomFilter was disposed");
-    return this.#ptr;
-  }
-
   #op(op: number): WasmBatch {
-    const ptr = this.#live();
+    const ptr = this.live();
     return (keys, ends, count, start, out) => core.countingPacked(ptr, this.#width, op, keys, ends, count, start, out);
   }
 

@@ -1,12 +1,12 @@
 // Cuckoo filter (Fan et al., CoNEXT 2014; seed 003): fingerprints in buckets
 // of four, deletable, with a false-positive rate set by the fingerprint size.
 import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
-import { allocate, disown, own } from "./memory.js";
+import { WasmBlock } from "./wasm-block.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe } from "./errors.js";
 import { bytesOf, bytesOfPacked, one, u32sOf, u32sOfPacked, type WasmBatch } from "./batch.js";
 import { useScratch, writeKey, type Key } from "./keys.js";
 import { heapU32 } from "./wasm.js";
-import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, toBase64, writeRecord } from "./format.js";
+import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, writeRecord } from "./format.js";
 import { readHashing, resolveHashing, writeHashing, type Hashing } from "./hashing.js";
 import { hashId, type HashName } from "./hash.js";
 
@@ -39,8 +39,7 @@ export function fingerprintBitsFor(p: number): 8 | 16 | 32 {
 }
 
 /** A deletable filter of fingerprints. Adding the same key more than 2b = 8 times fails: its two buckets hold 8 entries. */
-export class CuckooFilter implements Disposable {
-  #ptr: number;
+export class CuckooFilter extends WasmBlock {
   readonly #buckets: number;
   readonly #fingerprintBits: 8 | 16 | 32;
   readonly #hashing: Hashing;
@@ -50,10 +49,8 @@ export class CuckooFilter implements Disposable {
     if (bytes > MAX_BLOCK_BYTES || buckets > MAX_BUCKETS) {
       throw new RangeError(`a cuckoo filter of ${buckets} buckets of ${fingerprintBits}-bit fingerprints needs ${bytes} bytes; one filter holds at most ${MAX_BLOCK_BYTES}`);
     }
-    const ptr = allocate(bytes, `a cuckoo filter of ${buckets} buckets`);
-    core.cuckooInit(ptr, buckets, fingerprintBits, hashId(hashing.names[0]), hashing.seed);
-    own(this, ptr, bytes);
-    this.#ptr = ptr;
+    super(bytes, `a cuckoo filter of ${buckets} buckets`);
+    core.cuckooInit(this.live(), buckets, fingerprintBits, hashId(hashing.names[0]), hashing.seed);
     this.#buckets = buckets;
     this.#fingerprintBits = fingerprintBits;
     this.#hashing = hashing;
@@ -114,7 +111,7 @@ export class CuckooFilter implements Disposable {
 
   /** Fingerprints stored. */
   get size(): number {
-    return core.cuckooSize(this.#live());
+    return core.cuckooSize(this.live());
   }
 
   /** size / capacity. */
@@ -191,7 +188,7 @@ export class CuckooFilter implements Disposable {
 
   /** Where a key lives: its fingerprint and its two candidate buckets (they can coincide). */
   locate(key: Key): { fingerprint: number; buckets: [number, number] } {
-    const ptr = this.#live();
+    const ptr = this.live();
     const len = writeKey(key);
     const { bytes, out } = useScratch(0);
     core.cuckooLocate(ptr, bytes, len, out);
@@ -202,14 +199,14 @@ export class CuckooFilter implements Disposable {
 
   /** A copy of the table, one fingerprint per slot (0 = empty), bucket i in slots 4i … 4i + 3. */
   entries(): Uint8Array | Uint16Array | Uint32Array {
-    const data = this.#live() + HEADER_BYTES;
+    const data = this.live() + HEADER_BYTES;
     const bytes = heapU8().slice(data, data + this.capacity * (this.#fingerprintBits / 8));
     return this.#fingerprintBits === 8 ? bytes : this.#fingerprintBits === 16 ? new Uint16Array(bytes.buffer) : new Uint32Array(bytes.buffer);
   }
 
   /** The filter in bloomkit's binary format (docs/FORMAT.md, type 4). */
   serialize(): Uint8Array {
-    const ptr = this.#live();
+    const ptr = this.live();
     const w = new ParamWriter().u32(this.#buckets).u8(this.#fingerprintBits).u8(0).u8(0).u8(0).u64(this.size);
     writeHashing(w, this.#hashing);
     const data = ptr + HEADER_BYTES;
@@ -238,7 +235,7 @@ export class CuckooFilter implements Disposable {
     const length = core.cuckooBlockBytes(buckets, fingerprintBits) - HEADER_BYTES;
     if (record.payload.length !== length) throw new FormatError(`corrupted: payload of ${record.payload.length} bytes for ${buckets} buckets`);
     const filter = new CuckooFilter(buckets, fingerprintBits, hashing);
-    const data = filter.#ptr + HEADER_BYTES;
+    const data = filter.live() + HEADER_BYTES;
     heapU8().set(record.payload, data);
     let stored = 0;
     for (const fp of filter.entries()) stored += fp === 0 ? 0 : 1;
@@ -246,35 +243,12 @@ export class CuckooFilter implements Disposable {
       filter.dispose();
       throw new FormatError(stored !== size ? `corrupted: ${stored} fingerprints stored, the header says ${size}` : "corrupted: the payload checksum does not match");
     }
-    core.cuckooSetSize(filter.#ptr, size);
+    core.cuckooSetSize(filter.live(), size);
     return filter;
-  }
-
-  toBase64(): string {
-    return toBase64(this.serialize());
   }
 
   static fromBase64(text: string): CuckooFilter {
     return CuckooFilter.deserialize(fromBase64(text));
-  }
-
-  dispose(): void {
-    if (this.#ptr === 0) return;
-    disown(this, this.#ptr);
-    this.#ptr = 0;
-  }
-
-  [Symbol.dispose](): void {
-    this.dispose();
-  }
-
-  get disposed(): boolean {
-    return this.#ptr === 0;
-  }
-
-  #live(): number {
-    if (this.#ptr === 0) throw new Error("this CuckooFilter was disposed");
-    return this.#ptr;
   }
 
   #rateAt(load: number): number {
@@ -282,7 +256,7 @@ export class CuckooFilter implements Disposable {
   }
 
   #op(op: number): WasmBatch {
-    const ptr = this.#live();
+    const ptr = this.live();
     return (keys, ends, count, start, out) => core.cuckooPacked(ptr, op, keys, ends, count, start, out);
   }
 }

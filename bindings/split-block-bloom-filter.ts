@@ -2,11 +2,11 @@
 // assembly/split-block.ts): one 32-byte block per key, so one cache line per
 // add or query, at the cost of a few more bits per key than a standard filter.
 import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
-import { allocate, disown, own } from "./memory.js";
+import { WasmBlock } from "./wasm-block.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe } from "./errors.js";
 import { bytesOf, bytesOfPacked, linesEach, linesOf, one, type WasmBatch } from "./batch.js";
 import { isBytes, type Key } from "./keys.js";
-import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, toBase64, writeRecord } from "./format.js";
+import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, writeRecord } from "./format.js";
 
 const HEADER_BYTES = core.sbbfHeaderBytes();
 /** Bytes of one block: eight 32-bit words. */
@@ -56,17 +56,13 @@ export function splitBlockFalsePositiveRate(n: number, blocks: number): number {
 }
 
 /** A Parquet-compatible split-block Bloom filter (xxh64 with seed 0, as the specification fixes). */
-export class SplitBlockBloomFilter implements Disposable {
-  #ptr: number;
+export class SplitBlockBloomFilter extends WasmBlock {
   readonly #blocks: number;
   #count = 0;
 
   private constructor(blocks: number) {
-    const bytes = core.sbbfBlockBytes(blocks);
-    const ptr = allocate(bytes, `a split-block Bloom filter of ${blocks} blocks`);
-    core.sbbfInit(ptr, blocks);
-    own(this, ptr, bytes);
-    this.#ptr = ptr;
+    super(core.sbbfBlockBytes(blocks), `a split-block Bloom filter of ${blocks} blocks`);
+    core.sbbfInit(this.live(), blocks);
     this.#blocks = blocks;
   }
 
@@ -101,7 +97,7 @@ export class SplitBlockBloomFilter implements Disposable {
       throw new RangeError(`a Parquet bitset is a whole number of 32-byte blocks; got ${bitset.length} bytes`);
     }
     const filter = SplitBlockBloomFilter.withSize(bitset.length / SBBF_BLOCK_BYTES);
-    heapU8().set(bitset, filter.#ptr + HEADER_BYTES);
+    heapU8().set(bitset, filter.live() + HEADER_BYTES);
     filter.#count = Math.round(filter.estimatedCount());
     return filter;
   }
@@ -122,17 +118,17 @@ export class SplitBlockBloomFilter implements Disposable {
 
   /** Keys added that set at least one new bit. */
   get count(): number {
-    this.#live();
+    this.live();
     return this.#count;
   }
 
   get fillRatio(): number {
-    return core.sbbfSetBits(this.#live()) / this.bits;
+    return core.sbbfSetBits(this.live()) / this.bits;
   }
 
   /** The rate given the bits set now: the mean over blocks of Π (set bits of word i / 32). */
   falsePositiveRate(): number {
-    return core.sbbfFalsePositiveRate(this.#live());
+    return core.sbbfFalsePositiveRate(this.live());
   }
 
   /** The rate for `items` random keys: Σ_j Poisson(j; n/blocks) · (1 − (31/32)^j)^8. */
@@ -199,7 +195,7 @@ export class SplitBlockBloomFilter implements Disposable {
 
   /** As BloomFilter.testAndAddLinesEach: answers and line ends as views of wasm memory, no copies. */
   testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
-    const ptr = this.#live();
+    const ptr = this.live();
     const call = {
       run: (keys: number, len: number, final: boolean, maxLines: number, out: number, lineEnds: number) =>
         core.sbbfLines(ptr, OP.add, keys, len, final ? 1 : 0, maxLines, out, lineEnds),
@@ -217,13 +213,13 @@ export class SplitBlockBloomFilter implements Disposable {
 
   /** A copy of the bitset exactly as Parquet stores it: blocks of eight little-endian u32 words. */
   toParquetBitset(): Uint8Array {
-    const data = this.#live() + HEADER_BYTES;
+    const data = this.live() + HEADER_BYTES;
     return heapU8().slice(data, data + this.#blocks * SBBF_BLOCK_BYTES);
   }
 
   /** The filter in bloomkit's binary format (docs/FORMAT.md, type 5). */
   serialize(): Uint8Array {
-    const ptr = this.#live();
+    const ptr = this.live();
     const data = ptr + HEADER_BYTES;
     const length = this.#blocks * SBBF_BLOCK_BYTES;
     return writeRecord({
@@ -244,7 +240,7 @@ export class SplitBlockBloomFilter implements Disposable {
     if (blocks < 1 || blocks > MAX_BLOCKS) throw new FormatError(`corrupted: blocks = ${blocks} is out of range`);
     if (record.payload.length !== blocks * SBBF_BLOCK_BYTES) throw new FormatError(`corrupted: payload of ${record.payload.length} bytes for ${blocks} blocks`);
     const filter = new SplitBlockBloomFilter(blocks);
-    const data = filter.#ptr + HEADER_BYTES;
+    const data = filter.live() + HEADER_BYTES;
     heapU8().set(record.payload, data);
     if (checksumAt(data, record.payload.length) !== record.payloadChecksum) {
       filter.dispose();
@@ -254,35 +250,12 @@ export class SplitBlockBloomFilter implements Disposable {
     return filter;
   }
 
-  toBase64(): string {
-    return toBase64(this.serialize());
-  }
-
   static fromBase64(text: string): SplitBlockBloomFilter {
     return SplitBlockBloomFilter.deserialize(fromBase64(text));
   }
 
-  dispose(): void {
-    if (this.#ptr === 0) return;
-    disown(this, this.#ptr);
-    this.#ptr = 0;
-  }
-
-  [Symbol.dispose](): void {
-    this.dispose();
-  }
-
-  get disposed(): boolean {
-    return this.#ptr === 0;
-  }
-
-  #live(): number {
-    if (this.#ptr === 0) throw new Error("this SplitBlockBloomFilter was disposed");
-    return this.#ptr;
-  }
-
   #op(op: number): WasmBatch {
-    const ptr = this.#live();
+    const ptr = this.live();
     return (keys, ends, count, start, out) => core.sbbfPacked(ptr, op, keys, ends, count, start, out);
   }
 
@@ -299,7 +272,7 @@ export class SplitBlockBloomFilter implements Disposable {
   }
 
   #lines(op: number, buffer: Uint8Array, wantEnds: boolean): { answers: Uint8Array; ends: Uint32Array } {
-    const ptr = this.#live();
+    const ptr = this.live();
     const call = {
       run: (keys: number, len: number, final: boolean, maxLines: number, out: number, lineEnds: number) =>
         core.sbbfLines(ptr, op, keys, len, final ? 1 : 0, maxLines, out, lineEnds),
