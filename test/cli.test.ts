@@ -259,3 +259,23 @@ describe("errors and exit codes", () => {
     expect(result.stderr).toMatch(/the cuckoo filter is full: 12 of 20 keys did not fit/);
   });
 });
+
+describe("progress", () => {
+  // script(1) gives the command a pseudo-terminal as its stderr; the output itself goes to a file.
+  const inTerminal = (extra: string) =>
+    spawnSync("script", ["-qec", `'${process.execPath}' '${BIN}' dedup '${file("crawl.txt")}' -o '${file("tty-out.txt")}' ${extra}`, "/dev/null"], { encoding: "utf8" });
+
+  it("shows a rate line on stderr when it is a terminal", () => {
+    const result = inTerminal("");
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/\r\x1b\[2Kdedup: [\d.]+ MB of [\d.]+ MB \([\d.]+%\), [\d.]+ MB\/s, [\d,]+ lines/);
+    expect(result.stdout).toContain("not repeated lines");
+  });
+
+  it("--quiet hides it", () => {
+    const result = inTerminal("--quiet");
+    expect(result.status).toBe(0);
+    expect(result.stdout).not.toMatch(/MB\/s/);
+    expect(result.stdout).toContain("not repeated lines");
+  });
+});
