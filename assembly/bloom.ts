@@ -26,6 +26,7 @@ import {
   FILTER_HEADER,
   STRATEGY_INDEPENDENT,
   firstHash,
+  secondHashOf,
   independentIndex,
   doubleIndex,
   keyStep,
@@ -56,6 +57,35 @@ export { FILTER_HEADER };
   return (load<u64>(data + <usize>((idx >> 6) << 3)) & (<u64>1 << (idx & 63))) != 0;
 }
 
+/** Sets the k bits of double hashing from (h, h2); true when at least one was 0 before. */
+// @ts-ignore: decorator
+@inline function insertHashed(filter: usize, h: u64, h2: u64): bool {
+  const m = load<u64>(filter, F_BITS);
+  const k = load<u32>(filter, F_HASHES);
+  const base = load<u64>(filter, F_BASE_BITS);
+  const data = filter + FILTER_HEADER;
+  let fresh: u64 = 0;
+  for (let i: u32 = 0; i < k; i++) {
+    fresh |= setBit(data, doubleIndex(h, m, base));
+    h += h2;
+  }
+  return fresh != 0;
+}
+
+/** True when all k bits of double hashing from (h, h2) are set. */
+// @ts-ignore: decorator
+@inline function containsHashed(filter: usize, h: u64, h2: u64): bool {
+  const m = load<u64>(filter, F_BITS);
+  const k = load<u32>(filter, F_HASHES);
+  const base = load<u64>(filter, F_BASE_BITS);
+  const data = filter + FILTER_HEADER;
+  for (let i: u32 = 0; i < k; i++) {
+    if (!testBit(data, doubleIndex(h, m, base))) return false;
+    h += h2;
+  }
+  return true;
+}
+
 /** Sets the key's k bits; true when at least one of them was 0 before. */
 // @ts-ignore: decorator
 @inline function insertKey(filter: usize, key: usize, len: usize): bool {
@@ -68,14 +98,8 @@ export { FILTER_HEADER };
     for (let i: u32 = 0; i < k; i++) fresh |= setBit(data, independentIndex(filter, i, key, len, m));
     return fresh != 0;
   }
-  const base = load<u64>(filter, F_BASE_BITS);
-  let h = firstHash(filter, key, len);
-  const h2 = keyStep();
-  for (let i: u32 = 0; i < k; i++) {
-    fresh |= setBit(data, doubleIndex(h, m, base));
-    h += h2;
-  }
-  return fresh != 0;
+  const h = firstHash(filter, key, len);
+  return insertHashed(filter, h, keyStep());
 }
 
 /** True when all of the key's k bits are set. */
@@ -88,14 +112,8 @@ export { FILTER_HEADER };
     for (let i: u32 = 0; i < k; i++) if (!testBit(data, independentIndex(filter, i, key, len, m))) return false;
     return true;
   }
-  const base = load<u64>(filter, F_BASE_BITS);
-  let h = firstHash(filter, key, len);
-  const h2 = keyStep();
-  for (let i: u32 = 0; i < k; i++) {
-    if (!testBit(data, doubleIndex(h, m, base))) return false;
-    h += h2;
-  }
-  return true;
+  const h = firstHash(filter, key, len);
+  return containsHashed(filter, h, keyStep());
 }
 
 /** Block size for a filter of `bits` bits (f64 so JS passes a plain number). */
@@ -267,4 +285,45 @@ export function bloomLines(filter: usize, op: u32, buf: usize, len: u32, final: 
   linesConsumed = at;
   if (fresh) store<u32>(fresh, added);
   return lines;
+}
+
+/** splitmix64's increment and finaliser constants. */
+// @ts-ignore: decorator
+@inline const GOLDEN: u64 = 0x9E3779B97F4A7C15;
+// @ts-ignore: decorator
+@inline const MIX_C2: u64 = 0x94D049BB133111EB;
+
+/** A 64-bit hash of an integer key: splitmix64's finaliser over key + (seed + 1)·φ. */
+// @ts-ignore: decorator
+@inline export function intHash(x: u64, seed: u64): u64 {
+  x += (seed + 1) * GOLDEN;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9;
+  x = (x ^ (x >> 27)) * MIX_C2;
+  return x ^ (x >> 31);
+}
+
+/**
+ * op 0 add (out[i] = 1 when key i was probably present before), 1 has, over
+ * `count` integer keys at `keys`: u32 when `wide` is 0, u64 otherwise (a u32
+ * key is the u64 key of the same value). Double hashing only. Returns the keys
+ * that set a new bit (add) or were present (has).
+ */
+export function bloomInts(filter: usize, op: u32, keys: usize, count: u32, wide: u32, out: usize): u32 {
+  const seed = <u64>load<u32>(filter, F_SEED);
+  let total: u32 = 0;
+  for (let i: u32 = 0; i < count; i++) {
+    const x = wide ? load<u64>(keys + (<usize>i << 3)) : <u64>load<u32>(keys + (<usize>i << 2));
+    const h = intHash(x, seed);
+    const h2 = secondHashOf(h);
+    if (op == 0) {
+      const fresh = insertHashed(filter, h, h2);
+      total += <u32>fresh;
+      store<u8>(out + i, <u8>!fresh);
+    } else {
+      const hit = containsHashed(filter, h, h2);
+      total += <u32>hit;
+      store<u8>(out + i, <u8>hit);
+    }
+  }
+  return total;
 }

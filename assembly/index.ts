@@ -17,8 +17,9 @@ export {
   bloomPositions,
   bloomLines,
   bloomLinesConsumed,
+  bloomInts,
 } from "./bloom";
 export { hashBits, hashKey, hashPacked } from "./hash";
 export { countingBlockBytes, countingPacked, countingSaturated, countingNonZero, countingToBloom, countingCounter } from "./counting";
 export { cuckooBlockBytes, cuckooInit, cuckooPacked, cuckooSize, cuckooHeaderBytes, cuckooSetSize, cuckooLocate } from "./cuckoo";
-export { sbbfBlockBytes, sbbfInit, sbbfHeaderBytes, sbbfPacked, sbbfLines, sbbfLinesConsumed, sbbfFalsePositiveRate, sbbfSetBits } from "./split-block";
+export { sbbfBlockBytes, sbbfInit, sbbfHeaderBytes, sbbfPacked, sbbfLines, sbbfLinesConsumed, sbbfFalsePositiveRate, sbbfSetBits, sbbfInts } from "./split-block";

@@ -69,6 +69,12 @@ let step: u64 = 0;
   return hashAny(load<u8>(filter + F_IDS + i), key, len, load<u32>(filter, F_SEED)) % m;
 }
 
+/** The second hash for a given first one (what firstHash leaves in `step` for 64-bit hashes). */
+// @ts-ignore: decorator
+@inline export function secondHashOf(h: u64): u64 {
+  return secondHash(h);
+}
+
 /** h2 of the key last hashed by firstHash. */
 // @ts-ignore: decorator
 @inline export function keyStep(): u64 {

@@ -7,6 +7,7 @@
 
 import { xxh64 } from "./xxh64";
 import { findNewline, keyEnd } from "./lines";
+import { intHash } from "./bloom";
 
 /** The specification's eight salt constants. */
 // @ts-ignore: decorator
@@ -172,4 +173,16 @@ export function sbbfSetBits(filter: usize): f64 {
   let total: u64 = 0;
   for (let p = filter + SBBF_HEADER; p < end; p += 8) total += popcnt<u64>(load<u64>(p));
   return <f64>total;
+}
+
+/** As bloomInts: op 0 add, 1 has over u32 (wide 0) or u64 integer keys, hashed by intHash with seed 0. */
+export function sbbfInts(filter: usize, op: u32, keys: usize, count: u32, wide: u32, out: usize): u32 {
+  let total: u32 = 0;
+  for (let i: u32 = 0; i < count; i++) {
+    const h = intHash(wide ? load<u64>(keys + (<usize>i << 3)) : <u64>load<u32>(keys + (<usize>i << 2)), 0);
+    const r = op == 0 ? !insertHash(filter, h) : containsHash(filter, h);
+    store<u8>(out + i, <u8>r);
+    total += <u32>(op == 0 ? !r : r);
+  }
+  return total;
 }

@@ -1,6 +1,7 @@
 // Batch plumbing shared by the filters: run a wasm loop over keys (an array or
 // packed bytes) chunk by chunk and collect one result per key.
 import { heapU32, heapU8 } from "./wasm.js";
+import { describe } from "./errors.js";
 import { forEachChunk, forEachLineChunk, forEachPackedChunk, MAX_BATCH_KEYS, useScratch, writeKey, type Key } from "./keys.js";
 
 /** One wasm call over `count` keys of a chunk (layout as in bloomAddPacked); results go to `out`. */
@@ -128,4 +129,27 @@ export function linesOf(buffer: Uint8Array, call: LinesCall, wantEnds: boolean, 
     return at;
   });
   return { answers: concat(answers, Uint8Array), ends: concat(ends, Uint32Array) };
+}
+
+/** Integer keys per wasm call: one answer byte each fits the scratch area's 8-bytes-per-key result room. */
+const INTS_PER_CALL = MAX_BATCH_KEYS * 8;
+
+/** One wasm call over `count` integer keys at `keys` (u32 when `wide` is 0, else u64); one answer byte each into `out`. */
+export type IntsCall = (keys: number, count: number, wide: number, out: number) => number;
+
+/** Runs `call` over integer keys in chunks copied into wasm memory; one answer byte per key. */
+export function intsOf(keys: Uint32Array | BigUint64Array, call: IntsCall): Uint8Array {
+  const wide = keys instanceof BigUint64Array;
+  if (!wide && !(keys instanceof Uint32Array)) throw new TypeError(`keys must be a Uint32Array or a BigUint64Array, got ${describe(keys)}`);
+  const width = wide ? 8 : 4;
+  const { bytes, out } = useScratch(INTS_PER_CALL * 8);
+  const result = new Uint8Array(keys.length);
+  const raw = new Uint8Array(keys.buffer, keys.byteOffset, keys.byteLength);
+  for (let first = 0; first < keys.length; first += INTS_PER_CALL) {
+    const count = Math.min(INTS_PER_CALL, keys.length - first);
+    heapU8().set(raw.subarray(first * width, (first + count) * width), bytes);
+    call(bytes, count, wide ? 1 : 0, out);
+    result.set(heapU8().subarray(out, out + count), first);
+  }
+  return result;
 }

@@ -5,7 +5,7 @@ import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
 import { WasmBlock } from "./wasm-block.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { forEachChunk, forEachPackedChunk, useScratch, writeKey, type Key } from "./keys.js";
-import { linesEach, linesOf } from "./batch.js";
+import { intsOf, linesEach, linesOf, type IntsCall } from "./batch.js";
 import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
 import { type HashName } from "./hash.js";
 import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, writeRecord } from "./format.js";
@@ -185,6 +185,29 @@ export class BloomFilter extends WasmBlock {
     const { bytes, out } = useScratch(0);
     core.bloomPositions(ptr, bytes, len, out);
     return Array.from(new Float64Array(core.memory.buffer, out, this.#hashes));
+  }
+
+  /**
+   * Adds integer keys (a Uint32Array or a BigUint64Array): no encoding, one
+   * wasm call per 131,072 keys. Integers are their own key space, hashed by
+   * a 64-bit mix, not as bytes: add(bytes) and addInts of the same number are
+   * different keys; a 32-bit key equals the 64-bit key of the same value.
+   */
+  addInts(keys: Uint32Array | BigUint64Array): this {
+    this.testAndAddInts(keys);
+    return this;
+  }
+
+  /** Queries integer keys (as addInts): 1 = probably present, 0 = definitely absent. */
+  hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    return intsOf(keys, this.#intsCall(1));
+  }
+
+  /** Adds integer keys in order; 1 where a key was probably present before. */
+  testAndAddInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    const answers = intsOf(keys, this.#intsCall(0));
+    this.#countNew(answers);
+    return answers;
   }
 
   /** A copy of the bit array: bit i is bit (i & 7) of byte (i >> 3), ⌈m/8⌉ bytes. */
@@ -420,6 +443,12 @@ export class BloomFilter extends WasmBlock {
       consumed: () => core.bloomLinesConsumed(),
     };
     return linesOf(buffer, call, wantEnds, op === LINES.add ? (answers) => this.#countNew(answers) : undefined);
+  }
+
+  #intsCall(op: number): IntsCall {
+    const ptr = this.live();
+    if (this.#hashing.strategy !== "double") throw new TypeError("integer keys need double hashing; this filter uses the independent strategy");
+    return (keys, count, wide, out) => core.bloomInts(ptr, op, keys, count, wide, out);
   }
 
   /** Counts the keys that were new (answer 0) among add answers. */

@@ -4,7 +4,7 @@
 import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
 import { WasmBlock } from "./wasm-block.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe } from "./errors.js";
-import { bytesOf, bytesOfPacked, linesEach, linesOf, one, type WasmBatch } from "./batch.js";
+import { bytesOf, bytesOfPacked, intsOf, linesEach, linesOf, one, type IntsCall, type WasmBatch } from "./batch.js";
 import { isBytes, type Key } from "./keys.js";
 import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, writeRecord } from "./format.js";
 
@@ -179,6 +179,29 @@ export class SplitBlockBloomFilter extends WasmBlock {
     return bytesOfPacked(bytes, ends, this.#op(OP.has));
   }
 
+  /**
+   * Adds integer keys (a Uint32Array or a BigUint64Array): no encoding, one
+   * wasm call per 131,072 keys (as BloomFilter.addInts). Integers are their own key space, hashed by
+   * a 64-bit mix, not as bytes: add(bytes) and addInts of the same number are
+   * different keys; a 32-bit key equals the 64-bit key of the same value.
+   */
+  addInts(keys: Uint32Array | BigUint64Array): this {
+    this.testAndAddInts(keys);
+    return this;
+  }
+
+  /** Queries integer keys (as addInts): 1 = probably present, 0 = definitely absent. */
+  hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    return intsOf(keys, this.#intsCall(1));
+  }
+
+  /** Adds integer keys in order; 1 where a key was probably present before. */
+  testAndAddInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    const answers = intsOf(keys, this.#intsCall(0));
+    this.#seen(answers);
+    return answers;
+  }
+
   /** Newline-delimited keys, split inside wasm (as BloomFilter.addLines). */
   addLines(buffer: Uint8Array): this {
     this.#lines(OP.add, buffer, false);
@@ -252,6 +275,11 @@ export class SplitBlockBloomFilter extends WasmBlock {
 
   static fromBase64(text: string): SplitBlockBloomFilter {
     return SplitBlockBloomFilter.deserialize(fromBase64(text));
+  }
+
+  #intsCall(op: number): IntsCall {
+    const ptr = this.live();
+    return (keys, count, wide, out) => core.sbbfInts(ptr, op, keys, count, wide, out);
   }
 
   #op(op: number): WasmBatch {

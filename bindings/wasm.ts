@@ -24,6 +24,7 @@ export interface Core {
   bloomPositions(filter: number, key: number, len: number, out: number): void;
   bloomLines(filter: number, op: number, buf: number, len: number, final: number, maxLines: number, out: number, lineEnds: number, fresh: number): number;
   bloomLinesConsumed(): number;
+  bloomInts(filter: number, op: number, keys: number, count: number, wide: number, out: number): number;
   countingBlockBytes(counters: number, width: number): number;
   countingPacked(filter: number, width: number, op: number, keys: number, ends: number, count: number, start: number, out: number): number;
   countingSaturated(filter: number, width: number): number;
@@ -45,6 +46,7 @@ export interface Core {
   sbbfLinesConsumed(): number;
   sbbfFalsePositiveRate(filter: number): number;
   sbbfSetBits(filter: number): number;
+  sbbfInts(filter: number, op: number, keys: number, count: number, wide: number, out: number): number;
   hashBits(id: number): number;
   hashKey(id: number, key: number, len: number, seed: number, out: number): void;
   hashPacked(id: number, keys: number, ends: number, count: number, start: number, seed: number, out: number): void;

@@ -1,0 +1,67 @@
+// Integer keys: addInts / hasInts / testAndAddInts on Uint32Array and BigUint64Array.
+import { describe, expect, it } from "vitest";
+import { BloomFilter, SplitBlockBloomFilter } from "../bindings/index.js";
+import { ones, rng } from "./helpers.js";
+
+/** `count` distinct u32 keys from a fixed seed; `odd` picks odd or even ones so two sets stay disjoint. */
+function distinctInts(count: number, odd: boolean, seed: number): Uint32Array {
+  const random = rng(seed);
+  const seen = new Set<number>();
+  while (seen.size < count) seen.add(((Math.floor(random() * 2 ** 31) << 1) | (odd ? 1 : 0)) >>> 0);
+  return Uint32Array.from(seen);
+}
+
+const members = distinctInts(300_000, true, 121); // more than two wasm calls' worth
+const absent = distinctInts(1_000_000, false, 122);
+
+describe.each([
+  ["BloomFilter", () => BloomFilter.create(300_000, 0.01), (f: BloomFilter) => f.expectedFalsePositiveRate(300_000)],
+  ["SplitBlockBloomFilter", () => SplitBlockBloomFilter.create(300_000, 0.01, { powerOfTwo: false }), (f: SplitBlockBloomFilter) => f.expectedFalsePositiveRate(300_000)],
+] as const)("%s integer keys", (_name, make, expected) => {
+  it("have no false negatives and the formula's false-positive rate", () => {
+    const filter = make();
+    filter.addInts(members);
+    expect(ones(filter.hasInts(members))).toBe(members.length);
+    expect(filter.count).toBeGreaterThan(members.length * 0.99);
+    const measured = ones(filter.hasInts(absent)) / absent.length;
+    const predicted = expected(filter as never);
+    expect(measured).toBeGreaterThan(0.85 * predicted);
+    expect(measured).toBeLessThan(1.15 * predicted);
+  });
+
+  it("treat a 32-bit key as the 64-bit key of the same value", () => {
+    const filter = make();
+    filter.addInts(Uint32Array.from([5, 7, 0xffffffff]));
+    expect(Array.from(filter.hasInts(BigUint64Array.from([5n, 7n, 0xffffffffn])))).toEqual([1, 1, 1]);
+    const wide = BigUint64Array.from([2n ** 40n + 3n, 2n ** 63n]);
+    filter.addInts(wide);
+    expect(Array.from(filter.hasInts(wide))).toEqual([1, 1]);
+  });
+
+  it("testAndAddInts flags repeats, also within one batch", () => {
+    const filter = make();
+    const keys = Uint32Array.from([1, 2, 3, 2, 1, 4]);
+    expect(Array.from(filter.testAndAddInts(keys))).toEqual([0, 0, 0, 1, 1, 0]);
+    expect(filter.count).toBe(4);
+  });
+
+  it("rejects other arrays, changing nothing", () => {
+    const filter = make();
+    expect(() => filter.addInts(Int32Array.from([1]) as unknown as Uint32Array)).toThrow(/keys must be a Uint32Array or a BigUint64Array, got a Int32Array/);
+    expect(() => filter.hasInts([1, 2] as unknown as Uint32Array)).toThrow(TypeError);
+    expect(filter.count).toBe(0);
+  });
+});
+
+describe("integer keys and the hashing options", () => {
+  it("use the filter's seed", () => {
+    const a = BloomFilter.withSize(1 << 16, 3, { seed: 1 }).addInts(Uint32Array.from([42]));
+    const b = BloomFilter.withSize(1 << 16, 3, { seed: 2 }).addInts(Uint32Array.from([42]));
+    expect(a.bitArray()).not.toEqual(b.bitArray());
+  });
+
+  it("need double hashing", () => {
+    const filter = BloomFilter.create(100, 0.01, { hash: ["xxh32", "djb"] });
+    expect(() => filter.addInts(Uint32Array.from([1]))).toThrow(/integer keys need double hashing/);
+  });
+});

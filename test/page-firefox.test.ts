@@ -1,0 +1,55 @@
+// The page in Firefox (Debian's firefox-esr, driven by puppeteer-core over
+// WebDriver BiDi; Playwright needs a patched Firefox). A smaller pass than the
+// Chromium test: the page comes up, Add marks the key's positions, and Query
+// of an absent key says so. .ci/run installs firefox-esr when it is missing.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
+
+const FIREFOX = process.env.FIREFOX_PATH ?? ["/usr/bin/firefox-esr", "/usr/bin/firefox"].find((path) => existsSync(path));
+const suite = FIREFOX || process.env.CI ? describe : describe.skip;
+
+suite("the page in Firefox", () => {
+  let server: ChildProcess;
+  let browser: Browser;
+  let page: Page;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    server = spawn(process.execPath, [new URL("../web/serve.mjs", import.meta.url).pathname, "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+    const url = await new Promise<string>((resolve, reject) => {
+      server.stdout!.on("data", (chunk: Buffer) => {
+        const match = /http:\/\/localhost:\d+\//.exec(chunk.toString());
+        if (match) resolve(match[0]);
+      });
+      server.on("exit", (code) => reject(new Error(`the page server exited with ${code}`)));
+    });
+    browser = await puppeteer.launch({ browser: "firefox", executablePath: FIREFOX, headless: true });
+    page = await browser.newPage();
+    page.on("pageerror", (error) => errors.push(String(error)));
+    await page.goto(url);
+    await page.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    server?.kill();
+  });
+
+  it("comes up without errors and Add marks the key's positions", async () => {
+    expect(errors).toEqual([]);
+    await page.$eval("#key", (input) => ((input as HTMLInputElement).value = "hello"));
+    await page.click("#add");
+    await page.waitForFunction(() => document.getElementById("verdict")?.textContent?.startsWith("added"));
+    const states = await page.$$eval("#positions li", (items) => items.map((item) => (item as HTMLElement).dataset.state));
+    expect(states).toEqual(Array(7).fill("set"));
+  });
+
+  it("Query of an absent key says definitely not present", async () => {
+    await page.$eval("#key", (input) => ((input as HTMLInputElement).value = "definitely-not-here-42"));
+    await page.click("#query");
+    await page.waitForFunction(() => document.getElementById("verdict")?.textContent === "definitely not present");
+    expect(await page.$eval("#verdict", (element) => element.getAttribute("role"))).toBe("status");
+  });
+});
