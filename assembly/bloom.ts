@@ -303,27 +303,78 @@ export function bloomLines(filter: usize, op: u32, buf: usize, len: u32, final: 
 }
 
 /**
- * op 0 add (out[i] = 1 when key i was probably present before), 1 has, over
- * `count` integer keys at `keys`: u32 when `wide` is 0, u64 otherwise (a u32
- * key is the u64 key of the same value). Double hashing only. Returns the keys
- * that set a new bit (add) or were present (has).
+ * Adds to filters above this many bits (4 MiB, twice the L2 cache of the
+ * machine measured) take the grouped integer loop. Measured here (1e6 keys,
+ * k = 7): add 255 -> 160 ns/key at 16 MB and 246 -> 142 at 64 MB, but
+ * 50 -> 80 at 1.2 MB; queries gained nothing (68 vs 66 at 16 MB) and always
+ * take the direct loop.
  */
-export function bloomInts(filter: usize, op: u32, keys: usize, count: u32, wide: u32, out: usize): u32 {
+// @ts-ignore: decorator
+@inline const GROUPED_ABOVE_BITS: u64 = 32 << 20;
+
+/** The integer loop for filters that fit in cache: hash, then set or test, key by key. */
+function intsDirect(filter: usize, op: u32, keys: usize, count: u32, wide: u32, out: usize): u32 {
   const seed = <u64>load<u32>(filter, F_SEED);
   let total: u32 = 0;
   for (let i: u32 = 0; i < count; i++) {
-    const x = wide ? load<u64>(keys + (<usize>i << 3)) : <u64>load<u32>(keys + (<usize>i << 2));
-    const h = intHash(x, seed);
+    const h = intHash(wide ? load<u64>(keys + (<usize>i << 3)) : <u64>load<u32>(keys + (<usize>i << 2)), seed);
     const h2 = secondHashOf(h);
-    if (op == 0) {
-      const fresh = insertHashed(filter, h, h2);
-      total += <u32>fresh;
-      store<u8>(out + i, <u8>!fresh);
-    } else {
-      const hit = containsHashed(filter, h, h2);
-      total += <u32>hit;
-      store<u8>(out + i, <u8>hit);
+    const r = op == 0 ? !insertHashed(filter, h, h2) : containsHashed(filter, h, h2);
+    store<u8>(out + i, <u8>r);
+    total += <u32>(op == 0 ? !r : r);
+  }
+  return total;
+}
+
+/** Integer keys handled per group: indices for all of them first, then their memory. */
+// @ts-ignore: decorator
+@inline const INT_GROUP: u32 = 16;
+/** Room for one group's indices (k ≤ 256 each). */
+const GROUP_INDICES: usize = memory.data(<i32>(INT_GROUP * 256) << 3, 8);
+
+/**
+ * op 0 add (out[i] = 1 when key i was probably present before), 1 has, over
+ * `count` integer keys at `keys`: u32 when `wide` is 0, u64 otherwise (a u32
+ * key is the u64 key of the same value). Double hashing only. Adds to a large
+ * filter go in groups: their indices are computed first and their words
+ * loaded once in a pass that only reads (so the cache misses overlap), then
+ * the bits are set. Returns the keys that set a new bit (add) or were
+ * present (has).
+ */
+export function bloomInts(filter: usize, op: u32, keys: usize, count: u32, wide: u32, out: usize): u32 {
+  if (op != 0 || load<u64>(filter, F_BITS) <= GROUPED_ABOVE_BITS) return intsDirect(filter, op, keys, count, wide, out);
+  const seed = <u64>load<u32>(filter, F_SEED);
+  const m = load<u64>(filter, F_BITS);
+  const k = load<u32>(filter, F_HASHES);
+  const base = load<u64>(filter, F_BASE_BITS);
+  const data = filter + FILTER_HEADER;
+  let total: u32 = 0;
+  let sink: u64 = 0;
+  for (let first: u32 = 0; first < count; first += INT_GROUP) {
+    const group = min<u32>(INT_GROUP, count - first);
+    for (let g: u32 = 0; g < group; g++) {
+      const i = first + g;
+      let h = intHash(wide ? load<u64>(keys + (<usize>i << 3)) : <u64>load<u32>(keys + (<usize>i << 2)), seed);
+      const h2 = secondHashOf(h);
+      const at = GROUP_INDICES + ((<usize>g * <usize>k) << 3);
+      for (let j: u32 = 0; j < k; j++) {
+        store<u64>(at + (<usize>j << 3), doubleIndex(h, m, base));
+        h += h2;
+      }
+    }
+    for (let g: u32 = 0; g < group; g++) {
+      const at = GROUP_INDICES + ((<usize>g * <usize>k) << 3);
+      for (let j: u32 = 0; j < k; j++) sink ^= load<u64>(data + <usize>((load<u64>(at + (<usize>j << 3)) >> 6) << 3));
+    }
+    for (let g: u32 = 0; g < group; g++) {
+      const at = GROUP_INDICES + ((<usize>g * <usize>k) << 3);
+      let fresh: u64 = 0;
+      for (let j: u32 = 0; j < k; j++) fresh |= setBit(data, load<u64>(at + (<usize>j << 3)));
+      total += <u32>(fresh != 0);
+      store<u8>(out + first + g, <u8>(fresh == 0));
     }
   }
+  // Keep the touch pass from being optimised away.
+  if (sink == 0x9E3779B97F4A7C15) store<u8>(out, load<u8>(out));
   return total;
 }

@@ -65,3 +65,34 @@ describe("integer keys and the hashing options", () => {
     expect(() => filter.addInts(Uint32Array.from([1]))).toThrow(/integer keys need double hashing/);
   });
 });
+
+describe("integer keys in a filter larger than cache (the grouped add loop)", () => {
+  const bits = 48 * 2 ** 20; // 6 MiB: above the 4 MiB where adds switch to groups
+  const keys = distinctInts(500_000, true, 123);
+
+  it("have no false negatives and the formula's rate", () => {
+    const filter = BloomFilter.withSize(bits, 1).addInts(keys); // k = 1 keeps the rate measurable: about 1%
+    expect(ones(filter.hasInts(keys))).toBe(keys.length);
+    const measured = ones(filter.hasInts(absent)) / absent.length;
+    const predicted = filter.expectedFalsePositiveRate(keys.length);
+    expect(measured).toBeGreaterThan(0.8 * predicted);
+    expect(measured).toBeLessThan(1.25 * predicted);
+  });
+
+  it("flag repeats within a group and across groups, in order", () => {
+    const filter = BloomFilter.withSize(bits, 7);
+    const stream = Uint32Array.from([1, 2, 3, 2, 1, 4, ...Array.from({ length: 40 }, (_, i) => 100 + i), 3, 120]);
+    const flags = Array.from(filter.testAndAddInts(stream));
+    expect(flags.slice(0, 6)).toEqual([0, 0, 0, 1, 1, 0]);
+    expect(flags.slice(6, 46).every((f) => f === 0)).toBe(true);
+    expect(flags.slice(46)).toEqual([1, 1]);
+    expect(filter.count).toBe(44);
+  });
+
+  it("set the same bits whether the keys come in one call or one at a time", () => {
+    const batch = BloomFilter.withSize(bits, 5).addInts(keys.subarray(0, 5_000));
+    const single = BloomFilter.withSize(bits, 5);
+    for (const key of keys.subarray(0, 5_000)) single.addInts(Uint32Array.of(key));
+    expect(batch.bitArray()).toEqual(single.bitArray());
+  });
+});
