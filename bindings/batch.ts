@@ -1,6 +1,6 @@
 // Batch plumbing shared by the filters: run a wasm loop over keys (an array or
 // packed bytes) chunk by chunk and collect one result per key.
-import { heapU32, heapU8 } from "./wasm.js";
+import { core, heapU32, heapU8 } from "./wasm.js";
 import { describe } from "./errors.js";
 import { forEachChunk, forEachLineChunk, forEachPackedChunk, MAX_BATCH_KEYS, useScratch, writeKey, type Key } from "./keys.js";
 
@@ -152,4 +152,27 @@ export function intsOf(keys: Uint32Array | BigUint64Array, call: IntsCall): Uint
     result.set(heapU8().subarray(out, out + count), first);
   }
   return result;
+}
+
+/**
+ * Runs a packed-keys wasm call over newline-delimited keys: each piece is
+ * compacted in wasm memory into packed keys (lines without "\n" and one
+ * trailing "\r"), then handed to `call`. One answer byte per line.
+ */
+export function linesAsPacked(buffer: Uint8Array, call: WasmBatch): Uint8Array {
+  const parts: Uint8Array[] = [];
+  forEachLineChunk(buffer, (keys, len, final) => {
+    let at = 0;
+    while (at < len) {
+      const { ends, out } = useScratch(0);
+      const lines = core.compactLines(keys + at, len - at, final ? 1 : 0, MAX_BATCH_KEYS, ends);
+      if (lines === 0) break;
+      const consumed = core.compactLinesConsumed();
+      call(keys + at, ends, lines, 0, out);
+      parts.push(heapU8().slice(out, out + lines));
+      at += consumed;
+    }
+    return at;
+  });
+  return concat(parts, Uint8Array);
 }

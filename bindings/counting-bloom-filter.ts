@@ -4,7 +4,7 @@
 import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
 import { WasmBlock } from "./wasm-block.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
-import { bytesOf, bytesOfPacked, one, u32sOf, u32sOfPacked, type WasmBatch } from "./batch.js";
+import { bytesOf, bytesOfPacked, linesAsPacked, one, u32sOf, u32sOfPacked, type WasmBatch } from "./batch.js";
 import { useScratch, writeKey, type Key } from "./keys.js";
 import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
 import { BloomFilter } from "./bloom-filter.js";
@@ -192,6 +192,20 @@ export class CountingBloomFilter extends WasmBlock {
 
   countPacked(bytes: Uint8Array, ends: Uint32Array): Uint32Array {
     return u32sOfPacked(bytes, ends, this.#op(OP.count));
+  }
+
+  /** Adds newline-delimited keys (a line without its "\n" and one trailing "\r"), split inside wasm. */
+  addLines(buffer: Uint8Array): this {
+    this.#size += linesAsPacked(buffer, this.#op(OP.add)).length;
+    return this;
+  }
+
+  hasLines(buffer: Uint8Array): Uint8Array {
+    return linesAsPacked(buffer, this.#op(OP.has));
+  }
+
+  removeLines(buffer: Uint8Array): Uint8Array {
+    return this.#removed(linesAsPacked(buffer, this.#op(OP.remove)));
   }
 
   /** The key's k counter indices (the positions a BloomFilter with the same m, k and hashing would use). */

@@ -3,7 +3,7 @@
 import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
 import { WasmBlock } from "./wasm-block.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe } from "./errors.js";
-import { bytesOf, bytesOfPacked, one, u32sOf, u32sOfPacked, type WasmBatch } from "./batch.js";
+import { bytesOf, bytesOfPacked, linesAsPacked, one, u32sOf, u32sOfPacked, type WasmBatch } from "./batch.js";
 import { useScratch, writeKey, type Key } from "./keys.js";
 import { heapU32 } from "./wasm.js";
 import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, writeRecord } from "./format.js";
@@ -184,6 +184,19 @@ export class CuckooFilter extends WasmBlock {
 
   countPacked(bytes: Uint8Array, ends: Uint32Array): Uint32Array {
     return u32sOfPacked(bytes, ends, this.#op(OP.count));
+  }
+
+  /** Adds newline-delimited keys (a line without its "\n" and one trailing "\r"); 1 where a line was stored, 0 where the filter was full. */
+  addLines(buffer: Uint8Array): Uint8Array {
+    return linesAsPacked(buffer, this.#op(OP.add));
+  }
+
+  hasLines(buffer: Uint8Array): Uint8Array {
+    return linesAsPacked(buffer, this.#op(OP.has));
+  }
+
+  removeLines(buffer: Uint8Array): Uint8Array {
+    return linesAsPacked(buffer, this.#op(OP.remove));
   }
 
   /** Where a key lives: its fingerprint and its two candidate buckets (they can coincide). */

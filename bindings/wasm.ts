@@ -47,6 +47,8 @@ export interface Core {
   sbbfFalsePositiveRate(filter: number): number;
   sbbfSetBits(filter: number): number;
   sbbfInts(filter: number, op: number, keys: number, count: number, wide: number, out: number): number;
+  compactLines(buf: number, len: number, final: number, maxLines: number, keyEnds: number): number;
+  compactLinesConsumed(): number;
   hashBits(id: number): number;
   hashKey(id: number, key: number, len: number, seed: number, out: number): void;
   hashPacked(id: number, keys: number, ends: number, count: number, start: number, seed: number, out: number): void;

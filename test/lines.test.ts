@@ -1,6 +1,6 @@
 // Newline-delimited keys split inside wasm: addLines / hasLines / testAndAddLines.
 import { describe, expect, it } from "vitest";
-import { BloomFilter } from "../bindings/index.js";
+import { BloomFilter, CountingBloomFilter, CuckooFilter } from "../bindings/index.js";
 import { ones, urls } from "./helpers.js";
 
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -50,5 +50,43 @@ describe("lines", () => {
     const filter = BloomFilter.create(10, 0.01);
     expect(() => filter.addLines("a\nb" as unknown as Uint8Array)).toThrow(/buffer must be a Uint8Array of newline-delimited keys, got "a\\nb"/);
     expect(filter.count).toBe(0);
+  });
+});
+
+describe("lines on the counting and cuckoo filters", () => {
+  const text = "alpha\r\nbeta\n\ngamma\nalpha\ndelta";
+  const keys = ["alpha", "beta", "", "gamma", "alpha", "delta"];
+
+  it("split like BloomFilter.addLines and answer like the array forms", () => {
+    const counting = CountingBloomFilter.create(100, 0.001);
+    counting.addLines(encode(text));
+    const byArray = CountingBloomFilter.create(100, 0.001).addMany(keys);
+    expect(counting.serialize()).toEqual(byArray.serialize());
+    expect(counting.count("alpha")).toBe(2);
+    expect(Array.from(counting.hasLines(encode("alpha\nzzz\n")))).toEqual([1, 0]);
+    expect(Array.from(counting.removeLines(encode("alpha\nzzz")))).toEqual([1, 0]);
+    expect(counting.count("alpha")).toBe(1);
+    expect(counting.size).toBe(5);
+
+    const cuckoo = CuckooFilter.create(100, 0.001);
+    expect(Array.from(cuckoo.addLines(encode(text)))).toEqual([1, 1, 1, 1, 1, 1]);
+    const cuckooByArray = CuckooFilter.create(100, 0.001);
+    cuckooByArray.addMany(keys);
+    expect(cuckoo.serialize()).toEqual(cuckooByArray.serialize());
+    expect(Array.from(cuckoo.removeLines(encode("beta\r\n")))).toEqual([1]);
+    expect(cuckoo.has("beta")).toBe(false);
+  });
+
+  it("handle many pieces and lines longer than the scratch area", () => {
+    const many = urls(100_000, "lines-counting", 131);
+    const long = "y".repeat(2_000_000);
+    const buffer = encode([...many, long].join("\n") + "\n");
+    const counting = CountingBloomFilter.create(100_001, 0.01, { counterBits: 8 });
+    counting.addLines(buffer);
+    expect(ones(counting.hasMany([...many, long]))).toBe(100_001);
+    expect(ones(counting.hasLines(buffer))).toBe(100_001);
+    const cuckoo = CuckooFilter.create(100_001, 0.01);
+    expect(ones(cuckoo.addLines(buffer))).toBe(100_001);
+    expect(ones(cuckoo.hasMany([...many, long]))).toBe(100_001);
   });
 });
