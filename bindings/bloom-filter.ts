@@ -5,7 +5,7 @@ import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
 import { WasmBlock } from "./wasm-block.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { forEachChunk, forEachPackedChunk, useScratch, writeKey, type Key } from "./keys.js";
-import { intsOf, linesEach, linesOf, type IntsCall } from "./batch.js";
+import { intsOf, linesEach, linesOf, type IntsCall, type LinesCall } from "./batch.js";
 import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
 import { type HashName } from "./hash.js";
 import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, writeRecord } from "./format.js";
@@ -418,13 +418,7 @@ export class BloomFilter extends WasmBlock {
    * the call; line i of the piece ends at offset + ends[i] in `buffer`.
    */
   testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
-    const ptr = this.live();
-    const call = {
-      run: (keys: number, len: number, final: boolean, maxLines: number, out: number, lineEnds: number) =>
-        core.bloomLines(ptr, LINES.add, keys, len, final ? 1 : 0, maxLines, out, lineEnds, 0),
-      consumed: () => core.bloomLinesConsumed(),
-    };
-    linesEach(buffer, call, (answers, ends, offset) => {
+    linesEach(buffer, this.#linesCall(LINES.add), (answers, ends, offset) => {
       this.#countNew(answers);
       visit(answers, ends, offset);
     });
@@ -435,13 +429,17 @@ export class BloomFilter extends WasmBlock {
     return this.#lines(LINES.add, buffer, true);
   }
 
-  #lines(op: number, buffer: Uint8Array, wantEnds: boolean): { answers: Uint8Array; ends: Uint32Array } {
+  /** The wasm lines loop for `op`, as batch.ts's runners take it. */
+  #linesCall(op: number): LinesCall {
     const ptr = this.live();
-    const call = {
-      run: (keys: number, len: number, final: boolean, maxLines: number, out: number, lineEnds: number) =>
-        core.bloomLines(ptr, op, keys, len, final ? 1 : 0, maxLines, out, lineEnds, 0),
+    return {
+      run: (keys, len, final, maxLines, out, lineEnds) => core.bloomLines(ptr, op, keys, len, final ? 1 : 0, maxLines, out, lineEnds, 0),
       consumed: () => core.bloomLinesConsumed(),
     };
+  }
+
+  #lines(op: number, buffer: Uint8Array, wantEnds: boolean): { answers: Uint8Array; ends: Uint32Array } {
+    const call = this.#linesCall(op);
     return linesOf(buffer, call, wantEnds, op === LINES.add ? (answers) => this.#countNew(answers) : undefined);
   }
 

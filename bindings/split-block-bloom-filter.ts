@@ -4,7 +4,7 @@
 import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
 import { WasmBlock } from "./wasm-block.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe } from "./errors.js";
-import { bytesOf, bytesOfPacked, intsOf, linesEach, linesOf, one, type IntsCall, type WasmBatch } from "./batch.js";
+import { bytesOf, bytesOfPacked, intsOf, linesEach, linesOf, one, type IntsCall, type LinesCall, type WasmBatch } from "./batch.js";
 import { isBytes, type Key } from "./keys.js";
 import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, writeRecord } from "./format.js";
 
@@ -218,13 +218,7 @@ export class SplitBlockBloomFilter extends WasmBlock {
 
   /** As BloomFilter.testAndAddLinesEach: answers and line ends as views of wasm memory, no copies. */
   testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
-    const ptr = this.live();
-    const call = {
-      run: (keys: number, len: number, final: boolean, maxLines: number, out: number, lineEnds: number) =>
-        core.sbbfLines(ptr, OP.add, keys, len, final ? 1 : 0, maxLines, out, lineEnds),
-      consumed: () => core.sbbfLinesConsumed(),
-    };
-    linesEach(buffer, call, (answers, ends, offset) => {
+    linesEach(buffer, this.#linesCall(OP.add), (answers, ends, offset) => {
       this.#seen(answers);
       visit(answers, ends, offset);
     });
@@ -299,13 +293,17 @@ export class SplitBlockBloomFilter extends WasmBlock {
     return answers;
   }
 
-  #lines(op: number, buffer: Uint8Array, wantEnds: boolean): { answers: Uint8Array; ends: Uint32Array } {
+  /** The wasm lines loop for `op`, as batch.ts's runners take it. */
+  #linesCall(op: number): LinesCall {
     const ptr = this.live();
-    const call = {
-      run: (keys: number, len: number, final: boolean, maxLines: number, out: number, lineEnds: number) =>
-        core.sbbfLines(ptr, op, keys, len, final ? 1 : 0, maxLines, out, lineEnds),
+    return {
+      run: (keys, len, final, maxLines, out, lineEnds) => core.sbbfLines(ptr, op, keys, len, final ? 1 : 0, maxLines, out, lineEnds),
       consumed: () => core.sbbfLinesConsumed(),
     };
+  }
+
+  #lines(op: number, buffer: Uint8Array, wantEnds: boolean): { answers: Uint8Array; ends: Uint32Array } {
+    const call = this.#linesCall(op);
     return linesOf(buffer, call, wantEnds, op === OP.add ? (answers) => this.#seen(answers) : undefined);
   }
 }
