@@ -51,6 +51,15 @@ suite("the page", () => {
     server?.kill();
   });
 
+  it("serves only the page, the library build and the wasm loader", async () => {
+    const status = async (path: string) => (await fetch(new URL(path, url))).status;
+    expect(await status("/dist/index.js")).toBe(200);
+    expect(await status("/node_modules/@assemblyscript/loader/index.js")).toBe(200);
+    for (const outside of ["/package.json", "/dist/..%2Fpackage.json", "/node_modules/@assemblyscript/loader/..%2F..%2Fvitest/package.json", "/web/..%2F.ci/run"]) {
+      expect(await status(outside), outside).toBe(404);
+    }
+  });
+
   it("Add turns the key's positions green on the bit array", async () => {
     await page.getByLabel("Key", { exact: true }).fill("hello");
     await page.getByRole("button", { name: "Add", exact: true }).click();

@@ -20,7 +20,8 @@ const server = createServer(async (request, response) => {
   const path = decodeURIComponent(new URL(request.url ?? "/", "http://localhost").pathname);
   const route = path === "/" ? ["/", "web/index.html"] : ROUTES.find(([prefix]) => path.startsWith(prefix));
   const file = route && normalize(path === "/" ? route[1] : join(route[1], path.slice(route[0].length)));
-  if (!file || file.startsWith("..") || !file.startsWith(route[1].split("/")[0])) {
+  // Only files inside the route's own folder: "..", encoded or not, cannot step out of it.
+  if (!file || !file.startsWith(path === "/" ? route[1] : normalize(route[1]))) {
     response.writeHead(404).end("not found");
     return;
   }
