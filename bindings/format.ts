@@ -2,7 +2,7 @@
 // little-endian record with two xxh64 checksums, one over the header and one
 // over the payload, so that any truncation or corrupted byte is caught before
 // a filter is built from it.
-import { core, heapU32, heapU8 } from "./wasm.js";
+import { core, heapU8, readU64 } from "./wasm.js";
 import { allocate } from "./memory.js";
 import { describe } from "./errors.js";
 import { isBytes, useScratch } from "./keys.js";
@@ -37,8 +37,7 @@ export class FormatError extends Error {
 export function checksumAt(ptr: number, len: number): bigint {
   const { out } = useScratch(0);
   core.hashKey(XXH64_ID, ptr, len, 0, out);
-  const words = heapU32();
-  return (BigInt(words[(out >>> 2) + 1]) << 32n) | BigInt(words[out >>> 2]);
+  return readU64(out);
 }
 
 /** xxh64 (seed 0) of bytes held in JS, through a temporary block freed at once. */

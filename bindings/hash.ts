@@ -1,5 +1,5 @@
 // The hash family: hash one key or a batch with any of the names below, in wasm.
-import { core, heapU32, heapU8 } from "./wasm.js";
+import { core, heapU32, heapU8, readU64 } from "./wasm.js";
 import { checkInteger, describe } from "./errors.js";
 import { forEachChunk, forEachPackedChunk, useScratch, writeKey, type Key } from "./keys.js";
 
@@ -40,12 +40,6 @@ export function isSeeded(name: HashName): boolean {
 
 function checkSeed(seed: unknown): number {
   return checkInteger("seed", seed, 0, 0xffffffff);
-}
-
-/** Reads a u64 written by the core at `ptr` (8-byte aligned) as a bigint. */
-function readU64(ptr: number): bigint {
-  const words = heapU32();
-  return (BigInt(words[(ptr >>> 2) + 1]) << 32n) | BigInt(words[ptr >>> 2]);
 }
 
 /**

@@ -81,6 +81,12 @@ export function heapU32(): Uint32Array {
   return u32;
 }
 
+/** The u64 the core wrote at `ptr` (8-byte aligned), as a bigint. */
+export function readU64(ptr: number): bigint {
+  const words = heapU32();
+  return (BigInt(words[(ptr >>> 2) + 1]) << 32n) | BigInt(words[ptr >>> 2]);
+}
+
 /** Largest single block the core allocates (the TLSF allocator's limit, 1 GiB − 4 bytes). */
 export const MAX_BLOCK_BYTES = core.maxBlockBytes();
 
