@@ -2,7 +2,7 @@
 // occurrence of each line in input order; lines reach wasm as bytes.
 import { BloomFilter, MAX_FILTER_BITS, ScalableBloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, optimal, splitBlockFalsePositiveRate } from "bloomkit";
 import { UsageError, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
-import { Output, Progress, fmt, inputSize, linePieces, splitLines } from "./io.js";
+import { Output, Progress, estimateLines, fmt, inputSize, linePieces, splitLines } from "./io.js";
 
 export const dedupOptions: OptionSpec[] = [
   { name: "output", short: "o", value: "FILE", help: "unique lines go here (default: standard output)" },
@@ -27,15 +27,6 @@ function expectedLoss(n: number, rate: (x: number) => number): number {
     sum += weight * rate(i * h);
   }
   return (sum * h) / 3;
-}
-
-/** Distinct lines to size for: --n, else the file size over the average line length of its first piece. */
-function estimateLines(size: number | undefined, firstPiece: Uint8Array | undefined): number | undefined {
-  if (size === undefined || !firstPiece || firstPiece.length === 0) return undefined;
-  let lines = 0;
-  for (let at = firstPiece.indexOf(10); at >= 0; at = firstPiece.indexOf(10, at + 1)) lines++;
-  const average = firstPiece.length / Math.max(1, lines);
-  return Math.max(1, Math.ceil(size / average));
 }
 
 export async function dedup({ options, positionals }: Parsed): Promise<void> {
@@ -95,11 +86,9 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
     }
     bytes += piece.length;
     progress.update(bytes, lines);
-    await out.maybeFlush();
-    await repeats?.maybeFlush();
   }
-  await out.close();
-  await repeats?.close();
+  out.close();
+  repeats?.close();
   progress.done();
 
   const repeated = lines - kept;

@@ -11,7 +11,7 @@ import {
   type AnyFilter,
 } from "bloomkit";
 import { CliError, UsageError, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
-import { Output, Progress, fmt, inputSize, linePieces, splitLines } from "./io.js";
+import { Output, Progress, countNewlines, fmt, inputSize, linePieces, splitLines } from "./io.js";
 
 export const FILTER_TYPES = ["bloom", "counting", "cuckoo", "scalable", "split-block"] as const;
 
@@ -58,7 +58,7 @@ function save(path: string, bytes: Uint8Array): void {
 async function countLines(path: string): Promise<number> {
   let lines = 0;
   for await (const piece of linePieces(path)) {
-    for (let at = piece.indexOf(10); at >= 0; at = piece.indexOf(10, at + 1)) lines++;
+    lines += countNewlines(piece);
     if (piece.length > 0 && piece[piece.length - 1] !== 10) lines++;
   }
   return lines;
@@ -119,14 +119,13 @@ export async function query({ positionals }: Parsed): Promise<void> {
         out.write(key);
         out.write(`\t${answer(answers[i])}\n`);
       });
-      await out.maybeFlush();
     }
   } else {
     if (keys.length === 0) throw new UsageError("query needs keys, or - to read them from standard input");
     const answers = filter.hasMany(keys);
     keys.forEach((key, i) => out.write(`${key}\t${answer(answers[i])}\n`));
   }
-  await out.close();
+  out.close();
   filter.dispose();
 }
 

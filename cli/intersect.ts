@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BloomFilter, MAX_FILTER_BITS, hashMany, optimal } from "bloomkit";
 import { UsageError, parseBytes, parseProbability, type OptionSpec, type Parsed } from "./args.js";
-import { Output, Progress, fmt, inputSize, linePieces, splitLines } from "./io.js";
+import { Output, Progress, estimateLines, fmt, inputSize, linePieces, splitLines } from "./io.js";
 
 export const intersectOptions: OptionSpec[] = [
   { name: "output", short: "o", value: "FILE", help: "common lines go here (default: standard output)" },
@@ -20,13 +20,6 @@ export const intersectOptions: OptionSpec[] = [
 
 export const intersectUsage = "bloomkit intersect A B [--exact] [--memory 1GB] [--tmp DIR] [-o out]";
 
-/** Lines of a file, counted and sized in one pass over its first piece: an estimate for sizing. */
-function estimateLines(size: number, first: Uint8Array): number {
-  let lines = 0;
-  for (let at = first.indexOf(10); at >= 0; at = first.indexOf(10, at + 1)) lines++;
-  return Math.max(1, Math.ceil(size / (first.length / Math.max(1, lines))));
-}
-
 export async function intersect({ options, positionals }: Parsed): Promise<void> {
   if (positionals.length !== 2) throw new UsageError(`intersect takes two files, got ${positionals.length}`);
   const [a, b] = positionals;
@@ -37,7 +30,7 @@ export async function intersect({ options, positionals }: Parsed): Promise<void>
   const stats = options.has("exact")
     ? await exact(a, b, memory, String(options.get("tmp") ?? tmpdir()), out, quiet)
     : await approximate(a, b, memory, options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.001, out, quiet);
-  await out.close();
+  out.close();
   process.stderr.write(stats + "\n");
 }
 
@@ -50,7 +43,7 @@ async function approximate(a: string, b: string, memory: number, p: number, out:
   for await (const piece of linePieces(a)) {
     if (!filter) {
       // Size from A's size when known; on stdin, from the memory allowed.
-      const n = sizeA !== undefined ? estimateLines(sizeA, piece) : undefined;
+      const n = estimateLines(sizeA, piece);
       const budget = Math.min(MAX_FILTER_BITS, Math.floor(memory * 8));
       const wanted = n ? optimal({ n, p }) : undefined;
       filter = wanted && wanted.m <= budget ? BloomFilter.create(n!, p) : BloomFilter.withSize(budget, n ? Math.min(optimal({ n, m: budget }).k, optimal({ n, p }).k) : optimal({ n: 1, p }).k);
@@ -80,7 +73,6 @@ async function approximate(a: string, b: string, memory: number, p: number, out:
     linesB += answers.length;
     bytes += piece.length;
     progressB.update(bytes, linesB);
-    await out.maybeFlush();
   }
   progressB.done();
   const rate = filter.falsePositiveRate();
@@ -134,8 +126,7 @@ async function exact(a: string, b: string, memory: number, tmpRoot: string, out:
             common++;
           }
         }
-        await out.maybeFlush();
-      }
+          }
     }
     return `${fmt(common)} distinct lines are in both ${a} (${fmt(linesA)} lines) and ${b} (${fmt(linesB)} lines), exactly; ${buckets} buckets`;
   } finally {
@@ -163,9 +154,8 @@ async function partition(input: string, prefix: string, buckets: number, quiet: 
     lines += keys.length;
     bytes += piece.length;
     progress.update(bytes, lines);
-    for (const output of outputs) await output.maybeFlush();
   }
-  for (const output of outputs) await output.close();
+  for (const output of outputs) output.close();
   progress.done();
   return lines;
 }

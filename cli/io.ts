@@ -97,6 +97,20 @@ async function* streamPieces(): AsyncGenerator<Buffer> {
   if (carry && carry.length > 0) yield carry;
 }
 
+/** Number of "\n" bytes in a piece. */
+export function countNewlines(piece: Uint8Array): number {
+  let lines = 0;
+  for (let at = piece.indexOf(10); at >= 0; at = piece.indexOf(10, at + 1)) lines++;
+  return lines;
+}
+
+/** Lines to size a filter for: the input's size over the average line length of its first piece (undefined on stdin). */
+export function estimateLines(size: number | undefined, firstPiece: Uint8Array): number | undefined {
+  if (size === undefined || firstPiece.length === 0) return undefined;
+  const average = firstPiece.length / Math.max(1, countNewlines(firstPiece));
+  return Math.max(1, Math.ceil(size / average));
+}
+
 /** Splits a piece into line views without the "\n" and one trailing "\r" (the keys), and their end offsets. */
 export function splitLines(piece: Uint8Array): { keys: Uint8Array[]; ends: Uint32Array } {
   const keys: Uint8Array[] = [];
@@ -156,19 +170,13 @@ export class Output {
     }
   }
 
-  /** Kept for callers that await it; writing is synchronous. */
-  async maybeFlush(): Promise<void> {}
-
-  async flush(): Promise<void> {
-    this.flushSync();
-  }
-
+  /** Writes what is buffered. */
   flushSync(): void {
     this.#writeAll(this.#buffer.subarray(0, this.#used));
     this.#used = 0;
   }
 
-  async close(): Promise<void> {
+  close(): void {
     this.flushSync();
     if (this.#fd !== 1) closeSync(this.#fd);
   }
