@@ -32,9 +32,6 @@ import { intHash } from "./bloom";
 @inline const S_BLOCKS: usize = 0;
 // @ts-ignore: decorator
 @inline const SBBF_HEADER: usize = 32;
-/** f32 exponent bias, for building 2^y in every lane (wasm SIMD has no per-lane variable shift). */
-// @ts-ignore: decorator
-@inline const F32_BIAS: i32 = 127;
 
 export function sbbfBlockBytes(blocks: f64): f64 {
   return <f64>SBBF_HEADER + blocks * 32;
@@ -50,25 +47,50 @@ export function sbbfHeaderBytes(): u32 {
 
 /** The block of a hash: ((h >> 32) · blocks) >> 32. */
 // @ts-ignore: decorator
+@inline function blockAt(filter: usize, blocks: u64, h: u64): usize {
+  return filter + SBBF_HEADER + (<usize>(((h >> 32) * blocks) >> 32) << 5);
+}
+
+/** The block of a hash, reading the block count from the header. */
+// @ts-ignore: decorator
 @inline function blockOf(filter: usize, h: u64): usize {
-  const index = ((h >> 32) * <u64>load<u32>(filter, S_BLOCKS)) >> 32;
-  return filter + SBBF_HEADER + (<usize>index << 5);
+  return blockAt(filter, <u64>load<u32>(filter, S_BLOCKS), h);
 }
 
-/** Lanes 1 << y_i for words 0–3 or 4–7: y_i = (key · salt_i) >> 27, 2^y_i built as an f32 and converted. */
+/**
+ * Constant vectors in linear memory: salts 0–3, salts 4–7, then what
+ * bitOfLane needs. Loaded into locals once per call: V8 rebuilds a v128.const
+ * inside a loop on every iteration, a load before the loop it keeps in a register.
+ */
+const MASK_CONSTANTS: usize = memory.data<u32>([
+  SALT_0, SALT_1, SALT_2, SALT_3,
+  SALT_4, SALT_5, SALT_6, SALT_7,
+  0x01010101, 0x01010101, 0x01010101, 0x01010101, // copies a lane's low byte to all four
+  0x18100800, 0x18100800, 0x18100800, 0x18100800, // bytes 0, 8, 16, 24: the first bit of each byte
+  0x08040201, 0x80402010, 0, 0, // 1 << j for j < 8, then zeros
+], 16);
+
+/**
+ * 1 << y in each u32 lane (y < 32). wasm SIMD has no per-lane variable shift
+ * and V8's unsigned float-to-int conversion is long on x64, so each byte j of
+ * a lane looks bit y − 8j up in a byte table (zero outside 0…7): a multiply
+ * spreads y to the four bytes, a subtract and a swizzle do the rest.
+ * Measured here against 2^y built as an f32: 5.0 against 5.8 ns/key.
+ */
 // @ts-ignore: decorator
-@inline function maskHalf(key: u32, salts: v128): v128 {
-  const y = i32x4.shr_u(i32x4.mul(i32x4.splat(key), salts), 27);
-  return i32x4.trunc_sat_f32x4_u(i32x4.shl(i32x4.add(y, i32x4.splat(F32_BIAS)), 23));
+@inline function bitOfLane(y: v128, spread: v128, firstBits: v128, table: v128): v128 {
+  return i8x16.swizzle(table, i8x16.sub(i32x4.mul(y, spread), firstBits));
 }
 
-/** Sets the key's eight bits; true when at least one was 0 before. */
+/** Word masks for words 0–3 (salts `salts`): lane i is 1 << ((key · salt_i) >> 27). */
 // @ts-ignore: decorator
-@inline function insertHash(filter: usize, h: u64): bool {
-  const block = blockOf(filter, h);
-  const key = <u32>h;
-  const low = maskHalf(key, i32x4(SALT_0, SALT_1, SALT_2, SALT_3));
-  const high = maskHalf(key, i32x4(SALT_4, SALT_5, SALT_6, SALT_7));
+@inline function maskHalf(key: v128, salts: v128, spread: v128, firstBits: v128, table: v128): v128 {
+  return bitOfLane(i32x4.shr_u(i32x4.mul(key, salts), 27), spread, firstBits, table);
+}
+
+/** Sets the eight bits a hash selects in `block`; true when at least one was 0 before. */
+// @ts-ignore: decorator
+@inline function setBlock(block: usize, low: v128, high: v128): bool {
   const a = v128.load(block);
   const b = v128.load(block, 16);
   v128.store(block, v128.or(a, low));
@@ -76,15 +98,32 @@ export function sbbfHeaderBytes(): u32 {
   return v128.any_true(v128.or(v128.andnot(low, a), v128.andnot(high, b)));
 }
 
+/** True when all eight bits are set in `block`. */
+// @ts-ignore: decorator
+@inline function testBlock(block: usize, low: v128, high: v128): bool {
+  return !v128.any_true(v128.or(v128.andnot(low, v128.load(block)), v128.andnot(high, v128.load(block, 16))));
+}
+
+/** Sets the key's eight bits; true when at least one was 0 before. */
+// @ts-ignore: decorator
+@inline function insertHash(filter: usize, h: u64): bool {
+  const c = MASK_CONSTANTS;
+  const key = i32x4.splat(<u32>h);
+  const spread = v128.load(c, 32), firstBits = v128.load(c, 48), table = v128.load(c, 64);
+  const low = maskHalf(key, v128.load(c), spread, firstBits, table);
+  const high = maskHalf(key, v128.load(c, 16), spread, firstBits, table);
+  return setBlock(blockOf(filter, h), low, high);
+}
+
 /** True when all eight of the key's bits are set. */
 // @ts-ignore: decorator
 @inline function containsHash(filter: usize, h: u64): bool {
-  const block = blockOf(filter, h);
-  const key = <u32>h;
-  const low = maskHalf(key, i32x4(SALT_0, SALT_1, SALT_2, SALT_3));
-  const high = maskHalf(key, i32x4(SALT_4, SALT_5, SALT_6, SALT_7));
-  const missing = v128.or(v128.andnot(low, v128.load(block)), v128.andnot(high, v128.load(block, 16)));
-  return !v128.any_true(missing);
+  const c = MASK_CONSTANTS;
+  const key = i32x4.splat(<u32>h);
+  const spread = v128.load(c, 32), firstBits = v128.load(c, 48), table = v128.load(c, 64);
+  const low = maskHalf(key, v128.load(c), spread, firstBits, table);
+  const high = maskHalf(key, v128.load(c, 16), spread, firstBits, table);
+  return testBlock(blockOf(filter, h), low, high);
 }
 
 /**
@@ -175,14 +214,105 @@ export function sbbfSetBits(filter: usize): f64 {
   return <f64>total;
 }
 
-/** As bloomInts: op 0 add, 1 has over u32 (wide 0) or u64 integer keys, hashed by intHash with seed 0. */
+/** Filters above this many blocks (8 MiB) take the grouped integer loops. */
+// @ts-ignore: decorator
+@inline const GROUPED_ABOVE_BLOCKS: u32 = 1 << 18;
+
+/**
+ * As bloomInts: op 0 add, 1 has over u32 (wide 0) or u64 integer keys,
+ * hashed by intHash with seed 0. Returns the keys that set a new bit (add)
+ * or were present (has).
+ */
 export function sbbfInts(filter: usize, op: u32, keys: usize, count: u32, wide: u32, out: usize): u32 {
+  const grouped = load<u32>(filter, S_BLOCKS) > GROUPED_ABOVE_BLOCKS;
+  if (wide) return grouped ? intsGrouped<u64>(filter, op, keys, count, out) : intsDirect<u64>(filter, op, keys, count, out);
+  return grouped ? intsGrouped<u32>(filter, op, keys, count, out) : intsDirect<u32>(filter, op, keys, count, out);
+}
+
+/** Key i of an array of T (u32 or u64) as u64. */
+// @ts-ignore: decorator
+@inline function intKey<T>(keys: usize, i: u32): u64 {
+  return <u64>load<T>(keys + (<usize>i << alignof<T>()));
+}
+
+/** The integer loop for filters that fit in cache: hash, then set or test, key by key. */
+function intsDirect<T>(filter: usize, op: u32, keys: usize, count: u32, out: usize): u32 {
+  const blocks = <u64>load<u32>(filter, S_BLOCKS);
+  const c = MASK_CONSTANTS;
+  const salts0 = v128.load(c), salts1 = v128.load(c, 16);
+  const spread = v128.load(c, 32), firstBits = v128.load(c, 48), table = v128.load(c, 64);
   let total: u32 = 0;
-  for (let i: u32 = 0; i < count; i++) {
-    const h = intHash(wide ? load<u64>(keys + (<usize>i << 3)) : <u64>load<u32>(keys + (<usize>i << 2)), 0);
-    const r = op == 0 ? !insertHash(filter, h) : containsHash(filter, h);
-    store<u8>(out + i, <u8>r);
-    total += <u32>(op == 0 ? !r : r);
+  if (op == 0) {
+    for (let i: u32 = 0; i < count; i++) {
+      const h = intHash(intKey<T>(keys, i), 0);
+      const key = i32x4.splat(<u32>h);
+      const fresh = setBlock(
+        blockAt(filter, blocks, h),
+        maskHalf(key, salts0, spread, firstBits, table),
+        maskHalf(key, salts1, spread, firstBits, table),
+      );
+      store<u8>(out + i, <u8>!fresh);
+      total += <u32>fresh;
+    }
+  } else {
+    for (let i: u32 = 0; i < count; i++) {
+      const h = intHash(intKey<T>(keys, i), 0);
+      const key = i32x4.splat(<u32>h);
+      const hit = testBlock(
+        blockAt(filter, blocks, h),
+        maskHalf(key, salts0, spread, firstBits, table),
+        maskHalf(key, salts1, spread, firstBits, table),
+      );
+      store<u8>(out + i, <u8>hit);
+      total += <u32>hit;
+    }
   }
+  return total;
+}
+
+/** Integer keys per group in the grouped loops. */
+// @ts-ignore: decorator
+@inline const INT_GROUP: u32 = 16;
+const INT_GROUP_BLOCKS: usize = memory.data(<i32>INT_GROUP << 2, 4);
+
+/**
+ * The integer loop for large filters: hash a group of keys and load one byte
+ * of each key's block (independent loads, so their cache and TLB misses
+ * overlap), then set or test the group's blocks, which are in cache by then.
+ */
+function intsGrouped<T>(filter: usize, op: u32, keys: usize, count: u32, out: usize): u32 {
+  const blocks = <u64>load<u32>(filter, S_BLOCKS);
+  const c = MASK_CONSTANTS;
+  const salts0 = v128.load(c), salts1 = v128.load(c, 16);
+  const spread = v128.load(c, 32), firstBits = v128.load(c, 48), table = v128.load(c, 64);
+  let total: u32 = 0;
+  let sink: u32 = 0;
+  for (let first: u32 = 0; first < count; first += INT_GROUP) {
+    const group = min<u32>(INT_GROUP, count - first);
+    for (let g: u32 = 0; g < group; g++) {
+      const block = blockAt(filter, blocks, intHash(intKey<T>(keys, first + g), 0));
+      store<u32>(INT_GROUP_BLOCKS + (<usize>g << 2), <u32>block);
+      sink += load<u8>(block);
+    }
+    for (let g: u32 = 0; g < group; g++) {
+      // The hash again: cheaper than storing and reloading it.
+      const h = intHash(intKey<T>(keys, first + g), 0);
+      const block = <usize>load<u32>(INT_GROUP_BLOCKS + (<usize>g << 2));
+      const key = i32x4.splat(<u32>h);
+      const low = maskHalf(key, salts0, spread, firstBits, table);
+      const high = maskHalf(key, salts1, spread, firstBits, table);
+      if (op == 0) {
+        const fresh = setBlock(block, low, high);
+        store<u8>(out + first + g, <u8>!fresh);
+        total += <u32>fresh;
+      } else {
+        const hit = testBlock(block, low, high);
+        store<u8>(out + first + g, <u8>hit);
+        total += <u32>hit;
+      }
+    }
+  }
+  // Keep the touch loads from being optimised away.
+  if (sink == 0xFFFFFFFF) store<u8>(out, load<u8>(out));
   return total;
 }

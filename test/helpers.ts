@@ -19,3 +19,15 @@ export function ones(flags: Uint8Array): number {
   for (const flag of flags) total += flag;
   return total;
 }
+
+/**
+ * Index of the first byte where two arrays differ, the shorter length when
+ * one is a prefix of the other, or -1 when they are equal. For large arrays,
+ * where a deep toEqual takes tens of seconds; a failure still says where.
+ */
+export function firstDifference(a: Uint8Array, b: Uint8Array): number {
+  if (Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))) return -1;
+  const shorter = Math.min(a.length, b.length);
+  for (let i = 0; i < shorter; i++) if (a[i] !== b[i]) return i;
+  return shorter;
+}
