@@ -74,7 +74,7 @@ describe("SplitBlockBloomFilter follows the specification", () => {
     [6.0, 0.1],
     [10.5, 0.01],
     [16.9, 0.001],
-  ])("at %s bits per key the FPR is within 10%% of the specification's %s", (bitsPerKey, specified) => {
+  ])("at %s bits per key the FPR is within a tenth of the specification's %s", (bitsPerKey, specified) => {
     const blocks = 16_384;
     const n = Math.round((blocks * 256) / bitsPerKey);
     const filter = SplitBlockBloomFilter.withSize(blocks).addMany(urls(n, `sbbf-${bitsPerKey}`, 113));
