@@ -30,6 +30,8 @@ import {
   independentIndex,
   doubleIndex,
   keyStep,
+  intHash,
+  intKeyAt,
 } from "./indices";
 import { findNewline, keyEnd } from "./lines";
 
@@ -287,21 +289,6 @@ export function bloomLines(filter: usize, op: u32, buf: usize, len: u32, final: 
   return lines;
 }
 
-/** splitmix64's increment and finaliser constants. */
-// @ts-ignore: decorator
-@inline const GOLDEN: u64 = 0x9E3779B97F4A7C15;
-// @ts-ignore: decorator
-@inline const MIX_C2: u64 = 0x94D049BB133111EB;
-
-/** A 64-bit hash of an integer key: splitmix64's finaliser over key + (seed + 1)·φ. */
-// @ts-ignore: decorator
-@inline export function intHash(x: u64, seed: u64): u64 {
-  x += (seed + 1) * GOLDEN;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9;
-  x = (x ^ (x >> 27)) * MIX_C2;
-  return x ^ (x >> 31);
-}
-
 /**
  * Adds to filters above this many bits (4 MiB, twice the L2 cache of the
  * machine measured) take the grouped integer loop. Measured here (1e6 keys,
@@ -317,7 +304,7 @@ function intsDirect(filter: usize, op: u32, keys: usize, count: u32, wide: u32, 
   const seed = <u64>load<u32>(filter, F_SEED);
   let total: u32 = 0;
   for (let i: u32 = 0; i < count; i++) {
-    const h = intHash(wide ? load<u64>(keys + (<usize>i << 3)) : <u64>load<u32>(keys + (<usize>i << 2)), seed);
+    const h = intHash(intKeyAt(keys, i, wide), seed);
     const h2 = secondHashOf(h);
     const r = op == 0 ? !insertHashed(filter, h, h2) : containsHashed(filter, h, h2);
     store<u8>(out + i, <u8>r);
@@ -354,7 +341,7 @@ export function bloomInts(filter: usize, op: u32, keys: usize, count: u32, wide:
     const group = min<u32>(INT_GROUP, count - first);
     for (let g: u32 = 0; g < group; g++) {
       const i = first + g;
-      let h = intHash(wide ? load<u64>(keys + (<usize>i << 3)) : <u64>load<u32>(keys + (<usize>i << 2)), seed);
+      let h = intHash(intKeyAt(keys, i, wide), seed);
       const h2 = secondHashOf(h);
       const at = GROUP_INDICES + ((<usize>g * <usize>k) << 3);
       for (let j: u32 = 0; j < k; j++) {

@@ -5,7 +5,7 @@
 // distinct indices once. A counter at its maximum sticks: never incremented
 // or decremented again, so no later removal can produce a false negative.
 
-import { FILTER_HEADER, F_BITS, distinctIndices, indexBuffer } from "./indices";
+import { FILTER_HEADER, F_BITS, F_SEED, distinctIndices, distinctIndicesHashed, indexBuffer, intHash, intKeyAt, secondHashOf } from "./indices";
 
 /** Counter value at `idx` for `width`-bit counters. */
 // @ts-ignore: decorator
@@ -37,15 +37,17 @@ export function countingBlockBytes(counters: f64, width: u32): f64 {
   return <f64>(<u64>FILTER_HEADER + counterBytes(<u64>counters, width));
 }
 
+// The per-key operations below work on the key's `n` distinct indices,
+// already in indexBuffer() (from distinctIndices or distinctIndicesHashed).
+
 /**
  * Adds the key: each distinct counter + 1 unless saturated. Returns 1 when
  * the key was probably present before (every counter already > 0).
  */
 // @ts-ignore: decorator
-@inline function addKey(filter: usize, width: u32, key: usize, len: usize): u32 {
+@inline function addIndices(filter: usize, width: u32, n: u32): u32 {
   const data = filter + FILTER_HEADER;
   const max: u32 = (1 << width) - 1;
-  const n = distinctIndices(filter, key, len);
   const indices = indexBuffer();
   let present: u32 = 1;
   for (let i: u32 = 0; i < n; i++) {
@@ -59,9 +61,8 @@ export function countingBlockBytes(counters: f64, width: u32): f64 {
 
 /** The smallest of the key's counters: 0 = definitely absent. */
 // @ts-ignore: decorator
-@inline function minCounter(filter: usize, width: u32, key: usize, len: usize): u32 {
+@inline function minOfIndices(filter: usize, width: u32, n: u32): u32 {
   const data = filter + FILTER_HEADER;
-  const n = distinctIndices(filter, key, len);
   const indices = indexBuffer();
   let least: u32 = 0xFFFFFFFF;
   for (let i: u32 = 0; i < n; i++) {
@@ -73,10 +74,9 @@ export function countingBlockBytes(counters: f64, width: u32): f64 {
 
 /** Removes the key: if every counter is > 0, each unsaturated one − 1, and 1 is returned; else nothing changes and 0 is returned. */
 // @ts-ignore: decorator
-@inline function removeKey(filter: usize, width: u32, key: usize, len: usize): u32 {
+@inline function removeIndices(filter: usize, width: u32, n: u32): u32 {
   const data = filter + FILTER_HEADER;
   const max: u32 = (1 << width) - 1;
-  const n = distinctIndices(filter, key, len);
   const indices = indexBuffer();
   for (let i: u32 = 0; i < n; i++) if (getCounter(data, width, load<u64>(indices + (<usize>i << 3))) == 0) return 0;
   for (let i: u32 = 0; i < n; i++) {
@@ -96,6 +96,18 @@ export function countingBlockBytes(counters: f64, width: u32): f64 {
 // @ts-ignore: decorator
 @inline const OP_COUNT: u32 = 3;
 
+/** Runs `op` for key i, whose `n` distinct indices are in indexBuffer(); returns its answer (0/1, or the count). */
+// @ts-ignore: decorator
+@inline function applyOp(filter: usize, width: u32, op: u32, n: u32, i: u32, out: usize): u32 {
+  if (op == OP_COUNT) {
+    store<u32>(out + (<usize>i << 2), minOfIndices(filter, width, n));
+    return 0;
+  }
+  const r = op == OP_ADD ? addIndices(filter, width, n) : op == OP_HAS ? <u32>(minOfIndices(filter, width, n) > 0) : removeIndices(filter, width, n);
+  store<u8>(out + i, <u8>r);
+  return r;
+}
+
 /**
  * Runs `op` over packed keys (layout as in bloomAddPacked). `out` gets one
  * byte per key (add: 1 = was present before; has: 1 = present; remove:
@@ -105,15 +117,24 @@ export function countingPacked(filter: usize, width: u32, op: u32, keys: usize, 
   let total: u32 = 0;
   for (let i: u32 = 0; i < count; i++) {
     const end = load<u32>(ends + (<usize>i << 2));
-    const key = keys + start;
-    const len = end - start;
-    if (op == OP_COUNT) store<u32>(out + (<usize>i << 2), minCounter(filter, width, key, len));
-    else {
-      const r = op == OP_ADD ? addKey(filter, width, key, len) : op == OP_HAS ? <u32>(minCounter(filter, width, key, len) > 0) : removeKey(filter, width, key, len);
-      store<u8>(out + i, <u8>r);
-      total += r;
-    }
+    total += applyOp(filter, width, op, distinctIndices(filter, keys + start, end - start), i, out);
     start = end;
+  }
+  return total;
+}
+
+/**
+ * Runs `op` over integer keys (u32 when `wide` is 0, else u64), hashed and
+ * indexed exactly as bloomInts does, so a counting filter and a standard one
+ * with the same m, k and seed put an integer key at the same positions.
+ * Double hashing only; `out` as in countingPacked.
+ */
+export function countingInts(filter: usize, width: u32, op: u32, keys: usize, count: u32, wide: u32, out: usize): u32 {
+  const seed = <u64>load<u32>(filter, F_SEED);
+  let total: u32 = 0;
+  for (let i: u32 = 0; i < count; i++) {
+    const h = intHash(intKeyAt(keys, i, wide), seed);
+    total += applyOp(filter, width, op, distinctIndicesHashed(filter, h, secondHashOf(h)), i, out);
   }
   return total;
 }

@@ -5,6 +5,7 @@
 
 import { xxh64 } from "./xxh64";
 import { hashAny, HASH_XXH64 } from "./hash";
+import { intHash, intKeyAt } from "./indices";
 
 /** Header field offsets; the slots follow at CUCKOO_HEADER. */
 // @ts-ignore: decorator
@@ -75,16 +76,22 @@ export function cuckooInit(filter: usize, buckets: u32, fpBits: u32, hashId: u32
 let keyFp: u32 = 0;
 let keyBucket: u32 = 0;
 
+/** Sets keyFp and keyBucket from a key's 64-bit hash. */
 // @ts-ignore: decorator
-@inline function hashKey(filter: usize, key: usize, len: usize): void {
-  const id = load<u32>(filter, C_HASH);
-  const seed = load<u32>(filter, C_SEED);
-  const h = id == HASH_XXH64 ? xxh64(key, len, <u64>seed) : hashAny(id, key, len, seed);
+@inline function useHash(filter: usize, h: u64): void {
   const fpBits = load<u32>(filter, C_FP_BITS);
   const fpMask: u32 = fpBits == 32 ? 0xFFFFFFFF : (1 << fpBits) - 1;
   const fp = <u32>(h >> 32) & fpMask;
   keyFp = fp == 0 ? 1 : fp;
   keyBucket = <u32>h & (load<u32>(filter, C_BUCKETS) - 1);
+}
+
+/** Hashes a key of bytes with the filter's hash and seed, then useHash. */
+// @ts-ignore: decorator
+@inline function hashKey(filter: usize, key: usize, len: usize): void {
+  const id = load<u32>(filter, C_HASH);
+  const seed = load<u32>(filter, C_SEED);
+  useHash(filter, id == HASH_XXH64 ? xxh64(key, len, <u64>seed) : hashAny(id, key, len, seed));
 }
 
 /** Writes fp into a free entry of bucket b; false when the bucket is full. */
@@ -197,6 +204,18 @@ function removeHashed(filter: usize): bool {
 // @ts-ignore: decorator
 @inline const OP_COUNT: u32 = 3;
 
+/** Runs `op` for key i, already hashed into keyFp and keyBucket; returns its answer byte (0 for count). */
+// @ts-ignore: decorator
+@inline function applyOp(filter: usize, op: u32, i: u32, out: usize): u32 {
+  if (op == OP_COUNT) {
+    store<u32>(out + (<usize>i << 2), countKey(filter));
+    return 0;
+  }
+  const r: u32 = op == OP_ADD ? <u32>insert(filter) : op == OP_HAS ? <u32>(countKey(filter) > 0) : <u32>removeHashed(filter);
+  store<u8>(out + i, <u8>r);
+  return r;
+}
+
 /**
  * Runs `op` over packed keys (layout as in bloomAddPacked). `out` gets one
  * byte per key (add: 1 = stored, 0 = full; has: 1 = present; remove:
@@ -207,13 +226,23 @@ export function cuckooPacked(filter: usize, op: u32, keys: usize, ends: usize, c
   for (let i: u32 = 0; i < count; i++) {
     const end = load<u32>(ends + (<usize>i << 2));
     hashKey(filter, keys + start, end - start);
-    if (op == OP_COUNT) store<u32>(out + (<usize>i << 2), countKey(filter));
-    else {
-      const r: u32 = op == OP_ADD ? <u32>insert(filter) : op == OP_HAS ? <u32>(countKey(filter) > 0) : <u32>removeHashed(filter);
-      store<u8>(out + i, <u8>r);
-      total += r;
-    }
+    total += applyOp(filter, op, i, out);
     start = end;
+  }
+  return total;
+}
+
+/**
+ * Runs `op` over integer keys (u32 when `wide` is 0, else u64), each hashed
+ * by intHash with the filter's seed (the integer hash of every filter type);
+ * `out` as in cuckooPacked.
+ */
+export function cuckooInts(filter: usize, op: u32, keys: usize, count: u32, wide: u32, out: usize): u32 {
+  const seed = <u64>load<u32>(filter, C_SEED);
+  let total: u32 = 0;
+  for (let i: u32 = 0; i < count; i++) {
+    useHash(filter, intHash(intKeyAt(keys, i, wide), seed));
+    total += applyOp(filter, op, i, out);
   }
   return total;
 }

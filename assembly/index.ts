@@ -21,6 +21,6 @@ export {
 } from "./bloom";
 export { hashBits, hashKey, hashPacked } from "./hash";
 export { compactLines, compactLinesConsumed } from "./lines";
-export { countingBlockBytes, countingPacked, countingSaturated, countingNonZero, countingToBloom, countingCounter } from "./counting";
-export { cuckooBlockBytes, cuckooInit, cuckooPacked, cuckooSize, cuckooHeaderBytes, cuckooSetSize, cuckooLocate } from "./cuckoo";
+export { countingBlockBytes, countingPacked, countingSaturated, countingNonZero, countingToBloom, countingCounter, countingInts } from "./counting";
+export { cuckooBlockBytes, cuckooInit, cuckooPacked, cuckooSize, cuckooHeaderBytes, cuckooSetSize, cuckooLocate, cuckooInts } from "./cuckoo";
 export { sbbfBlockBytes, sbbfInit, sbbfHeaderBytes, sbbfPacked, sbbfLines, sbbfLinesConsumed, sbbfFalsePositiveRate, sbbfSetBits, sbbfInts } from "./split-block";

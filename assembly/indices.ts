@@ -94,26 +94,59 @@ let step: u64 = 0;
 /** Room for one key's indices. */
 const INDEX_BUFFER: usize = memory.data(<i32>MAX_HASHES << 3, 8);
 
-/** The key's distinct indices, written as u64 to indexBuffer(); returns how many (≤ k). */
-export function distinctIndices(filter: usize, key: usize, len: usize): u32 {
+/** Appends idx to the first n entries of INDEX_BUFFER unless it is there already; returns the new count. */
+// @ts-ignore: decorator
+@inline function appendDistinct(n: u32, idx: u64): u32 {
+  for (let j: u32 = 0; j < n; j++) if (load<u64>(INDEX_BUFFER + (<usize>j << 3)) == idx) return n;
+  store<u64>(INDEX_BUFFER + (<usize>n << 3), idx);
+  return n + 1;
+}
+
+/** The distinct indices of double hashing from (h, h2), written as u64 to indexBuffer(); returns how many (≤ k). */
+export function distinctIndicesHashed(filter: usize, h: u64, h2: u64): u32 {
   const m = load<u64>(filter, F_BITS);
   const k = load<u32>(filter, F_HASHES);
-  const independent = load<u32>(filter, F_STRATEGY) == STRATEGY_INDEPENDENT;
   const base = load<u64>(filter, F_BASE_BITS);
-  let h: u64 = independent ? 0 : firstHash(filter, key, len);
-  const h2 = step;
   let n: u32 = 0;
   for (let i: u32 = 0; i < k; i++) {
-    const idx = independent ? independentIndex(filter, i, key, len, m) : doubleIndex(h, m, base);
+    n = appendDistinct(n, doubleIndex(h, m, base));
     h += h2;
-    let seen = false;
-    for (let j: u32 = 0; j < n; j++) if (load<u64>(INDEX_BUFFER + (<usize>j << 3)) == idx) seen = true;
-    if (!seen) {
-      store<u64>(INDEX_BUFFER + (<usize>n << 3), idx);
-      n++;
-    }
   }
   return n;
+}
+
+/** The key's distinct indices, written as u64 to indexBuffer(); returns how many (≤ k). */
+export function distinctIndices(filter: usize, key: usize, len: usize): u32 {
+  if (load<u32>(filter, F_STRATEGY) != STRATEGY_INDEPENDENT) {
+    const h = firstHash(filter, key, len);
+    return distinctIndicesHashed(filter, h, step);
+  }
+  const m = load<u64>(filter, F_BITS);
+  const k = load<u32>(filter, F_HASHES);
+  let n: u32 = 0;
+  for (let i: u32 = 0; i < k; i++) n = appendDistinct(n, independentIndex(filter, i, key, len, m));
+  return n;
+}
+
+/** splitmix64's increment and second finaliser constant. */
+// @ts-ignore: decorator
+@inline const GOLDEN: u64 = 0x9E3779B97F4A7C15;
+// @ts-ignore: decorator
+@inline const MIX_C2: u64 = 0x94D049BB133111EB;
+
+/** A 64-bit hash of an integer key: splitmix64's finaliser over key + (seed + 1)·φ. */
+// @ts-ignore: decorator
+@inline export function intHash(x: u64, seed: u64): u64 {
+  x += (seed + 1) * GOLDEN;
+  x = (x ^ (x >> 30)) * MIX_C1;
+  x = (x ^ (x >> 27)) * MIX_C2;
+  return x ^ (x >> 31);
+}
+
+/** Integer key i of an array of u32 (wide 0) or u64 keys, as u64. */
+// @ts-ignore: decorator
+@inline export function intKeyAt(keys: usize, i: u32, wide: u32): u64 {
+  return wide ? load<u64>(keys + (<usize>i << 3)) : <u64>load<u32>(keys + (<usize>i << 2));
 }
 
 /** Where distinctIndices writes. */

@@ -7,7 +7,7 @@
 
 import { xxh64 } from "./xxh64";
 import { findNewline, keyEnd } from "./lines";
-import { intHash } from "./bloom";
+import { intHash } from "./indices";
 
 /** The specification's eight salt constants. */
 // @ts-ignore: decorator

@@ -139,17 +139,35 @@ export type IntsCall = (keys: number, count: number, wide: number, out: number) 
 
 /** Runs `call` over integer keys in chunks copied into wasm memory; one answer byte per key. */
 export function intsOf(keys: Uint32Array | BigUint64Array, call: IntsCall): Uint8Array {
+  return intsInto(keys, call, new Uint8Array(checkInts(keys).length));
+}
+
+/** Runs `call` over integer keys; one u32 per key (counts). */
+export function u32sOfInts(keys: Uint32Array | BigUint64Array, call: IntsCall): Uint32Array {
+  return intsInto(keys, call, new Uint32Array(checkInts(keys).length));
+}
+
+/** Throws the TypeError for anything but a Uint32Array or BigUint64Array. */
+function checkInts(keys: unknown): Uint32Array | BigUint64Array {
+  if (keys instanceof Uint32Array || keys instanceof BigUint64Array) return keys;
+  throw new TypeError(`keys must be a Uint32Array or a BigUint64Array, got ${describe(keys)}`);
+}
+
+/** The chunk loop of intsOf and u32sOfInts: `result` gets one answer per key, of its own width. */
+function intsInto<T extends Uint8Array | Uint32Array>(keys: Uint32Array | BigUint64Array, call: IntsCall, result: T): T {
   const wide = keys instanceof BigUint64Array;
-  if (!wide && !(keys instanceof Uint32Array)) throw new TypeError(`keys must be a Uint32Array or a BigUint64Array, got ${describe(keys)}`);
   const width = wide ? 8 : 4;
+  const answerBytes = result.BYTES_PER_ELEMENT;
+  // The scratch area's result room is 8 bytes per MAX_BATCH_KEYS key.
+  const perCall = INTS_PER_CALL / answerBytes;
   const { bytes, out } = useScratch(INTS_PER_CALL * 8);
-  const result = new Uint8Array(keys.length);
   const raw = new Uint8Array(keys.buffer, keys.byteOffset, keys.byteLength);
-  for (let first = 0; first < keys.length; first += INTS_PER_CALL) {
-    const count = Math.min(INTS_PER_CALL, keys.length - first);
+  const answers = new Uint8Array(result.buffer, result.byteOffset, result.byteLength);
+  for (let first = 0; first < keys.length; first += perCall) {
+    const count = Math.min(perCall, keys.length - first);
     heapU8().set(raw.subarray(first * width, (first + count) * width), bytes);
     call(bytes, count, wide ? 1 : 0, out);
-    result.set(heapU8().subarray(out, out + count), first);
+    answers.set(heapU8().subarray(out, out + count * answerBytes), first * answerBytes);
   }
   return result;
 }

@@ -3,7 +3,7 @@
 // xxh64 hash (see assembly/bloom.ts).
 import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
 import { WasmBlock } from "./wasm-block.js";
-import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
+import { checkInteger, checkIntsHashing, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { forEachChunk, forEachPackedChunk, useScratch, writeKey, type Key } from "./keys.js";
 import { intsOf, linesEach, linesOf, type IntsCall, type LinesCall } from "./batch.js";
 import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
@@ -445,7 +445,7 @@ export class BloomFilter extends WasmBlock {
 
   #intsCall(op: number): IntsCall {
     const ptr = this.live();
-    if (this.#hashing.strategy !== "double") throw new TypeError("integer keys need double hashing; this filter uses the independent strategy");
+    checkIntsHashing(this.#hashing.strategy);
     return (keys, count, wide, out) => core.bloomInts(ptr, op, keys, count, wide, out);
   }
 

@@ -3,8 +3,8 @@
 // exactly like BloomFilter (same m, k and hashing give the same positions).
 import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
 import { WasmBlock } from "./wasm-block.js";
-import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
-import { bytesOf, bytesOfPacked, linesAsPacked, one, u32sOf, u32sOfPacked, type WasmBatch } from "./batch.js";
+import { checkInteger, checkIntsHashing, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
+import { bytesOf, bytesOfPacked, intsOf, linesAsPacked, one, u32sOf, u32sOfInts, u32sOfPacked, type IntsCall, type WasmBatch } from "./batch.js";
 import { useScratch, writeKey, type Key } from "./keys.js";
 import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
 import { BloomFilter } from "./bloom-filter.js";
@@ -208,6 +208,30 @@ export class CountingBloomFilter extends WasmBlock {
     return this.#removed(linesAsPacked(buffer, this.#op(OP.remove)));
   }
 
+  /**
+   * Adds integer keys (a Uint32Array or a BigUint64Array) with no encoding,
+   * at the positions BloomFilter.addInts gives them with the same m, k and
+   * seed. Integers are their own key space (a 64-bit mix of the value, not
+   * its bytes); a 32-bit key equals the 64-bit key of the same value. Double
+   * hashing only.
+   */
+  addInts(keys: Uint32Array | BigUint64Array): this {
+    this.#size += intsOf(keys, this.#intsCall(OP.add)).length;
+    return this;
+  }
+
+  hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    return intsOf(keys, this.#intsCall(OP.has));
+  }
+
+  removeInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    return this.#removed(intsOf(keys, this.#intsCall(OP.remove)));
+  }
+
+  countInts(keys: Uint32Array | BigUint64Array): Uint32Array {
+    return u32sOfInts(keys, this.#intsCall(OP.count));
+  }
+
   /** The key's k counter indices (the positions a BloomFilter with the same m, k and hashing would use). */
   positions(key: Key): number[] {
     const ptr = this.live();
@@ -297,6 +321,13 @@ export class CountingBloomFilter extends WasmBlock {
   #op(op: number): WasmBatch {
     const ptr = this.live();
     return (keys, ends, count, start, out) => core.countingPacked(ptr, this.#width, op, keys, ends, count, start, out);
+  }
+
+  #intsCall(op: number): IntsCall {
+    const ptr = this.live();
+    checkIntsHashing(this.#hashing.strategy);
+    const width = this.#width;
+    return (keys, count, wide, out) => core.countingInts(ptr, width, op, keys, count, wide, out);
   }
 
   #removed(flags: Uint8Array): Uint8Array {

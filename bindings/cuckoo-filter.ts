@@ -3,7 +3,7 @@
 import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
 import { WasmBlock } from "./wasm-block.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe } from "./errors.js";
-import { bytesOf, bytesOfPacked, linesAsPacked, one, u32sOf, u32sOfPacked, type WasmBatch } from "./batch.js";
+import { bytesOf, bytesOfPacked, intsOf, linesAsPacked, one, u32sOf, u32sOfInts, u32sOfPacked, type IntsCall, type WasmBatch } from "./batch.js";
 import { useScratch, writeKey, type Key } from "./keys.js";
 import { heapU32 } from "./wasm.js";
 import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, writeRecord } from "./format.js";
@@ -199,6 +199,29 @@ export class CuckooFilter extends WasmBlock {
     return linesAsPacked(buffer, this.#op(OP.remove));
   }
 
+  /**
+   * Adds integer keys (a Uint32Array or a BigUint64Array) with no encoding;
+   * 1 where key i was stored, 0 where the filter was full. Integers are
+   * their own key space, hashed by a 64-bit mix of the value (as
+   * BloomFilter.addInts), not as bytes; a 32-bit key equals the 64-bit key
+   * of the same value.
+   */
+  addInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    return intsOf(keys, this.#intsCall(OP.add));
+  }
+
+  hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    return intsOf(keys, this.#intsCall(OP.has));
+  }
+
+  removeInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    return intsOf(keys, this.#intsCall(OP.remove));
+  }
+
+  countInts(keys: Uint32Array | BigUint64Array): Uint32Array {
+    return u32sOfInts(keys, this.#intsCall(OP.count));
+  }
+
   /** Where a key lives: its fingerprint and its two candidate buckets (they can coincide). */
   locate(key: Key): { fingerprint: number; buckets: [number, number] } {
     const ptr = this.live();
@@ -271,5 +294,10 @@ export class CuckooFilter extends WasmBlock {
   #op(op: number): WasmBatch {
     const ptr = this.live();
     return (keys, ends, count, start, out) => core.cuckooPacked(ptr, op, keys, ends, count, start, out);
+  }
+
+  #intsCall(op: number): IntsCall {
+    const ptr = this.live();
+    return (keys, count, wide, out) => core.cuckooInts(ptr, op, keys, count, wide, out);
   }
 }

@@ -34,6 +34,49 @@ function unpack(bytes: Uint8Array, ends: Uint32Array): Uint8Array[] {
   return keys;
 }
 
+/** Splits newline-delimited keys into views (no copy): a key is a line without its "\n" and one trailing "\r", as BloomFilter.addLines reads them. */
+function splitLines(buffer: Uint8Array): Uint8Array[] {
+  if (!isBytes(buffer)) throw new TypeError(`buffer must be a Uint8Array of newline-delimited keys, got ${describe(buffer)}`);
+  const keys: Uint8Array[] = [];
+  let from = 0;
+  while (from < buffer.length) {
+    const newline = buffer.indexOf(10, from);
+    let end = newline < 0 ? buffer.length : newline;
+    if (end > from && buffer[end - 1] === 13) end--;
+    keys.push(buffer.subarray(from, end));
+    from = newline < 0 ? buffer.length : newline + 1;
+  }
+  return keys;
+}
+
+/** One batch of keys as the layers' batch methods take them: an array of keys, or integer keys. */
+interface LayerBatch {
+  readonly length: number;
+  /** `layer`'s answers for the keys from index `from` on (1 = probably present). */
+  has(layer: BloomFilter, from: number): Uint8Array;
+  /** Adds the keys at `picks` to `layer`, in order; 1 where one was probably present before. */
+  testAndAdd(layer: BloomFilter, picks: number[]): Uint8Array;
+}
+
+function keysBatch(keys: readonly Key[]): LayerBatch {
+  return {
+    length: Array.isArray(keys) ? keys.length : 0,
+    has: (layer, from) => layer.hasMany(from === 0 ? keys : keys.slice(from)),
+    testAndAdd: (layer, picks) => layer.testAndAddMany(picks.map((i) => keys[i])),
+  };
+}
+
+function intsBatch(keys: Uint32Array | BigUint64Array): LayerBatch {
+  return {
+    length: keys instanceof Uint32Array || keys instanceof BigUint64Array ? keys.length : 0,
+    has: (layer, from) => layer.hasInts(keys.subarray(from)),
+    testAndAdd: (layer, picks) => {
+      if (keys instanceof BigUint64Array) return layer.testAndAddInts(BigUint64Array.from(picks, (i) => keys[i]));
+      return layer.testAndAddInts(Uint32Array.from(picks, (i) => keys[i]));
+    },
+  };
+}
+
 /** A Bloom filter that grows: no capacity to choose up front, and a false-positive rate that stays ≤ p. */
 export class ScalableBloomFilter implements Disposable {
   readonly #initialCapacity: number;
@@ -143,13 +186,7 @@ export class ScalableBloomFilter implements Disposable {
   }
 
   hasMany(keys: readonly Key[]): Uint8Array {
-    const layers = this.#live();
-    const result = layers[0].hasMany(keys);
-    for (const layer of layers.slice(1)) {
-      const more = layer.hasMany(keys);
-      for (let i = 0; i < result.length; i++) result[i] |= more[i];
-    }
-    return result;
+    return this.#has(keysBatch(keys));
   }
 
   /**
@@ -158,34 +195,7 @@ export class ScalableBloomFilter implements Disposable {
    * room, so no layer ever takes more keys than it was sized for.
    */
   testAndAddMany(keys: readonly Key[]): Uint8Array {
-    this.#live();
-    const present = this.hasMany(keys); // also checks every key before anything is added
-    const result = new Uint8Array(keys.length);
-    let i = 0;
-    while (i < keys.length) {
-      const before = this.#layers.length;
-      const layer = this.#current();
-      if (this.#layers.length !== before && i > 0) {
-        // A layer filled during this batch: the keys still to come may repeat ones it took.
-        const rest = keys.slice(i);
-        const inFull = this.#layers[before - 1].hasMany(rest);
-        for (let j = 0; j < rest.length; j++) present[i + j] |= inFull[j];
-      }
-      const room = this.layerCapacity(this.#layers.length - 1) - layer.count;
-      // Keys already in an older layer are answered without taking room.
-      const slice: Key[] = [];
-      const where: number[] = [];
-      for (; i < keys.length && slice.length < room; i++) {
-        if (present[i]) result[i] = 1;
-        else {
-          slice.push(keys[i]);
-          where.push(i);
-        }
-      }
-      const seen = layer.testAndAddMany(slice);
-      for (let j = 0; j < slice.length; j++) result[where[j]] = seen[j];
-    }
-    return result;
+    return this.#testAndAdd(keysBatch(keys));
   }
 
   addPacked(bytes: Uint8Array, ends: Uint32Array): this {
@@ -194,6 +204,41 @@ export class ScalableBloomFilter implements Disposable {
 
   hasPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
     return this.hasMany(unpack(bytes, ends));
+  }
+
+  testAndAddPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
+    return this.testAndAddMany(unpack(bytes, ends));
+  }
+
+  /**
+   * Adds newline-delimited keys (a line without its "\n" and one trailing
+   * "\r", as BloomFilter.addLines). The lines are found with
+   * Uint8Array#indexOf and taken as views, without copying the buffer.
+   */
+  addLines(buffer: Uint8Array): this {
+    return this.addMany(splitLines(buffer));
+  }
+
+  hasLines(buffer: Uint8Array): Uint8Array {
+    return this.hasMany(splitLines(buffer));
+  }
+
+  testAndAddLines(buffer: Uint8Array): Uint8Array {
+    return this.testAndAddMany(splitLines(buffer));
+  }
+
+  /** Adds integer keys (as BloomFilter.addInts: a 64-bit mix of the value, not its bytes). Double hashing only. */
+  addInts(keys: Uint32Array | BigUint64Array): this {
+    this.testAndAddInts(keys);
+    return this;
+  }
+
+  hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    return this.#has(intsBatch(keys));
+  }
+
+  testAndAddInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    return this.#testAndAdd(intsBatch(keys));
   }
 
   /** The filter in bloomkit's binary format (docs/FORMAT.md): parameters, then every layer as a BloomFilter record. */
@@ -271,6 +316,44 @@ export class ScalableBloomFilter implements Disposable {
 
   get disposed(): boolean {
     return this.#disposed;
+  }
+
+  /** OR of every layer's answers; the first layer's call checks every key. */
+  #has(batch: LayerBatch): Uint8Array {
+    const layers = this.#live();
+    const result = batch.has(layers[0], 0);
+    for (const layer of layers.slice(1)) {
+      const more = batch.has(layer, 0);
+      for (let i = 0; i < result.length; i++) result[i] |= more[i];
+    }
+    return result;
+  }
+
+  /** testAndAddMany for any batch. */
+  #testAndAdd(batch: LayerBatch): Uint8Array {
+    this.#live();
+    const present = this.#has(batch); // also checks every key before anything is added
+    const result = new Uint8Array(batch.length);
+    let i = 0;
+    while (i < batch.length) {
+      const before = this.#layers.length;
+      const layer = this.#current();
+      if (this.#layers.length !== before && i > 0) {
+        // A layer filled during this batch: the keys still to come may repeat ones it took.
+        const inFull = batch.has(this.#layers[before - 1], i);
+        for (let j = 0; j < inFull.length; j++) present[i + j] |= inFull[j];
+      }
+      const room = this.layerCapacity(this.#layers.length - 1) - layer.count;
+      // Keys already in an older layer are answered without taking room.
+      const picks: number[] = [];
+      for (; i < batch.length && picks.length < room; i++) {
+        if (present[i]) result[i] = 1;
+        else picks.push(i);
+      }
+      const seen = batch.testAndAdd(layer, picks);
+      for (let j = 0; j < picks.length; j++) result[picks[j]] = seen[j];
+    }
+    return result;
   }
 
   #live(): BloomFilter[] {

@@ -31,6 +31,7 @@ export interface Core {
   countingNonZero(filter: number, width: number): number;
   countingToBloom(filter: number, width: number, dst: number): void;
   countingCounter(filter: number, width: number, index: number): number;
+  countingInts(filter: number, width: number, op: number, keys: number, count: number, wide: number, out: number): number;
   cuckooBlockBytes(buckets: number, fingerprintBits: number): number;
   cuckooInit(filter: number, buckets: number, fingerprintBits: number, hashId: number, seed: number): void;
   cuckooPacked(filter: number, op: number, keys: number, ends: number, count: number, start: number, out: number): number;
@@ -38,6 +39,7 @@ export interface Core {
   cuckooHeaderBytes(): number;
   cuckooSetSize(filter: number, size: number): void;
   cuckooLocate(filter: number, key: number, len: number, out: number): void;
+  cuckooInts(filter: number, op: number, keys: number, count: number, wide: number, out: number): number;
   sbbfBlockBytes(blocks: number): number;
   sbbfInit(filter: number, blocks: number): void;
   sbbfHeaderBytes(): number;
