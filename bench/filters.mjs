@@ -1,220 +1,219 @@
-// `npm run bench`: bloomkit's filters against pure-JS peers in one run, on
-// URL-like keys from a fixed seed. Section 1: standard Bloom filters (1e6 keys,
-// same m and k for all) against `bloomfilter` and `bloom-filters`. Section 2:
-// deletable filters (counting, cuckoo) against `bloom-filters`' own.
-// Prints tables and writes bench/RESULTS.md.
+// `npm run bench`: every bloomkit filter type against `bloomfilter`,
+// `bloom-filters` and a JS Set, in one run, on URL-like keys from a fixed seed:
+//   1. n = 1e6: string, packed-byte and integer keys; add, query of members, query of absent keys;
+//   2. n = 1e7: the same without `bloom-filters` (≈ 20 µs a key: minutes a pass);
+//   3. filters larger than 256 MB: sized for 3e8 keys, and 1 GiB, holding 1e7 keys;
+//   4. the deletable filters against `bloom-filters`' own, with remove.
+// Prints the tables, writes bench/RESULTS.md and bench/results.svg.
+// BENCH_KEYS=n runs section 1 alone at n keys and writes nothing.
 import { writeFileSync } from "node:fs";
 import { Bench } from "tinybench";
-import { BloomFilter, CountingBloomFilter, CuckooFilter, SplitBlockBloomFilter, optimal } from "bloomkit";
-import { BloomFilter as JsBloomFilter } from "bloomfilter";
-import bloomFilters from "bloom-filters";
+import { BloomFilter, MAX_FILTER_BITS, SplitBlockBloomFilter, optimal } from "bloomkit";
+import { bloomFiltersLib, bloomfilterLib, bloomkitLibs, deletableLibs, setLib } from "./libs.mjs";
+import { measure } from "./measure.mjs";
 import { machine, progress, table } from "./report.mjs";
 import { pack, urls } from "./keys.mjs";
+import { barsSvg } from "./svg.mjs";
 
-const N = Number(process.env.BENCH_KEYS ?? 1_000_000);
-const N_DELETABLE = Math.min(N, 200_000);
 const P = 0.01;
+const SMALL = Number(process.env.BENCH_KEYS ?? 1_000_000);
+const FULL = process.env.BENCH_KEYS === undefined;
+const LARGE = 10_000_000;
+const DELETABLE = 200_000;
 const encoder = new TextEncoder();
-const members = urls(N, "member", 1);
-const absent = urls(N, "absent", 2);
-const membersPacked = pack(members.map((key) => encoder.encode(key)));
-const absentPacked = pack(absent.map((key) => encoder.encode(key)));
 
-/**
- * Measures one library: fills a filter with `n` members and probes `n`
- * absent keys (FPR, no false negatives), then times per-key add, query of
- * absent keys and, where it can, remove; `batch` adds bloomkit's batch forms.
- */
-async function measure(lib, n) {
-  const keys = members.slice(0, n);
-  const probes = absent.slice(0, n);
-  progress(`${lib.name}: filling a filter with ${n.toLocaleString("en-US")} keys and probing it`);
-  const filled = lib.make();
-  // A cuckoo filter's add returns false when it is full: those keys were never stored.
-  const stored = keys.filter((key) => lib.add(filled, key) !== false);
-  let falseNegatives = 0;
-  for (const key of stored) if (!lib.has(filled, key)) falseNegatives++;
-  // bloomkit must never lose a key; a peer that does is reported, not hidden.
-  if (falseNegatives > 0 && lib.batch) throw new Error(`${lib.name} has ${falseNegatives} false negatives`);
-  let falsePositives = 0;
-  for (const key of probes) if (lib.has(filled, key)) falsePositives++;
-  const quality = { fpr: falsePositives / n, bitsPerKey: lib.bitsOf(filled) / n, stored: stored.length / n, falseNegatives: falseNegatives / stored.length };
-
-  const bench = new Bench(lib.slow ? { iterations: 1, time: 0, warmup: false } : { iterations: 5, time: 0, warmupIterations: 1 });
-  const task = (label, fn, setup) => {
-    let filter;
-    bench.add(label, () => fn(filter), {
-      beforeEach: () => {
-        if (setup === "empty") filter = lib.make();
-        if (setup === "full") {
-          filter = lib.make();
-          lib.fill(filter, keys);
-        }
-      },
-      afterEach: () => setup && lib.drop(filter),
-      beforeAll: () => {
-        if (!setup) filter = filled;
-      },
-    });
+/** Members, absent probes, their packed bytes, and integer keys 0 … n − 1 (members) and n … 2n − 1 (absent). */
+function dataset(n) {
+  progress(`building ${n.toLocaleString("en-US")} keys`);
+  const keys = urls(n, "member", 1);
+  const probes = urls(n, "absent", 2);
+  return {
+    keys,
+    probes,
+    packedKeys: pack(keys.map((key) => encoder.encode(key))),
+    packedProbes: pack(probes.map((key) => encoder.encode(key))),
+    memberInts: Uint32Array.from({ length: n }, (_, i) => i),
+    absentInts: Uint32Array.from({ length: n }, (_, i) => n + i),
   };
-  task("add", (f) => {
-    for (const key of keys) lib.add(f, key);
-  }, "empty");
-  task("query (absent)", (f) => {
-    for (const key of probes) lib.has(f, key);
-  });
-  if (lib.remove) {
-    task("remove", (f) => {
-      for (const key of keys) lib.remove(f, key);
-    }, "full");
-  }
-  if (lib.batch) {
-    const packedKeys = { bytes: membersPacked.bytes.subarray(0, membersPacked.ends[n - 1]), ends: membersPacked.ends.subarray(0, n) };
-    const packedProbes = { bytes: absentPacked.bytes.subarray(0, absentPacked.ends[n - 1]), ends: absentPacked.ends.subarray(0, n) };
-    task("addMany", (f) => f.addMany(keys), "empty");
-    task("hasMany (absent)", (f) => f.hasMany(probes));
-    task("addPacked", (f) => f.addPacked(packedKeys.bytes, packedKeys.ends), "empty");
-    task("hasPacked (absent)", (f) => f.hasPacked(packedProbes.bytes, packedProbes.ends));
-    if (lib.remove) task("removeMany", (f) => f.removeMany(keys), "full");
-  }
-  if (lib.ints) {
-    // Integer keys 0 … n−1 as members, n … 2n−1 as absent keys: no encoding at all.
-    const memberInts = Uint32Array.from({ length: n }, (_, i) => i);
-    const absentInts = Uint32Array.from({ length: n }, (_, i) => n + i);
-    task("addInts (u32)", (f) => f.addInts(memberInts), "empty");
-    task("hasInts (u32, absent)", (f) => f.hasInts(absentInts));
-  }
-  progress(`${lib.name}: timing`);
-  await bench.run();
-  lib.drop(filled);
-  return bench.tasks.map((t) => {
-    if (!t.result || t.result.state !== "completed") throw new Error(`${lib.name} ${t.name} did not complete: ${t.result?.error ?? t.result?.state}`);
-    return { lib: lib.name, op: t.name, nsPerKey: (t.result.latency.mean * 1e6) / n, ...quality };
-  });
 }
 
-/** bloomkit's batch-capable filters share these. */
-const bloomkitLib = (name, make) => ({
-  name,
-  make,
-  add: (f, key) => f.add(key),
-  has: (f, key) => f.has(key),
-  fill: (f, keys) => f.addMany(keys),
-  bitsOf: (f) => ("counterBits" in f ? f.bits * f.counterBits : "fingerprintBits" in f ? f.capacity * f.fingerprintBits : f.bits),
-  drop: (f) => f.dispose(),
-  batch: true,
-});
-const jsLib = (name, make, extra = {}) => ({
-  name,
-  make,
-  add: (f, key) => f.add(key),
-  has: (f, key) => f.has(key),
-  fill: (f, keys) => {
-    for (const key of keys) f.add(key);
-  },
-  drop: () => {},
-  ...extra,
-});
+/** Runs `libs` on `data` one after another (each drops its filters before the next starts). */
+async function run(libs, data, passes, section) {
+  const rows = [];
+  for (const lib of libs) for (const row of await measure(lib, data, passes)) rows.push({ ...row, section });
+  return rows;
+}
 
-// --- Section 1: standard Bloom filters ----------------------------------------
-const { m, k } = optimal({ n: N, p: P });
-const standard = [
-  { ...bloomkitLib("bloomkit BloomFilter", () => BloomFilter.withSize(m, k)), ints: true },
-  { ...bloomkitLib("bloomkit SplitBlockBloomFilter", () => SplitBlockBloomFilter.create(N, P)), ints: true },
-  jsLib("bloomfilter", () => new JsBloomFilter(m, k), { has: (f, key) => f.test(key), bitsOf: (f) => f.m }),
-  jsLib("bloom-filters BloomFilter", () => new bloomFilters.BloomFilter(m, k), { bitsOf: (f) => f.size, slow: true }),
-];
-const standardRows = [];
-for (const lib of standard) standardRows.push(...(await measure(lib, N)));
-
-// Baseline: only moving the strings into a wasm-sized buffer as UTF-8, no
-// hashing: the floor under every string-key row.
-{
-  const baseline = new Bench({ iterations: 5, time: 0, warmupIterations: 1 });
+/** The floor under every string-key row: only writing the strings into a buffer as UTF-8 (Buffer#utf8Write, the fastest way measured). */
+async function encodeBaseline(data, section) {
+  const bench = new Bench({ iterations: 5, time: 0, warmupIterations: 1 });
   const target = Buffer.from(new WebAssembly.Memory({ initial: 64 }).buffer);
-  baseline.add("UTF-8 encode only", () => {
+  bench.add("UTF-8 encode only", () => {
     let at = 0;
-    for (const key of absent) {
+    for (const key of data.probes) {
       if (at > 3_000_000) at = 0;
       at += target.utf8Write(key, at);
     }
   });
-  await baseline.run();
-  standardRows.push({ lib: "(baseline)", op: "UTF-8 encode only", nsPerKey: (baseline.tasks[0].result.latency.mean * 1e6) / N, fpr: NaN, bitsPerKey: NaN, stored: undefined });
+  await bench.run();
+  const n = data.probes.length;
+  return { section, lib: "(baseline)", op: "UTF-8 encode only", kind: "", keyKind: "string", n, nsPerKey: (bench.tasks[0].result.latency.mean * 1e6) / n, fpr: NaN, bitsPerKey: NaN };
 }
 
-// --- Section 2: deletable filters -------------------------------------------------
-const counting = optimal({ n: N_DELETABLE, p: P });
-const deletable = [
-  bloomkitLib("bloomkit CountingBloomFilter", () => CountingBloomFilter.withSize(counting.m, counting.k)),
-  jsLib("bloom-filters CountingBloomFilter", () => new bloomFilters.CountingBloomFilter(counting.m, counting.k), {
-    remove: (f, key) => f.remove(key),
-    bitsOf: (f) => f.size * 64, // one JS number (8 bytes) per counter
-    slow: true,
-  }),
-  bloomkitLib("bloomkit CuckooFilter", () => CuckooFilter.create(N_DELETABLE, P)),
-  jsLib("bloom-filters CuckooFilter", () => bloomFilters.CuckooFilter.create(N_DELETABLE, P), {
-    remove: (f, key) => f.remove(key),
-    bitsOf: (f) => f._size * f._bucketSize * f._fingerprintLength * 4, // fingerprints are hex strings: 4 bits a character
-    slow: true,
-  }),
-];
-for (const lib of deletable.filter((l) => l.batch)) lib.remove = (f, key) => f.remove(key);
-const deletableRows = [];
-for (const lib of deletable) deletableRows.push(...(await measure(lib, N_DELETABLE)));
+// --- 1. n = 1e6 (or BENCH_KEYS) ----------------------------------------------------
+const small = dataset(SMALL);
+const smallSizing = optimal({ n: SMALL, p: P });
+const rows = await run(
+  [...bloomkitLibs(SMALL, P, smallSizing), bloomfilterLib(smallSizing), bloomFiltersLib(smallSizing), setLib()],
+  small,
+  5,
+  "small",
+);
+rows.push(await encodeBaseline(small, "small"));
 
-// --- Report ---------------------------------------------------------------------
-const kind = (op) => (op.startsWith("add") ? "add" : op.startsWith("remove") ? "remove" : "query (absent)");
-function rowsFor(rows, peerOf) {
-  return rows.map((r) => {
-    const peer = peerOf(r) && rows.find((p) => p.lib === peerOf(r) && p.op === kind(r.op));
+// --- 2. and 3. n = 1e7, and filters larger than 256 MB --------------------------------
+const largeSizing = optimal({ n: LARGE, p: P });
+const hugeSizing = optimal({ n: 300_000_000, p: P });
+const gib = { m: MAX_FILTER_BITS, k: 7 };
+if (FULL) {
+  const large = dataset(LARGE);
+  rows.push(...(await run([...bloomkitLibs(LARGE, P, largeSizing), bloomfilterLib(largeSizing), setLib()], large, 2, "large")));
+  rows.push(await encodeBaseline(large, "large"));
+  // Keys are 1e7 of the 3e8 the filters are sized for: what is measured is the cost of a filter far larger than cache.
+  const packedAndInts = (lib) => ({ ...lib, batch: true, skipStrings: true });
+  const huge = [
+    packedAndInts({ ...bloomkitLibs(LARGE, P, hugeSizing)[0], name: `bloomkit BloomFilter (${mib(hugeSizing.m)})` }),
+    packedAndInts({ ...bloomkitLibs(LARGE, P, hugeSizing)[1], name: "bloomkit SplitBlockBloomFilter (sized for 3e8)", make: () => SplitBlockBloomFilter.create(300_000_000, P) }),
+    { ...bloomfilterLib(hugeSizing), name: `bloomfilter (${mib(hugeSizing.m)})` },
+    packedAndInts({ ...bloomkitLibs(LARGE, P, gib)[0], name: "bloomkit BloomFilter (1 GiB)", make: () => BloomFilter.withSize(gib.m, gib.k) }),
+    packedAndInts({ ...bloomkitLibs(LARGE, P, gib)[1], name: "bloomkit SplitBlockBloomFilter (1 GiB)", make: () => SplitBlockBloomFilter.withSize(2 ** 25 - 2) }),
+  ];
+  rows.push(...(await run(huge, large, 2, "huge")));
+}
+
+// --- 4. deletable filters against bloom-filters' own -------------------------------------
+const deletableSizing = optimal({ n: Math.min(SMALL, DELETABLE), p: P });
+const deletableData = dataset(Math.min(SMALL, DELETABLE));
+const deletableRows = await run(deletableLibs(Math.min(SMALL, DELETABLE), P, deletableSizing), deletableData, 5, "deletable");
+
+// --- Report ---------------------------------------------------------------------------------
+function mib(bits) {
+  return `${Math.round(bits / 8 / 2 ** 20)} MiB`;
+}
+
+/** The peer row a row is compared with: the same section, the same kind of operation, on URL strings. */
+function peerRow(all, r, peerName) {
+  if (r.lib === "(baseline)") return undefined;
+  const peerLib = r.section === "huge" ? all.find((p) => p.section === "huge" && p.lib.startsWith(peerName))?.lib : peerName;
+  return all.find((p) => p.section === r.section && p.lib === peerLib && p.kind === r.kind && p.keyKind === "string");
+}
+
+const percent = (x, digits) => (Number.isNaN(x) || x === undefined ? "" : `${(x * 100).toFixed(digits)}%`);
+function tableOf(section, all, peerName) {
+  const body = all
+    .filter((r) => r.section === section)
+    .map((r) => {
+      const peer = peerRow(all, r, peerName);
+      return [
+        r.lib,
+        r.op,
+        r.nsPerKey.toFixed(1),
+        (1e3 / r.nsPerKey).toFixed(2),
+        peer ? `${(peer.nsPerKey / r.nsPerKey).toFixed(2)}×` : "",
+        Number.isNaN(r.bitsPerKey) ? "" : r.bitsPerKey.toFixed(2),
+        percent(r.fpr, 3),
+        percent(r.stored, 1),
+        percent(r.falseNegatives, 2),
+      ];
+    });
+  return table(["library", "operation", "ns/key", "Mops/s", `vs ${peerName}`, "bits/key", "measured FPR", "keys stored", "false negatives"], body);
+}
+
+const tables = {
+  small: tableOf("small", rows, "bloomfilter"),
+  large: FULL ? tableOf("large", rows, "bloomfilter") : "",
+  huge: FULL ? tableOf("huge", rows, "bloomfilter") : "",
+};
+console.log([tables.small, tables.large, tables.huge].filter(Boolean).join("\n\n"));
+
+// The deletable section compares each structure with bloom-filters' structure of the same kind.
+function deletableTableOf(all) {
+  const peers = { Counting: "bloom-filters CountingBloomFilter", Cuckoo: "bloom-filters CuckooFilter" };
+  const body = all.map((r) => {
+    const peerName = r.lib.includes("Counting") ? peers.Counting : peers.Cuckoo;
+    const peer = all.find((p) => p.lib === peerName && p.kind === r.kind && p.keyKind === "string");
     return [
       r.lib,
       r.op,
       r.nsPerKey.toFixed(1),
       (1e3 / r.nsPerKey).toFixed(2),
       peer ? `${(peer.nsPerKey / r.nsPerKey).toFixed(2)}×` : "",
-      Number.isNaN(r.bitsPerKey) ? "" : r.bitsPerKey.toFixed(2),
-      Number.isNaN(r.fpr) ? "" : `${(r.fpr * 100).toFixed(3)}%`,
-      r.stored === undefined ? "" : `${(r.stored * 100).toFixed(1)}%`,
-      r.falseNegatives === undefined ? "" : `${(r.falseNegatives * 100).toFixed(2)}%`,
+      r.bitsPerKey.toFixed(2),
+      percent(r.fpr, 3),
+      percent(r.stored, 1),
+      percent(r.falseNegatives, 2),
     ];
   });
+  return table(["library", "operation", "ns/key", "Mops/s", "vs bloom-filters", "bits/key", "measured FPR", "keys stored", "false negatives"], body);
 }
-const header = (peer) => ["library", "operation", "ns/key", "Mops/s", `vs ${peer}`, "bits/key", "measured FPR", "keys stored", "false negatives"];
-const standardTable = table(header("bloomfilter"), rowsFor(standardRows, (r) => (r.lib === "(baseline)" ? undefined : "bloomfilter")));
-const deletableTable = table(
-  header("bloom-filters"),
-  rowsFor(deletableRows, (r) => (r.lib.includes("Counting") ? "bloom-filters CountingBloomFilter" : "bloom-filters CuckooFilter")),
-);
-console.log(`${standardTable}\n\n${deletableTable}`);
+const deletableReport = deletableTableOf(deletableRows);
+console.log(`\n${deletableReport}`);
+
+if (!FULL) {
+  console.log(`\nBENCH_KEYS=${SMALL}: a reduced run, bench/RESULTS.md and bench/results.svg left as they are`);
+  process.exit(0);
+}
+
+// Chart: ns/key at 1e6 for every row, grouped by operation kind.
+const groups = ["add", "query (members)", "query (absent)"].map((kind) => ({
+  title: `${kind}, ${SMALL.toLocaleString("en-US")} keys`,
+  bars: rows
+    .filter((r) => r.section === "small" && r.kind === kind)
+    .map((r) => ({ label: `${r.lib.replace("bloomkit ", "")}: ${r.op}`, value: r.nsPerKey, highlight: r.lib.startsWith("bloomkit") })),
+}));
+writeFileSync(new URL("./results.svg", import.meta.url), barsSvg({ title: "ns per key (log scale; blue: bloomkit, grey: peers)", unit: "ns", groups }));
 
 const env = machine();
+const bytesPerKey = Math.round(small.packedKeys.bytes.length / SMALL);
+const fmt = (x) => x.toLocaleString("en-US");
 const report = `# Benchmark results
 
 Written by \`npm run bench\` (bench/filters.mjs) on ${env.date}.
 
 - Machine: ${env.cpu}, ${env.cores} cores, ${env.memory}; ${env.os}
 - Node ${env.node}, V8 ${env.v8}
-- Keys: URL-like strings (≈ ${Math.round(membersPacked.bytes.length / N)} bytes of UTF-8 each) from a fixed seed; a disjoint set for the absent-key queries and the measured FPR.
-- ns/key is the mean time of one pass over all keys divided by the keys (tinybench; 5 timed passes after 1 warm-up, 1 pass for the \`bloom-filters\` package, whose passes take tens of seconds). The "vs" column is the peer's time for the same kind of operation (add, query, remove) divided by this row's: above 1× is faster.
-- add/query/remove rows call the library once per key; bloomkit's batch rows (\`addMany\`, \`hasMany\`, \`removeMany\`) pass the whole array of strings, its packed rows one buffer of UTF-8 bytes with end offsets.
+- Keys: URL-like strings (≈ ${bytesPerKey} bytes of UTF-8 each) from a fixed seed, and a disjoint set of the same kind for the queries of absent keys and the measured FPR. Integer keys: 0 … n − 1 as members, n … 2n − 1 as absent keys, in a \`Uint32Array\`.
+- ns/key is the mean time of one pass over all n keys divided by n (tinybench: 5 timed passes after 1 warm-up at 1e6, 2 after 1 at 1e7; 1 pass for \`bloom-filters\`, whose passes take tens of seconds). Mops/s = 1000 / (ns/key).
+- "vs bloomfilter" is \`bloomfilter\`'s time on URL strings for the same kind of operation (add, query of members, query of absent keys) in the same section of the same run, divided by this row's: above 1× is faster. \`bloomfilter\`'s own integer rows are its \`add(number)\`, which turns the number into a string.
+- add / query rows call the library once per key; bloomkit's \`addMany\`/\`hasMany\` pass the whole array of strings, its packed rows one buffer of UTF-8 bytes with end offsets (\`addPacked\`/\`hasPacked\`), its integer rows a \`Uint32Array\` (\`addInts\`/\`hasInts\`).
+- bits/key is the table's size over n: bits for Bloom filters, counters × counter bits, cuckoo slots × fingerprint bits; for the JS Set, the heap growth (\`process.memoryUsage().heapUsed\` after \`gc()\`) of filling it. FPR and false negatives are measured on the same kind of key as the row: URL strings, or integers.
+- The machine is a 2-vCPU VM shared with other guests: the same command varies by up to 1.5× between runs. Ratios within one run are the reliable figures; absolute ns/key are this run's.
 
-## Standard Bloom filters
+![ns per key at 1e6 keys](results.svg)
 
-${N.toLocaleString("en-US")} keys; every standard filter has the same m = ${m.toLocaleString("en-US")} bits and k = ${k} (n = ${N.toLocaleString("en-US")}, p = ${P}; theory ${(optimal({ n: N, m, k }).p * 100).toFixed(3)}%); the split-block filter is sized by the Parquet guidance for the same n and p. The integer rows add the keys 0 … n − 1 from a Uint32Array and query n … 2n − 1. The baseline row only writes the same strings as UTF-8 into a buffer (\`Buffer#utf8Write\`, the fastest way measured): every string-key row pays at least this before any hashing.
+## 1. Every filter type, ${fmt(SMALL)} keys
 
-${standardTable}
+The standard and counting filters have m = ${fmt(smallSizing.m)} bits (counters) and k = ${smallSizing.k} (n = ${fmt(SMALL)}, p = ${P}; theory ${(smallSizing.p * 100).toFixed(3)}%), as have \`bloomfilter\` and \`bloom-filters\`. The split-block filter is sized by the Parquet guidance for the same n and p, the cuckoo filter by its own rule (16-bit fingerprints, buckets of 4, a power-of-two bucket count with room for n at 95% load), the scalable filter starts at n/16 and grows to 5 layers. The baseline row only writes the strings into a buffer as UTF-8: every bloomkit string row pays at least this before any hashing.
 
-## Deletable filters
+${tables.small}
 
-${N_DELETABLE.toLocaleString("en-US")} keys, p = ${P}. The counting filters share m = ${counting.m.toLocaleString("en-US")} counters and k = ${counting.k}; bloomkit's are 4-bit, \`bloom-filters\` keeps one JS number per counter. Each cuckoo filter is sized by its own library for n and p (bloomkit: 16-bit fingerprints, buckets of 4, a power-of-two bucket count with room for n at 95% load). "keys stored" is the share of the n keys the filter accepted: a cuckoo filter's add fails when it is full, and those keys are not in it (they are not counted as false negatives). "false negatives" is the share of stored keys (those whose add reported success) that the filter then says are absent: a filter must have none. bits/key counts the filter's table: counters × counter bits, slots × fingerprint bits (\`bloom-filters\` stores each fingerprint as a hex string, counted at 4 bits a character; its counters are JS numbers, 64 bits each). "remove" removes every stored member from a full filter.
+## 2. ${fmt(LARGE)} keys
 
-${deletableTable}
+The same filters sized for n = ${fmt(LARGE)} (m = ${fmt(largeSizing.m)}, k = ${largeSizing.k}); \`bloom-filters\` is left out: at its measured ≈ 20 µs a key one pass would take over 3 minutes.
+
+${tables.large}
+
+## 3. Filters larger than 256 MB
+
+Filters sized for 300,000,000 keys at p = ${P} (the standard one: m = ${fmt(hugeSizing.m)} bits, ${mib(hugeSizing.m)}, k = ${hugeSizing.k}; \`bloomfilter\` the same m and k) and 1 GiB filters (the standard one k = 7), holding the ${fmt(LARGE)} keys of section 2: every access misses the caches and most miss the TLB. bloomkit is timed on packed bytes and integer keys here; "vs bloomfilter" compares with \`bloomfilter\`'s URL-string rows at ${mib(hugeSizing.m)}.
+
+${tables.huge}
+
+## 4. Deletable filters against \`bloom-filters\`
+
+${fmt(deletableData.keys.length)} keys, p = ${P}. The counting filters share m = ${fmt(deletableSizing.m)} counters and k = ${deletableSizing.k}; bloomkit's are 4-bit, \`bloom-filters\` keeps one JS number per counter. Each cuckoo filter is sized by its own library for n and p. "keys stored" is the share of the n keys the filter accepted (a cuckoo filter's add fails when it is full). "false negatives" is the share of stored keys (those whose add reported success) that the filter then says are absent: a filter must have none. \`bloom-filters\` stores each cuckoo fingerprint as a hex string, counted at 4 bits a character. "remove" removes every stored member from a full filter. "vs bloom-filters" compares with \`bloom-filters\`' structure of the same kind.
+
+${deletableReport}
 `;
-if (N === 1_000_000) {
-  writeFileSync(new URL("./RESULTS.md", import.meta.url), report);
-  console.log("\nwrote bench/RESULTS.md");
-} else {
-  console.log(`\nBENCH_KEYS=${N}: a reduced run, bench/RESULTS.md left as it is`);
-}
+writeFileSync(new URL("./RESULTS.md", import.meta.url), report);
+console.log("\nwrote bench/RESULTS.md and bench/results.svg");

@@ -48,3 +48,48 @@ export function scatterSvg({ title, xLabel, yLabel, points, width = 900, height 
   parts.push("</svg>");
   return parts.join("\n");
 }
+
+/**
+ * Horizontal bars on a logarithmic axis, in groups: groups = [{ title, bars: [{ label, value, highlight? }] }], value > 0.
+ * For values that span orders of magnitude (ns/key from a few to tens of thousands).
+ */
+export function barsSvg({ title, unit, groups, width = 960 }) {
+  const bar = 14;
+  const gap = 4;
+  const groupGap = 28;
+  const margin = { left: 330, right: 70, top: 60, bottom: 40 };
+  const values = groups.flatMap((g) => g.bars.map((b) => b.value));
+  const logMin = Math.floor(Math.log10(Math.min(...values)));
+  const logMax = Math.ceil(Math.log10(Math.max(...values)));
+  const plotW = width - margin.left - margin.right;
+  const rows = groups.reduce((sum, g) => sum + g.bars.length, 0);
+  const height = margin.top + margin.bottom + rows * (bar + gap) + groups.length * groupGap;
+  const px = (v) => margin.left + ((Math.log10(v) - logMin) / (logMax - logMin || 1)) * plotW;
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="100%" height="100%" fill="white"/>`,
+    `<text x="${width / 2}" y="26" text-anchor="middle" font-size="16">${escape(title)}</text>`,
+  ];
+  const axisBottom = height - margin.bottom;
+  for (let e = logMin; e <= logMax; e++) {
+    const x = px(10 ** e);
+    parts.push(`<line x1="${x}" y1="${margin.top - 10}" x2="${x}" y2="${axisBottom}" stroke="#ddd"/>`);
+    parts.push(`<text x="${x}" y="${axisBottom + 16}" text-anchor="middle">${escape(`${10 ** e} ${unit}`)}</text>`);
+  }
+  let y = margin.top;
+  for (const group of groups) {
+    parts.push(`<text x="10" y="${y + 4}" font-weight="bold">${escape(group.title)}</text>`);
+    y += 14;
+    for (const b of group.bars) {
+      const color = b.highlight ? "#2c7fb8" : "#999";
+      const x0 = px(10 ** logMin);
+      parts.push(`<text x="${margin.left - 8}" y="${y + bar - 3}" text-anchor="end">${escape(b.label)}</text>`);
+      parts.push(`<rect x="${x0}" y="${y}" width="${Math.max(1, px(b.value) - x0).toFixed(1)}" height="${bar}" fill="${color}"/>`);
+      parts.push(`<text x="${(px(b.value) + 4).toFixed(1)}" y="${y + bar - 3}">${escape(b.value.toFixed(b.value < 100 ? 1 : 0))}</text>`);
+      y += bar + gap;
+    }
+    y += groupGap - 14;
+  }
+  parts.push("</svg>");
+  return parts.join("\n");
+}

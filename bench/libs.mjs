@@ -1,0 +1,135 @@
+// The libraries the benchmarks compare, behind one adapter shape:
+//   make() → a filter; drop(f); bitsOf(f) → bits its table uses (or null: measured from the heap);
+//   add(f, key) / has(f, key) per string key; fill(f, keys) the fastest way;
+//   batch: bloomkit's addMany/hasMany/addPacked/hasPacked; ints: addInts(f, u32s) / hasInts(f, u32s);
+//   slow: one timed pass only; remove(f, key) where the structure deletes.
+import { BloomFilter, CountingBloomFilter, CuckooFilter, ScalableBloomFilter, SplitBlockBloomFilter } from "bloomkit";
+import { BloomFilter as JsBloomFilter } from "bloomfilter";
+import bloomFilters from "bloom-filters";
+
+/** A bloomkit filter: every batch and integer form. */
+function bloomkit(name, make, bitsOf) {
+  return {
+    name,
+    make,
+    bitsOf,
+    add: (f, key) => f.add(key),
+    has: (f, key) => f.has(key),
+    fill: (f, keys) => f.addMany(keys),
+    drop: (f) => f.dispose(),
+    batch: true,
+    ints: { add: (f, keys) => f.addInts(keys), has: (f, keys) => f.hasInts(keys) },
+  };
+}
+
+/** The five bloomkit filter types, each sized for n keys at rate p (counting: the standard m and k). */
+export function bloomkitLibs(n, p, { m, k }) {
+  return [
+    bloomkit("bloomkit BloomFilter", () => BloomFilter.withSize(m, k), (f) => f.bits),
+    bloomkit("bloomkit SplitBlockBloomFilter", () => SplitBlockBloomFilter.create(n, p), (f) => f.bits),
+    // Starts at a sixteenth of n, so the keys spread over five layers.
+    bloomkit("bloomkit ScalableBloomFilter", () => ScalableBloomFilter.create(Math.ceil(n / 16), p), (f) => f.bits),
+    bloomkit("bloomkit CountingBloomFilter", () => CountingBloomFilter.withSize(m, k), (f) => f.bits * f.counterBits),
+    bloomkit("bloomkit CuckooFilter", () => CuckooFilter.create(n, p), (f) => f.capacity * f.fingerprintBits),
+  ];
+}
+
+/** The pure-JS `bloomfilter` package: strings only (numbers are converted with v + ""). */
+export function bloomfilterLib({ m, k }) {
+  return {
+    name: "bloomfilter",
+    make: () => new JsBloomFilter(m, k),
+    bitsOf: (f) => f.m,
+    add: (f, key) => f.add(key),
+    has: (f, key) => f.test(key),
+    fill: (f, keys) => {
+      for (const key of keys) f.add(key);
+    },
+    drop: () => {},
+    ints: {
+      add: (f, keys) => {
+        for (let i = 0; i < keys.length; i++) f.add(keys[i]);
+      },
+      has: (f, keys) => {
+        const out = new Uint8Array(keys.length);
+        for (let i = 0; i < keys.length; i++) out[i] = f.test(keys[i]) ? 1 : 0;
+        return out;
+      },
+    },
+  };
+}
+
+/** `bloom-filters`' BloomFilter: its per-key cost is ≈ 20 µs, so one timed pass. */
+export function bloomFiltersLib({ m, k }) {
+  return {
+    name: "bloom-filters BloomFilter",
+    make: () => new bloomFilters.BloomFilter(m, k),
+    bitsOf: (f) => f.size,
+    add: (f, key) => f.add(key),
+    has: (f, key) => f.has(key),
+    fill: (f, keys) => {
+      for (const key of keys) f.add(key);
+    },
+    drop: () => {},
+    slow: true,
+  };
+}
+
+/** A JS Set: exact (no false positives), at the memory the heap shows. */
+export function setLib() {
+  return {
+    name: "JS Set",
+    make: () => new Set(),
+    bitsOf: null,
+    add: (f, key) => f.add(key),
+    has: (f, key) => f.has(key),
+    fill: (f, keys) => {
+      for (const key of keys) f.add(key);
+    },
+    drop: (f) => f.clear(),
+    ints: {
+      add: (f, keys) => {
+        for (let i = 0; i < keys.length; i++) f.add(keys[i]);
+      },
+      has: (f, keys) => {
+        const out = new Uint8Array(keys.length);
+        for (let i = 0; i < keys.length; i++) out[i] = f.has(keys[i]) ? 1 : 0;
+        return out;
+      },
+    },
+  };
+}
+
+/** The deletable filters of both libraries, for the section against `bloom-filters`' own. */
+export function deletableLibs(n, p, counting) {
+  const [, , , bloomkitCounting, bloomkitCuckoo] = bloomkitLibs(n, p, counting);
+  const withRemove = (lib) => ({ ...lib, remove: (f, key) => f.remove(key) });
+  return [
+    withRemove({ ...bloomkitCounting, ints: undefined }),
+    withRemove({
+      name: "bloom-filters CountingBloomFilter",
+      make: () => new bloomFilters.CountingBloomFilter(counting.m, counting.k),
+      bitsOf: (f) => f.size * 64, // one JS number (8 bytes) per counter
+      add: (f, key) => f.add(key),
+      has: (f, key) => f.has(key),
+      fill: (f, keys) => {
+        for (const key of keys) f.add(key);
+      },
+      drop: () => {},
+      slow: true,
+    }),
+    withRemove({ ...bloomkitCuckoo, ints: undefined }),
+    withRemove({
+      name: "bloom-filters CuckooFilter",
+      make: () => bloomFilters.CuckooFilter.create(n, p),
+      bitsOf: (f) => f._size * f._bucketSize * f._fingerprintLength * 4, // fingerprints are hex strings: 4 bits a character
+      add: (f, key) => f.add(key),
+      has: (f, key) => f.has(key),
+      fill: (f, keys) => {
+        for (const key of keys) f.add(key);
+      },
+      drop: () => {},
+      slow: true,
+    }),
+  ];
+}
