@@ -42,11 +42,15 @@ export function isBytes(value: unknown): value is Uint8Array {
   return value instanceof Uint8Array || Object.prototype.toString.call(value) === "[object Uint8Array]";
 }
 
-/** Upper bound on the UTF-8 size of a key; throws a TypeError for anything but a key. */
-function maxKeyBytes(key: unknown, name: string): number {
+/**
+ * Upper bound on the UTF-8 size of a key; throws a TypeError for anything but
+ * a key, naming it `keys[index]` (or `key` without an index). The name is
+ * built only for the error: a string per key would cost more than the check.
+ */
+function maxKeyBytes(key: unknown, index = -1): number {
   if (typeof key === "string") return key.length * 3;
   if (isBytes(key)) return key.length;
-  throw new TypeError(`${name} must be a string or a Uint8Array, got ${describe(key)}`);
+  throw new TypeError(`${index < 0 ? "key" : `keys[${index}]`} must be a string or a Uint8Array, got ${describe(key)}`);
 }
 
 /** Node's Buffer, when present: its utf8Write encodes at an offset without a new view per key. */
@@ -71,7 +75,7 @@ function writeString(key: string, mem: Uint8Array, at: number): number {
 
 /** Copies one key into the scratch area and returns its byte length. */
 export function writeKey(key: unknown): number {
-  const need = maxKeyBytes(key, "key");
+  const need = maxKeyBytes(key);
   const { bytes } = useScratch(need);
   const mem = heapU8();
   if (typeof key === "string") return writeString(key, mem, bytes);
@@ -91,7 +95,7 @@ export function forEachChunk(keys: ArrayLike<Key>, call: ChunkCall): void {
   if (!Array.isArray(keys)) throw new TypeError(`keys must be an array of strings or Uint8Arrays, got ${describe(keys)}`);
   const total = keys.length;
   let largest = 0;
-  for (let i = 0; i < total; i++) largest = Math.max(largest, maxKeyBytes(keys[i], `keys[${i}]`));
+  for (let i = 0; i < total; i++) largest = Math.max(largest, maxKeyBytes(keys[i], i));
   const { ends, bytes, capacity } = useScratch(largest);
   const mem = heapU8();
   const endsView = heapU32();
