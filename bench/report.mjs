@@ -15,9 +15,11 @@ export function machine() {
   };
 }
 
-/** A progress line on stderr, only when stderr is a terminal. */
+const started = performance.now();
+
+/** A progress line on stderr, with the seconds since the start, only when stderr is a terminal. */
 export function progress(message) {
-  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${message}`);
+  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K[${Math.round((performance.now() - started) / 1000)} s] ${message}`);
 }
 
 /** A Markdown table; numbers right-aligned. */
