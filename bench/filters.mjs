@@ -115,24 +115,26 @@ function peerRow(all, r, peerName) {
 }
 
 const percent = (x, digits) => (Number.isNaN(x) || x === undefined ? "" : `${(x * 100).toFixed(digits)}%`);
+const HEADER = (peerName) => ["library", "operation", "ns/key", "Mops/s", `vs ${peerName}`, "bits/key", "measured FPR", "keys stored", "false negatives"];
+
+/** One table row: `peer` is the row this one is compared with, if any. */
+function cells(r, peer) {
+  return [
+    r.lib,
+    r.op,
+    r.nsPerKey.toFixed(1),
+    (1e3 / r.nsPerKey).toFixed(2),
+    peer ? `${(peer.nsPerKey / r.nsPerKey).toFixed(2)}×` : "",
+    Number.isNaN(r.bitsPerKey) ? "" : r.bitsPerKey.toFixed(2),
+    percent(r.fpr, 3),
+    percent(r.stored, 1),
+    percent(r.falseNegatives, 2),
+  ];
+}
+
 function tableOf(section, all, peerName) {
-  const body = all
-    .filter((r) => r.section === section)
-    .map((r) => {
-      const peer = peerRow(all, r, peerName);
-      return [
-        r.lib,
-        r.op,
-        r.nsPerKey.toFixed(1),
-        (1e3 / r.nsPerKey).toFixed(2),
-        peer ? `${(peer.nsPerKey / r.nsPerKey).toFixed(2)}×` : "",
-        Number.isNaN(r.bitsPerKey) ? "" : r.bitsPerKey.toFixed(2),
-        percent(r.fpr, 3),
-        percent(r.stored, 1),
-        percent(r.falseNegatives, 2),
-      ];
-    });
-  return table(["library", "operation", "ns/key", "Mops/s", `vs ${peerName}`, "bits/key", "measured FPR", "keys stored", "false negatives"], body);
+  const body = all.filter((r) => r.section === section).map((r) => cells(r, peerRow(all, r, peerName)));
+  return table(HEADER(peerName), body);
 }
 
 const tables = {
@@ -144,23 +146,9 @@ console.log([tables.small, tables.large, tables.huge].filter(Boolean).join("\n\n
 
 // The deletable section compares each structure with bloom-filters' structure of the same kind.
 function deletableTableOf(all) {
-  const peers = { Counting: "bloom-filters CountingBloomFilter", Cuckoo: "bloom-filters CuckooFilter" };
-  const body = all.map((r) => {
-    const peerName = r.lib.includes("Counting") ? peers.Counting : peers.Cuckoo;
-    const peer = all.find((p) => p.lib === peerName && p.kind === r.kind && p.keyKind === "string");
-    return [
-      r.lib,
-      r.op,
-      r.nsPerKey.toFixed(1),
-      (1e3 / r.nsPerKey).toFixed(2),
-      peer ? `${(peer.nsPerKey / r.nsPerKey).toFixed(2)}×` : "",
-      r.bitsPerKey.toFixed(2),
-      percent(r.fpr, 3),
-      percent(r.stored, 1),
-      percent(r.falseNegatives, 2),
-    ];
-  });
-  return table(["library", "operation", "ns/key", "Mops/s", "vs bloom-filters", "bits/key", "measured FPR", "keys stored", "false negatives"], body);
+  const peerOf = (r) => (r.lib.includes("Counting") ? "bloom-filters CountingBloomFilter" : "bloom-filters CuckooFilter");
+  const body = all.map((r) => cells(r, all.find((p) => p.lib === peerOf(r) && p.kind === r.kind && p.keyKind === "string")));
+  return table(HEADER("bloom-filters"), body);
 }
 const deletableReport = deletableTableOf(deletableRows);
 console.log(`\n${deletableReport}`);

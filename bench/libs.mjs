@@ -7,6 +7,25 @@ import { BloomFilter, CountingBloomFilter, CuckooFilter, ScalableBloomFilter, Sp
 import { BloomFilter as JsBloomFilter } from "bloomfilter";
 import bloomFilters from "bloom-filters";
 
+/** Fills a JS structure one key at a time through its own add. */
+const fillEach = (f, keys) => {
+  for (const key of keys) f.add(key);
+};
+
+/** Integer keys for a JS structure with add(number) and `has`: one call per key. */
+function intsEach(has) {
+  return {
+    add: (f, keys) => {
+      for (let i = 0; i < keys.length; i++) f.add(keys[i]);
+    },
+    has: (f, keys) => {
+      const out = new Uint8Array(keys.length);
+      for (let i = 0; i < keys.length; i++) out[i] = has(f, keys[i]) ? 1 : 0;
+      return out;
+    },
+  };
+}
+
 /** A bloomkit filter: every batch and integer form. */
 function bloomkit(name, make, bitsOf) {
   return {
@@ -42,37 +61,20 @@ export function bloomfilterLib({ m, k }) {
     bitsOf: (f) => f.m,
     add: (f, key) => f.add(key),
     has: (f, key) => f.test(key),
-    fill: (f, keys) => {
-      for (const key of keys) f.add(key);
-    },
+    fill: fillEach,
     drop: () => {},
-    ints: {
-      add: (f, keys) => {
-        for (let i = 0; i < keys.length; i++) f.add(keys[i]);
-      },
-      has: (f, keys) => {
-        const out = new Uint8Array(keys.length);
-        for (let i = 0; i < keys.length; i++) out[i] = f.test(keys[i]) ? 1 : 0;
-        return out;
-      },
-    },
+    ints: intsEach((f, key) => f.test(key)),
   };
 }
 
-/** `bloom-filters`' BloomFilter: its per-key cost is ≈ 20 µs, so one timed pass. */
+/** A `bloom-filters` structure: its per-key cost is ≈ 20 µs, so one timed pass. */
+function bloomFiltersPeer(name, make, bitsOf) {
+  return { name, make, bitsOf, add: (f, key) => f.add(key), has: (f, key) => f.has(key), fill: fillEach, drop: () => {}, slow: true };
+}
+
+/** `bloom-filters`' BloomFilter. */
 export function bloomFiltersLib({ m, k }) {
-  return {
-    name: "bloom-filters BloomFilter",
-    make: () => new bloomFilters.BloomFilter(m, k),
-    bitsOf: (f) => f.size,
-    add: (f, key) => f.add(key),
-    has: (f, key) => f.has(key),
-    fill: (f, keys) => {
-      for (const key of keys) f.add(key);
-    },
-    drop: () => {},
-    slow: true,
-  };
+  return bloomFiltersPeer("bloom-filters BloomFilter", () => new bloomFilters.BloomFilter(m, k), (f) => f.size);
 }
 
 /** A JS Set: exact (no false positives), at the memory the heap shows. */
@@ -83,20 +85,9 @@ export function setLib() {
     bitsOf: null,
     add: (f, key) => f.add(key),
     has: (f, key) => f.has(key),
-    fill: (f, keys) => {
-      for (const key of keys) f.add(key);
-    },
+    fill: fillEach,
     drop: (f) => f.clear(),
-    ints: {
-      add: (f, keys) => {
-        for (let i = 0; i < keys.length; i++) f.add(keys[i]);
-      },
-      has: (f, keys) => {
-        const out = new Uint8Array(keys.length);
-        for (let i = 0; i < keys.length; i++) out[i] = f.has(keys[i]) ? 1 : 0;
-        return out;
-      },
-    },
+    ints: intsEach((f, key) => f.has(key)),
   };
 }
 
@@ -106,30 +97,14 @@ export function deletableLibs(n, p, counting) {
   const withRemove = (lib) => ({ ...lib, remove: (f, key) => f.remove(key) });
   return [
     withRemove({ ...bloomkitCounting, ints: undefined }),
-    withRemove({
-      name: "bloom-filters CountingBloomFilter",
-      make: () => new bloomFilters.CountingBloomFilter(counting.m, counting.k),
-      bitsOf: (f) => f.size * 64, // one JS number (8 bytes) per counter
-      add: (f, key) => f.add(key),
-      has: (f, key) => f.has(key),
-      fill: (f, keys) => {
-        for (const key of keys) f.add(key);
-      },
-      drop: () => {},
-      slow: true,
-    }),
+    withRemove(
+      // One JS number (8 bytes) per counter.
+      bloomFiltersPeer("bloom-filters CountingBloomFilter", () => new bloomFilters.CountingBloomFilter(counting.m, counting.k), (f) => f.size * 64),
+    ),
     withRemove({ ...bloomkitCuckoo, ints: undefined }),
-    withRemove({
-      name: "bloom-filters CuckooFilter",
-      make: () => bloomFilters.CuckooFilter.create(n, p),
-      bitsOf: (f) => f._size * f._bucketSize * f._fingerprintLength * 4, // fingerprints are hex strings: 4 bits a character
-      add: (f, key) => f.add(key),
-      has: (f, key) => f.has(key),
-      fill: (f, keys) => {
-        for (const key of keys) f.add(key);
-      },
-      drop: () => {},
-      slow: true,
-    }),
+    withRemove(
+      // Fingerprints are hex strings: 4 bits a character.
+      bloomFiltersPeer("bloom-filters CuckooFilter", () => bloomFilters.CuckooFilter.create(n, p), (f) => f._size * f._bucketSize * f._fingerprintLength * 4),
+    ),
   ];
 }
