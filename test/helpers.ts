@@ -31,3 +31,11 @@ export function firstDifference(a: Uint8Array, b: Uint8Array): number {
   for (let i = 0; i < shorter; i++) if (a[i] !== b[i]) return i;
   return shorter;
 }
+
+/** `count` distinct u32 keys from a fixed seed; `odd` picks odd or even ones so two sets stay disjoint. */
+export function distinctInts(count: number, odd: boolean, seed: number): Uint32Array {
+  const random = rng(seed);
+  const seen = new Set<number>();
+  while (seen.size < count) seen.add(((Math.floor(random() * 2 ** 31) << 1) | (odd ? 1 : 0)) >>> 0);
+  return Uint32Array.from(seen);
+}

@@ -2,15 +2,7 @@
 // space and hash as BloomFilter.addInts, every operation in batches.
 import { describe, expect, it } from "vitest";
 import { BloomFilter, CountingBloomFilter, CuckooFilter, ScalableBloomFilter, deserialize } from "../bindings/index.js";
-import { firstDifference, ones, rng } from "./helpers.js";
-
-/** `count` distinct u32 keys from a fixed seed; `odd` picks odd or even ones so two sets stay disjoint. */
-function distinctInts(count: number, odd: boolean, seed: number): Uint32Array {
-  const random = rng(seed);
-  const seen = new Set<number>();
-  while (seen.size < count) seen.add(((Math.floor(random() * 2 ** 31) << 1) | (odd ? 1 : 0)) >>> 0);
-  return Uint32Array.from(seen);
-}
+import { distinctInts, firstDifference, ones } from "./helpers.js";
 
 const members = distinctInts(200_000, true, 131); // more than one wasm call's worth of counts (32,768 per call)
 const absent = distinctInts(500_000, false, 132);

@@ -1,15 +1,7 @@
 // Integer keys: addInts / hasInts / testAndAddInts on Uint32Array and BigUint64Array.
 import { describe, expect, it } from "vitest";
 import { BloomFilter, SplitBlockBloomFilter } from "../bindings/index.js";
-import { firstDifference, ones, rng } from "./helpers.js";
-
-/** `count` distinct u32 keys from a fixed seed; `odd` picks odd or even ones so two sets stay disjoint. */
-function distinctInts(count: number, odd: boolean, seed: number): Uint32Array {
-  const random = rng(seed);
-  const seen = new Set<number>();
-  while (seen.size < count) seen.add(((Math.floor(random() * 2 ** 31) << 1) | (odd ? 1 : 0)) >>> 0);
-  return Uint32Array.from(seen);
-}
+import { distinctInts, firstDifference, ones } from "./helpers.js";
 
 const members = distinctInts(300_000, true, 121); // more than two wasm calls' worth
 const absent = distinctInts(1_000_000, false, 122);
