@@ -143,10 +143,16 @@ export function distinctIndices(filter: usize, key: usize, len: usize): u32 {
   return x ^ (x >> 31);
 }
 
+/** Integer key i of an array of T (u32 or u64), as u64: for loops compiled once per key width. */
+// @ts-ignore: decorator
+@inline export function intKey<T>(keys: usize, i: u32): u64 {
+  return <u64>load<T>(keys + (<usize>i << alignof<T>()));
+}
+
 /** Integer key i of an array of u32 (wide 0) or u64 keys, as u64. */
 // @ts-ignore: decorator
 @inline export function intKeyAt(keys: usize, i: u32, wide: u32): u64 {
-  return wide ? load<u64>(keys + (<usize>i << 3)) : <u64>load<u32>(keys + (<usize>i << 2));
+  return wide ? intKey<u64>(keys, i) : intKey<u32>(keys, i);
 }
 
 /** Where distinctIndices writes. */

@@ -7,7 +7,7 @@
 
 import { xxh64 } from "./xxh64";
 import { findNewline, keyEnd } from "./lines";
-import { intHash } from "./indices";
+import { intHash, intKey } from "./indices";
 
 /** The specification's eight salt constants. */
 // @ts-ignore: decorator
@@ -104,26 +104,23 @@ const MASK_CONSTANTS: usize = memory.data<u32>([
   return !v128.any_true(v128.or(v128.andnot(low, v128.load(block)), v128.andnot(high, v128.load(block, 16))));
 }
 
+/** maskHalf of a hash for words 0–3 (`salts` 0) or 4–7 (`salts` 16), its constants loaded here: for the one-key-at-a-time paths. */
+// @ts-ignore: decorator
+@inline function hashMask(h: u64, salts: usize): v128 {
+  const c = MASK_CONSTANTS;
+  return maskHalf(i32x4.splat(<u32>h), v128.load(c + salts), v128.load(c, 32), v128.load(c, 48), v128.load(c, 64));
+}
+
 /** Sets the key's eight bits; true when at least one was 0 before. */
 // @ts-ignore: decorator
 @inline function insertHash(filter: usize, h: u64): bool {
-  const c = MASK_CONSTANTS;
-  const key = i32x4.splat(<u32>h);
-  const spread = v128.load(c, 32), firstBits = v128.load(c, 48), table = v128.load(c, 64);
-  const low = maskHalf(key, v128.load(c), spread, firstBits, table);
-  const high = maskHalf(key, v128.load(c, 16), spread, firstBits, table);
-  return setBlock(blockOf(filter, h), low, high);
+  return setBlock(blockOf(filter, h), hashMask(h, 0), hashMask(h, 16));
 }
 
 /** True when all eight of the key's bits are set. */
 // @ts-ignore: decorator
 @inline function containsHash(filter: usize, h: u64): bool {
-  const c = MASK_CONSTANTS;
-  const key = i32x4.splat(<u32>h);
-  const spread = v128.load(c, 32), firstBits = v128.load(c, 48), table = v128.load(c, 64);
-  const low = maskHalf(key, v128.load(c), spread, firstBits, table);
-  const high = maskHalf(key, v128.load(c, 16), spread, firstBits, table);
-  return testBlock(blockOf(filter, h), low, high);
+  return testBlock(blockOf(filter, h), hashMask(h, 0), hashMask(h, 16));
 }
 
 /**
@@ -227,12 +224,6 @@ export function sbbfInts(filter: usize, op: u32, keys: usize, count: u32, wide: 
   const grouped = load<u32>(filter, S_BLOCKS) > GROUPED_ABOVE_BLOCKS;
   if (wide) return grouped ? intsGrouped<u64>(filter, op, keys, count, out) : intsDirect<u64>(filter, op, keys, count, out);
   return grouped ? intsGrouped<u32>(filter, op, keys, count, out) : intsDirect<u32>(filter, op, keys, count, out);
-}
-
-/** Key i of an array of T (u32 or u64) as u64. */
-// @ts-ignore: decorator
-@inline function intKey<T>(keys: usize, i: u32): u64 {
-  return <u64>load<T>(keys + (<usize>i << alignof<T>()));
 }
 
 /** The integer loop for filters that fit in cache: hash, then set or test, key by key. */
