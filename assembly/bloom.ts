@@ -30,10 +30,8 @@ import {
   independentIndex,
   doubleIndex,
   keyStep,
-  intHash,
-  intKeyAt,
 } from "./indices";
-import { findNewline, keyEnd } from "./lines";
+import { Hashed, OP_ADD, OP_HAS, SOURCE_HASHES, SOURCE_U32, sourceHash } from "./batch";
 
 export { FILTER_HEADER };
 
@@ -143,30 +141,6 @@ export function bloomBaseBits(filter: usize): f64 {
   return <f64>load<u64>(filter, F_BASE_BITS);
 }
 
-/**
- * ORs `src`'s array, folded `factor` times, into `dst` (initialised with
- * m / factor bits, a multiple of 64): dst word j |= src words j, j + w, j + 2w …
- */
-export function bloomFold(src: usize, dst: usize, factor: u32): void {
-  const words = <usize>(load<u64>(dst, F_BITS) >> 6);
-  const from = src + FILTER_HEADER;
-  const to = dst + FILTER_HEADER;
-  for (let t: usize = 0; t < <usize>factor; t++) {
-    const part = from + ((t * words) << 3);
-    for (let j: usize = 0; j < words; j++) {
-      const at = to + (j << 3);
-      store<u64>(at, load<u64>(at) | load<u64>(part + (j << 3)));
-    }
-  }
-}
-
-/** dst = a OR b (union) or a AND b (intersection), word by word; all three have the same m. */
-export function bloomCombine(dst: usize, a: usize, b: usize, intersect: u32): void {
-  const bytes = <usize>wordBytes(load<u64>(dst, F_BITS));
-  const x = a + FILTER_HEADER, y = b + FILTER_HEADER, z = dst + FILTER_HEADER;
-  if (intersect) for (let j: usize = 0; j < bytes; j += 8) store<u64>(z + j, load<u64>(x + j) & load<u64>(y + j));
-  else for (let j: usize = 0; j < bytes; j += 8) store<u64>(z + j, load<u64>(x + j) | load<u64>(y + j));
-}
 /** Sets the id of independent hash `i` (< 32). */
 export function bloomSetIndependentHash(filter: usize, i: u32, hashId: u32): void {
   if (i < MAX_INDEPENDENT) store<u8>(filter + F_IDS + i, <u8>hashId);
@@ -183,36 +157,28 @@ export function bloomHas(filter: usize, key: usize, len: usize): u32 {
 }
 
 /**
- * Adds `count` packed keys: key i is the bytes from keys + ends[i-1] to
- * keys + ends[i], where ends are u32 offsets and key 0 starts at `start`.
- * (A caller copying a slice of a larger packed buffer passes
- * keys = copy − start, wrapping mod 2^32, and the original ends unchanged.)
- * When `out` is not 0, out[i] = 1 when key i was probably present before it
- * was added. Returns how many keys set a new bit.
+ * Runs OP_ADD or OP_HAS over `count` packed keys (layout as in
+ * hashPackedKeys), hashing each key's bytes: the path of filters whose
+ * indices need the bytes (the independent strategy). out[i] = 1 when key i
+ * was probably present (before it was added). Returns how many keys set a
+ * new bit (add) or were present (has).
  */
-export function bloomAddPacked(filter: usize, keys: usize, ends: usize, count: u32, start: u32, out: usize): u32 {
-  let fresh: u32 = 0;
+export function bloomBytes(filter: usize, op: u32, keys: usize, ends: usize, count: u32, start: u32, out: usize): u32 {
+  let total: u32 = 0;
   for (let i: u32 = 0; i < count; i++) {
     const end = load<u32>(ends + (<usize>i << 2));
-    const isNew = insertKey(filter, keys + start, end - start);
-    fresh += <u32>isNew;
-    if (out) store<u8>(out + i, <u8>!isNew);
+    if (op == OP_HAS) {
+      const hit = containsKey(filter, keys + start, end - start);
+      total += <u32>hit;
+      store<u8>(out + i, <u8>hit);
+    } else {
+      const isNew = insertKey(filter, keys + start, end - start);
+      total += <u32>isNew;
+      store<u8>(out + i, <u8>!isNew);
+    }
     start = end;
   }
-  return fresh;
-}
-
-/** Queries `count` packed keys (layout as in bloomAddPacked) into out[i] ∈ {0, 1}; returns how many are present. */
-export function bloomHasPacked(filter: usize, keys: usize, ends: usize, count: u32, start: u32, out: usize): u32 {
-  let present: u32 = 0;
-  for (let i: u32 = 0; i < count; i++) {
-    const end = load<u32>(ends + (<usize>i << 2));
-    const hit = containsKey(filter, keys + start, end - start);
-    present += <u32>hit;
-    store<u8>(out + i, <u8>hit);
-    start = end;
-  }
-  return present;
+  return total;
 }
 
 /** Number of set bits (f64: it can exceed 2^32). */
@@ -241,57 +207,9 @@ export function bloomPositions(filter: usize, key: usize, len: usize, out: usize
   }
 }
 
-/** Bytes of the buffer the last bloomLines call consumed. */
-let linesConsumed: u32 = 0;
-
-/** How far the last bloomLines call got into its buffer. */
-export function bloomLinesConsumed(): u32 {
-  return linesConsumed;
-}
-
-// @ts-ignore: decorator
-@inline const LINES_ADD: u32 = 0;
-// @ts-ignore: decorator
-@inline const LINES_HAS: u32 = 1;
-
-/**
- * Runs op over newline-delimited keys in [buf, buf + len): 0 add, 1 has,
- * 2 test-and-add. A key is a line without its "\n" and without one trailing
- * "\r"; when `final` is 0 a last line with no "\n" is left for the next call.
- * Handles at most `maxLines` lines; out[i] = the answer for line i (add: 1 =
- * was present before); `lineEnds` (if not 0) gets each line's end offset
- * after its "\n", as u32. Returns the lines handled; bloomLinesConsumed()
- * tells the bytes they took. `fresh` (if not 0) receives, as u32, how many set a new bit.
- */
-export function bloomLines(filter: usize, op: u32, buf: usize, len: u32, final: u32, maxLines: u32, out: usize, lineEnds: usize, fresh: usize): u32 {
-  let at: u32 = 0;
-  let lines: u32 = 0;
-  let added: u32 = 0;
-  while (lines < maxLines && at < len) {
-    const end = findNewline(buf, at, len);
-    if (end == len && !final) break;
-    const key = buf + at;
-    const keyLen = keyEnd(buf, at, end) - at;
-    let answer: u32;
-    if (op == LINES_HAS) answer = <u32>containsKey(filter, key, keyLen);
-    else {
-      const isNew = insertKey(filter, key, keyLen);
-      added += <u32>isNew;
-      answer = <u32>!isNew;
-    }
-    store<u8>(out + lines, <u8>answer);
-    at = end < len ? end + 1 : end;
-    if (lineEnds) store<u32>(lineEnds + (<usize>lines << 2), at);
-    lines++;
-  }
-  linesConsumed = at;
-  if (fresh) store<u32>(fresh, added);
-  return lines;
-}
-
 /**
  * Adds to filters above this many bits (4 MiB, twice the L2 cache of the
- * machine measured) take the grouped integer loop. Measured here (1e6 keys,
+ * machine measured) take the grouped loop. Measured here (1e6 integer keys,
  * k = 7): add 255 -> 160 ns/key at 16 MB and 246 -> 142 at 64 MB, but
  * 50 -> 80 at 1.2 MB; queries gained nothing (68 vs 66 at 16 MB) and always
  * take the direct loop.
@@ -299,37 +217,45 @@ export function bloomLines(filter: usize, op: u32, buf: usize, len: u32, final: 
 // @ts-ignore: decorator
 @inline const GROUPED_ABOVE_BITS: u64 = 32 << 20;
 
-/** The integer loop for filters that fit in cache: hash, then set or test, key by key. */
-function intsDirect(filter: usize, op: u32, keys: usize, count: u32, wide: u32, out: usize): u32 {
+/** Keys handled per group in the grouped loop: indices for all of them first, then their memory. */
+// @ts-ignore: decorator
+@inline const GROUP: u32 = 16;
+/** Bytes of the room the grouped loop needs for one group's indices (k ≤ 256 each). */
+// @ts-ignore: decorator
+@inline export const BLOOM_GROUP_BYTES: u32 = (GROUP * 256) << 3;
+
+/** Second hash of key i: from `hashes2` when given (128-bit hashes), else derived from the first. */
+// @ts-ignore: decorator
+@inline function secondAt(hashes2: usize, i: u32, h: u64): u64 {
+  return hashes2 != 0 ? load<u64>(hashes2 + (<usize>i << 3)) : secondHashOf(h);
+}
+
+/** The direct loop: hash source T (see sourceHash), then set or test, key by key. */
+function runDirect<T>(filter: usize, op: u32, src: usize, hashes2: usize, count: u32, out: usize): u32 {
   const seed = <u64>load<u32>(filter, F_SEED);
   let total: u32 = 0;
   for (let i: u32 = 0; i < count; i++) {
-    const h = intHash(intKeyAt(keys, i, wide), seed);
-    const h2 = secondHashOf(h);
-    const r = op == 0 ? !insertHashed(filter, h, h2) : containsHashed(filter, h, h2);
-    store<u8>(out + i, <u8>r);
-    total += <u32>(op == 0 ? !r : r);
+    const h = sourceHash<T>(src, i, seed);
+    const h2 = secondAt(hashes2, i, h);
+    if (op == OP_HAS) {
+      const hit = containsHashed(filter, h, h2);
+      store<u8>(out + i, <u8>hit);
+      total += <u32>hit;
+    } else {
+      const fresh = insertHashed(filter, h, h2);
+      store<u8>(out + i, <u8>!fresh);
+      total += <u32>fresh;
+    }
   }
   return total;
 }
 
-/** Integer keys handled per group: indices for all of them first, then their memory. */
-// @ts-ignore: decorator
-@inline const INT_GROUP: u32 = 16;
-/** Room for one group's indices (k ≤ 256 each). */
-const GROUP_INDICES: usize = memory.data(<i32>(INT_GROUP * 256) << 3, 8);
-
 /**
- * op 0 add (out[i] = 1 when key i was probably present before), 1 has, over
- * `count` integer keys at `keys`: u32 when `wide` is 0, u64 otherwise (a u32
- * key is the u64 key of the same value). Double hashing only. Adds to a large
- * filter go in groups: their indices are computed first and their words
- * loaded once in a pass that only reads (so the cache misses overlap), then
- * the bits are set. Returns the keys that set a new bit (add) or were
- * present (has).
+ * Adds to a large filter in groups: the indices of GROUP keys first (into
+ * `room`, BLOOM_GROUP_BYTES), then one load of each of their words in a pass
+ * that only reads, so the cache misses overlap, then the bits are set.
  */
-export function bloomInts(filter: usize, op: u32, keys: usize, count: u32, wide: u32, out: usize): u32 {
-  if (op != 0 || load<u64>(filter, F_BITS) <= GROUPED_ABOVE_BITS) return intsDirect(filter, op, keys, count, wide, out);
+function addGrouped<T>(filter: usize, src: usize, hashes2: usize, count: u32, out: usize, room: usize): u32 {
   const seed = <u64>load<u32>(filter, F_SEED);
   const m = load<u64>(filter, F_BITS);
   const k = load<u32>(filter, F_HASHES);
@@ -337,24 +263,23 @@ export function bloomInts(filter: usize, op: u32, keys: usize, count: u32, wide:
   const data = filter + FILTER_HEADER;
   let total: u32 = 0;
   let sink: u64 = 0;
-  for (let first: u32 = 0; first < count; first += INT_GROUP) {
-    const group = min<u32>(INT_GROUP, count - first);
+  for (let first: u32 = 0; first < count; first += GROUP) {
+    const group = min<u32>(GROUP, count - first);
     for (let g: u32 = 0; g < group; g++) {
-      const i = first + g;
-      let h = intHash(intKeyAt(keys, i, wide), seed);
-      const h2 = secondHashOf(h);
-      const at = GROUP_INDICES + ((<usize>g * <usize>k) << 3);
+      let h = sourceHash<T>(src, first + g, seed);
+      const h2 = secondAt(hashes2, first + g, h);
+      const at = room + ((<usize>g * <usize>k) << 3);
       for (let j: u32 = 0; j < k; j++) {
         store<u64>(at + (<usize>j << 3), doubleIndex(h, m, base));
         h += h2;
       }
     }
     for (let g: u32 = 0; g < group; g++) {
-      const at = GROUP_INDICES + ((<usize>g * <usize>k) << 3);
+      const at = room + ((<usize>g * <usize>k) << 3);
       for (let j: u32 = 0; j < k; j++) sink ^= load<u64>(data + <usize>((load<u64>(at + (<usize>j << 3)) >> 6) << 3));
     }
     for (let g: u32 = 0; g < group; g++) {
-      const at = GROUP_INDICES + ((<usize>g * <usize>k) << 3);
+      const at = room + ((<usize>g * <usize>k) << 3);
       let fresh: u64 = 0;
       for (let j: u32 = 0; j < k; j++) fresh |= setBit(data, load<u64>(at + (<usize>j << 3)));
       total += <u32>(fresh != 0);
@@ -364,4 +289,25 @@ export function bloomInts(filter: usize, op: u32, keys: usize, count: u32, wide:
   // Keep the touch pass from being optimised away.
   if (sink == 0x9E3779B97F4A7C15) store<u8>(out, load<u8>(out));
   return total;
+}
+
+/** runDirect or, for adds to a large filter, addGrouped. */
+// @ts-ignore: decorator
+@inline function run<T>(filter: usize, op: u32, src: usize, hashes2: usize, count: u32, out: usize, room: usize): u32 {
+  if (op == OP_ADD && load<u64>(filter, F_BITS) > GROUPED_ABOVE_BITS) return addGrouped<T>(filter, src, hashes2, count, out, room);
+  return runDirect<T>(filter, op, src, hashes2, count, out);
+}
+
+/**
+ * OP_ADD or OP_HAS over `count` keys of a double-hashing filter, from
+ * `source`: SOURCE_HASHES (u64 hashes at `src`, second halves of 128-bit
+ * hashes at `hashes2` or 0) or integer keys (SOURCE_U32/U64 at `src`, mixed
+ * with the filter's seed). out[i] = 1 when key i was probably present
+ * (before it was added). `room` is BLOOM_GROUP_BYTES of scratch. Returns the
+ * keys that set a new bit (add) or were present (has).
+ */
+export function bloomRun(filter: usize, op: u32, source: u32, src: usize, hashes2: usize, count: u32, out: usize, room: usize): u32 {
+  if (source == SOURCE_HASHES) return run<Hashed>(filter, op, src, hashes2, count, out, room);
+  if (source == SOURCE_U32) return run<u32>(filter, op, src, 0, count, out, room);
+  return run<u64>(filter, op, src, 0, count, out, room);
 }

@@ -5,7 +5,8 @@
 // distinct indices once. A counter at its maximum sticks: never incremented
 // or decremented again, so no later removal can produce a false negative.
 
-import { FILTER_HEADER, F_BITS, F_SEED, distinctIndices, distinctIndicesHashed, indexBuffer, intHash, intKeyAt, secondHashOf } from "./indices";
+import { FILTER_HEADER, F_BITS, F_SEED, distinctIndices, distinctIndicesHashed, indexBuffer, secondHashOf } from "./indices";
+import { Hashed, OP_ADD, OP_COUNT, OP_HAS, SOURCE_HASHES, SOURCE_U32, sourceHash } from "./batch";
 
 /** Counter value at `idx` for `width`-bit counters. */
 // @ts-ignore: decorator
@@ -87,15 +88,6 @@ export function countingBlockBytes(counters: f64, width: u32): f64 {
   return 1;
 }
 
-// @ts-ignore: decorator
-@inline const OP_ADD: u32 = 0;
-// @ts-ignore: decorator
-@inline const OP_HAS: u32 = 1;
-// @ts-ignore: decorator
-@inline const OP_REMOVE: u32 = 2;
-// @ts-ignore: decorator
-@inline const OP_COUNT: u32 = 3;
-
 /** Runs `op` for key i, whose `n` distinct indices are in indexBuffer(); returns its answer (0/1, or the count). */
 // @ts-ignore: decorator
 @inline function applyOp(filter: usize, width: u32, op: u32, n: u32, i: u32, out: usize): u32 {
@@ -109,11 +101,13 @@ export function countingBlockBytes(counters: f64, width: u32): f64 {
 }
 
 /**
- * Runs `op` over packed keys (layout as in bloomAddPacked). `out` gets one
- * byte per key (add: 1 = was present before; has: 1 = present; remove:
- * 1 = removed) or, for count, one u32 per key. Returns the sum of the bytes.
+ * Runs `op` over packed keys (layout as in hashPackedKeys), hashing each
+ * key's bytes: the path of filters whose indices need the bytes (the
+ * independent strategy). `out` gets one byte per key (add: 1 = was present
+ * before; has: 1 = present; remove: 1 = removed) or, for OP_COUNT, one u32
+ * per key. Returns the sum of the bytes.
  */
-export function countingPacked(filter: usize, width: u32, op: u32, keys: usize, ends: usize, count: u32, start: u32, out: usize): u32 {
+export function countingBytes(filter: usize, width: u32, op: u32, keys: usize, ends: usize, count: u32, start: u32, out: usize): u32 {
   let total: u32 = 0;
   for (let i: u32 = 0; i < count; i++) {
     const end = load<u32>(ends + (<usize>i << 2));
@@ -123,20 +117,33 @@ export function countingPacked(filter: usize, width: u32, op: u32, keys: usize, 
   return total;
 }
 
-/**
- * Runs `op` over integer keys (u32 when `wide` is 0, else u64), hashed and
- * indexed exactly as bloomInts does, so a counting filter and a standard one
- * with the same m, k and seed put an integer key at the same positions.
- * Double hashing only; `out` as in countingPacked.
- */
-export function countingInts(filter: usize, width: u32, op: u32, keys: usize, count: u32, wide: u32, out: usize): u32 {
+/** `op` for one key of `len` bytes, its answer written to out[0] as countingBytes does; returns the answer. */
+export function countingKey(filter: usize, width: u32, op: u32, key: usize, len: usize, out: usize): u32 {
+  applyOp(filter, width, op, distinctIndices(filter, key, len), 0, out);
+  return op == OP_COUNT ? load<u32>(out) : <u32>load<u8>(out);
+}
+
+/** The loop of countingRun for one kind of source (see sourceHash). */
+function runSource<T>(filter: usize, width: u32, op: u32, src: usize, hashes2: usize, count: u32, out: usize): u32 {
   const seed = <u64>load<u32>(filter, F_SEED);
   let total: u32 = 0;
   for (let i: u32 = 0; i < count; i++) {
-    const h = intHash(intKeyAt(keys, i, wide), seed);
-    total += applyOp(filter, width, op, distinctIndicesHashed(filter, h, secondHashOf(h)), i, out);
+    const h = sourceHash<T>(src, i, seed);
+    const h2 = hashes2 != 0 ? load<u64>(hashes2 + (<usize>i << 3)) : secondHashOf(h);
+    total += applyOp(filter, width, op, distinctIndicesHashed(filter, h, h2), i, out);
   }
   return total;
+}
+
+/**
+ * Runs `op` over `count` keys of a double-hashing filter from `source`, as
+ * bloomRun takes them, so a counting filter and a standard one with the same
+ * m, k and hashing put every key at the same positions. `out` as in countingBytes.
+ */
+export function countingRun(filter: usize, width: u32, op: u32, source: u32, src: usize, hashes2: usize, count: u32, out: usize): u32 {
+  if (source == SOURCE_HASHES) return runSource<Hashed>(filter, width, op, src, hashes2, count, out);
+  if (source == SOURCE_U32) return runSource<u32>(filter, width, op, src, 0, count, out);
+  return runSource<u64>(filter, width, op, src, 0, count, out);
 }
 
 /** Counters at their maximum (f64: it can exceed 2^32). */

@@ -5,7 +5,7 @@
 
 import { xxh64 } from "./xxh64";
 import { hashAny, HASH_XXH64 } from "./hash";
-import { intHash, intKeyAt } from "./indices";
+import { Hashed, OP_ADD, OP_COUNT, OP_HAS, OP_TEST_AND_ADD, SOURCE_HASHES, SOURCE_U32, sourceHash } from "./batch";
 
 /** Header field offsets; the slots follow at CUCKOO_HEADER. */
 // @ts-ignore: decorator
@@ -195,15 +195,6 @@ function removeHashed(filter: usize): bool {
   return true;
 }
 
-// @ts-ignore: decorator
-@inline const OP_ADD: u32 = 0;
-// @ts-ignore: decorator
-@inline const OP_HAS: u32 = 1;
-// @ts-ignore: decorator
-@inline const OP_REMOVE: u32 = 2;
-// @ts-ignore: decorator
-@inline const OP_COUNT: u32 = 3;
-
 /** Runs `op` for key i, already hashed into keyFp and keyBucket; returns its answer byte (0 for count). */
 // @ts-ignore: decorator
 @inline function applyOp(filter: usize, op: u32, i: u32, out: usize): u32 {
@@ -211,40 +202,44 @@ function removeHashed(filter: usize): bool {
     store<u32>(out + (<usize>i << 2), countKey(filter));
     return 0;
   }
-  const r: u32 = op == OP_ADD ? <u32>insert(filter) : op == OP_HAS ? <u32>(countKey(filter) > 0) : <u32>removeHashed(filter);
+  let r: u32;
+  if (op == OP_ADD) r = <u32>insert(filter);
+  else if (op == OP_HAS) r = <u32>(countKey(filter) > 0);
+  else if (op == OP_TEST_AND_ADD) r = countKey(filter) > 0 ? 1 : insert(filter) ? 0 : 2;
+  else r = <u32>removeHashed(filter);
   store<u8>(out + i, <u8>r);
   return r;
 }
 
-/**
- * Runs `op` over packed keys (layout as in bloomAddPacked). `out` gets one
- * byte per key (add: 1 = stored, 0 = full; has: 1 = present; remove:
- * 1 = removed) or, for count, one u32 per key. Returns the sum of the bytes.
- */
-export function cuckooPacked(filter: usize, op: u32, keys: usize, ends: usize, count: u32, start: u32, out: usize): u32 {
+/** `op` for one key of `len` bytes, its answer written to out[0] as cuckooRun does; returns the answer. */
+export function cuckooKey(filter: usize, op: u32, key: usize, len: usize, out: usize): u32 {
+  hashKey(filter, key, len);
+  applyOp(filter, op, 0, out);
+  return op == OP_COUNT ? load<u32>(out) : <u32>load<u8>(out);
+}
+
+/** The loop of cuckooRun for one kind of source (see sourceHash). */
+function runSource<T>(filter: usize, op: u32, src: usize, count: u32, out: usize): u32 {
+  const seed = <u64>load<u32>(filter, C_SEED);
   let total: u32 = 0;
   for (let i: u32 = 0; i < count; i++) {
-    const end = load<u32>(ends + (<usize>i << 2));
-    hashKey(filter, keys + start, end - start);
+    useHash(filter, sourceHash<T>(src, i, seed));
     total += applyOp(filter, op, i, out);
-    start = end;
   }
   return total;
 }
 
 /**
- * Runs `op` over integer keys (u32 when `wide` is 0, else u64), each hashed
- * by intHash with the filter's seed (the integer hash of every filter type);
- * `out` as in cuckooPacked.
+ * Runs `op` over `count` keys from `source`: SOURCE_HASHES (the filter's
+ * hash of each key, at `src`) or integer keys (SOURCE_U32/U64, mixed by
+ * intHash with the filter's seed). `out` gets one byte per key (add: 1 =
+ * stored, 0 = full; has: 1 = present; remove: 1 = removed) or, for OP_COUNT,
+ * one u32 per key. Returns the sum of the bytes.
  */
-export function cuckooInts(filter: usize, op: u32, keys: usize, count: u32, wide: u32, out: usize): u32 {
-  const seed = <u64>load<u32>(filter, C_SEED);
-  let total: u32 = 0;
-  for (let i: u32 = 0; i < count; i++) {
-    useHash(filter, intHash(intKeyAt(keys, i, wide), seed));
-    total += applyOp(filter, op, i, out);
-  }
-  return total;
+export function cuckooRun(filter: usize, op: u32, source: u32, src: usize, count: u32, out: usize): u32 {
+  if (source == SOURCE_HASHES) return runSource<Hashed>(filter, op, src, count, out);
+  if (source == SOURCE_U32) return runSource<u32>(filter, op, src, count, out);
+  return runSource<u64>(filter, op, src, count, out);
 }
 
 /** Fingerprints stored. */

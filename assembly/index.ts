@@ -1,26 +1,53 @@
 // The wasm module's exports: numbers and pointers only; bindings/ owns the typed API.
+// The constants exported at the end are the numbers the bindings share with the
+// kernels; scripts/embed-wasm.mjs reads them from the compiled module into
+// bindings/constants.generated.ts, so each is written down once, here.
 
-export { alloc, free, maxBlockBytes } from "./heap";
+export { heapBase } from "./heap";
 export {
   bloomBlockBytes,
   bloomInit,
   bloomSetIndependentHash,
   bloomSetBaseBits,
   bloomBaseBits,
-  bloomFold,
-  bloomCombine,
   bloomAdd,
   bloomHas,
-  bloomAddPacked,
-  bloomHasPacked,
+  bloomBytes,
+  bloomRun,
   bloomSetBits,
   bloomPositions,
-  bloomLines,
-  bloomLinesConsumed,
-  bloomInts,
 } from "./bloom";
 export { hashBits, hashKey, hashPacked } from "./hash";
-export { compactLines, compactLinesConsumed } from "./lines";
-export { countingBlockBytes, countingPacked, countingSaturated, countingNonZero, countingToBloom, countingCounter, countingInts } from "./counting";
-export { cuckooBlockBytes, cuckooInit, cuckooPacked, cuckooSize, cuckooHeaderBytes, cuckooSetSize, cuckooLocate, cuckooInts } from "./cuckoo";
-export { sbbfBlockBytes, sbbfInit, sbbfHeaderBytes, sbbfPacked, sbbfLines, sbbfLinesConsumed, sbbfFalsePositiveRate, sbbfSetBits, sbbfInts } from "./split-block";
+export { hashPackedKeys, hashLines, compactLines, combineWords } from "./batch";
+export { countingBlockBytes, countingBytes, countingKey, countingRun, countingSaturated, countingNonZero, countingToBloom, countingCounter } from "./counting";
+export { cuckooBlockBytes, cuckooInit, cuckooKey, cuckooRun, cuckooSize, cuckooHeaderBytes, cuckooSetSize, cuckooLocate } from "./cuckoo";
+export { sbbfBlockBytes, sbbfInit, sbbfHeaderBytes, sbbfKey, sbbfRun, sbbfFalsePositiveRate, sbbfSetBits } from "./split-block";
+
+import * as batch from "./batch";
+import * as bloom from "./bloom";
+import * as splitBlock from "./split-block";
+import * as indices from "./indices";
+import * as cuckoo from "./cuckoo";
+import * as hash from "./hash";
+
+export const SOURCE_HASHES = batch.SOURCE_HASHES;
+export const SOURCE_U32 = batch.SOURCE_U32;
+export const SOURCE_U64 = batch.SOURCE_U64;
+export const OP_ADD = batch.OP_ADD;
+export const OP_HAS = batch.OP_HAS;
+export const OP_REMOVE = batch.OP_REMOVE;
+export const OP_COUNT = batch.OP_COUNT;
+export const OP_TEST_AND_ADD = batch.OP_TEST_AND_ADD;
+export const BLOOM_GROUP_BYTES = bloom.BLOOM_GROUP_BYTES;
+export const SBBF_GROUP_BYTES = splitBlock.SBBF_GROUP_BYTES;
+export const FILTER_HEADER = <u32>indices.FILTER_HEADER;
+export const MAX_INDEPENDENT = indices.MAX_INDEPENDENT;
+export const MAX_HASHES = indices.MAX_HASHES;
+export const STRATEGY_DOUBLE = indices.STRATEGY_DOUBLE;
+export const STRATEGY_INDEPENDENT = indices.STRATEGY_INDEPENDENT;
+export const BUCKET_SIZE = cuckoo.BUCKET_SIZE;
+export const MAX_KICKS = cuckoo.MAX_KICKS;
+export const HASH_COUNT = hash.HASH_COUNT;
+export const HASH_FNV1A_64 = hash.HASH_FNV1A_64;
+export const HASH_MURMUR3_128 = hash.HASH_MURMUR3_128;
+export const HASH_XXH64 = hash.HASH_XXH64;

@@ -31,6 +31,8 @@ import { murmurHigh } from "./murmur3";
 @inline export const FILTER_HEADER: usize = 64;
 
 // @ts-ignore: decorator
+@inline export const STRATEGY_DOUBLE: u32 = 0;
+// @ts-ignore: decorator
 @inline export const STRATEGY_INDEPENDENT: u32 = 1;
 
 /** splitmix64's finaliser constant, used to derive the second hash. */
@@ -90,7 +92,7 @@ let step: u64 = 0;
 
 /** Most hashes a filter can have (bindings' MAX_HASHES). */
 // @ts-ignore: decorator
-@inline const MAX_HASHES: u32 = 256;
+@inline export const MAX_HASHES: u32 = 256;
 /** Room for one key's indices. */
 const INDEX_BUFFER: usize = memory.data(<i32>MAX_HASHES << 3, 8);
 

@@ -6,8 +6,7 @@
 // set and tested with v128 operations.
 
 import { xxh64 } from "./xxh64";
-import { findNewline, keyEnd } from "./lines";
-import { intHash, intKey } from "./indices";
+import { Hashed, OP_ADD, SOURCE_HASHES, SOURCE_U32, sourceHash } from "./batch";
 
 /** The specification's eight salt constants. */
 // @ts-ignore: decorator
@@ -123,71 +122,10 @@ const MASK_CONSTANTS: usize = memory.data<u32>([
   return testBlock(blockOf(filter, h), hashMask(h, 0), hashMask(h, 16));
 }
 
-/**
- * op 0 add (out[i] = 1 when key i was probably present before), 1 has, over
- * packed keys (layout as in bloomAddPacked). Returns the keys that set a new
- * bit (add) or were present (has).
- */
-export function sbbfPacked(filter: usize, op: u32, keys: usize, ends: usize, count: u32, start: u32, out: usize): u32 {
-  let total: u32 = 0;
-  for (let i: u32 = 0; i < count; i++) {
-    const end = load<u32>(ends + (<usize>i << 2));
-    const h = xxh64(keys + start, end - start, 0);
-    if (op == 0) {
-      const fresh = insertHash(filter, h);
-      total += <u32>fresh;
-      store<u8>(out + i, <u8>!fresh);
-    } else {
-      const hit = containsHash(filter, h);
-      total += <u32>hit;
-      store<u8>(out + i, <u8>hit);
-    }
-    start = end;
-  }
-  return total;
-}
-
-let linesConsumed: u32 = 0;
-
-export function sbbfLinesConsumed(): u32 {
-  return linesConsumed;
-}
-
-/** Lines hashed ahead of their block accesses: the misses of a group overlap. */
-// @ts-ignore: decorator
-@inline const GROUP: u32 = 16;
-const GROUP_HASHES: usize = memory.data(<i32>GROUP << 3, 8);
-const GROUP_ENDS: usize = memory.data(<i32>GROUP << 2, 4);
-
-/**
- * As bloomLines (assembly/bloom.ts): op 0 add, 1 has over newline-delimited
- * keys; returns lines handled. Lines go in groups: scan and hash GROUP lines,
- * then touch their blocks one after another, so the cache misses of a large
- * filter overlap instead of each waiting behind the next line's hashing.
- */
-export function sbbfLines(filter: usize, op: u32, buf: usize, len: u32, final: u32, maxLines: u32, out: usize, lineEnds: usize): u32 {
-  let at: u32 = 0;
-  let lines: u32 = 0;
-  while (lines < maxLines && at < len) {
-    let group: u32 = 0;
-    while (group < GROUP && lines + group < maxLines && at < len) {
-      const end = findNewline(buf, at, len);
-      if (end == len && !final) break;
-      store<u64>(GROUP_HASHES + (<usize>group << 3), xxh64(buf + at, keyEnd(buf, at, end) - at, 0));
-      at = end < len ? end + 1 : end;
-      store<u32>(GROUP_ENDS + (<usize>group << 2), at);
-      group++;
-    }
-    if (group == 0) break;
-    for (let g: u32 = 0; g < group; g++) {
-      const h = load<u64>(GROUP_HASHES + (<usize>g << 3));
-      store<u8>(out + lines + g, <u8>(op == 0 ? !insertHash(filter, h) : containsHash(filter, h)));
-      if (lineEnds) store<u32>(lineEnds + (<usize>(lines + g) << 2), load<u32>(GROUP_ENDS + (<usize>g << 2)));
-    }
-    lines += group;
-  }
-  linesConsumed = at;
-  return lines;
+/** OP_ADD or OP_HAS for one key of `len` bytes: 1 when it was probably present (before it was added). */
+export function sbbfKey(filter: usize, op: u32, key: usize, len: usize): u32 {
+  const h = xxh64(key, len, 0);
+  return op == OP_ADD ? <u32>!insertHash(filter, h) : <u32>containsHash(filter, h);
 }
 
 /** The false-positive rate given the bits now: the mean over blocks of Π_i (set bits of word i / 32). */
@@ -211,31 +149,41 @@ export function sbbfSetBits(filter: usize): f64 {
   return <f64>total;
 }
 
-/** Filters above this many blocks (8 MiB) take the grouped integer loops. */
+/** Filters above this many blocks (8 MiB) take the grouped loops. */
 // @ts-ignore: decorator
 @inline const GROUPED_ABOVE_BLOCKS: u32 = 1 << 18;
 
+/** Keys per group in the grouped loops. */
+// @ts-ignore: decorator
+@inline const GROUP: u32 = 16;
+/** Bytes of the room the grouped loop needs: one block address per key of a group. */
+// @ts-ignore: decorator
+@inline export const SBBF_GROUP_BYTES: u32 = GROUP << 2;
+
 /**
- * As bloomInts: op 0 add, 1 has over u32 (wide 0) or u64 integer keys,
- * hashed by intHash with seed 0. Returns the keys that set a new bit (add)
- * or were present (has).
+ * OP_ADD or OP_HAS over `count` keys from `source`: SOURCE_HASHES (xxh64
+ * hashes with seed 0, as the specification fixes, at `src`) or integer keys
+ * (SOURCE_U32/U64, mixed by intHash with seed 0). out[i] = 1 when key i was
+ * probably present (before it was added). `room` is SBBF_GROUP_BYTES of
+ * scratch. Returns the keys that set a new bit (add) or were present (has).
  */
-export function sbbfInts(filter: usize, op: u32, keys: usize, count: u32, wide: u32, out: usize): u32 {
+export function sbbfRun(filter: usize, op: u32, source: u32, src: usize, count: u32, out: usize, room: usize): u32 {
   const grouped = load<u32>(filter, S_BLOCKS) > GROUPED_ABOVE_BLOCKS;
-  if (wide) return grouped ? intsGrouped<u64>(filter, op, keys, count, out) : intsDirect<u64>(filter, op, keys, count, out);
-  return grouped ? intsGrouped<u32>(filter, op, keys, count, out) : intsDirect<u32>(filter, op, keys, count, out);
+  if (source == SOURCE_HASHES) return grouped ? runGrouped<Hashed>(filter, op, src, count, out, room) : runDirect<Hashed>(filter, op, src, count, out);
+  if (source == SOURCE_U32) return grouped ? runGrouped<u32>(filter, op, src, count, out, room) : runDirect<u32>(filter, op, src, count, out);
+  return grouped ? runGrouped<u64>(filter, op, src, count, out, room) : runDirect<u64>(filter, op, src, count, out);
 }
 
-/** The integer loop for filters that fit in cache: hash, then set or test, key by key. */
-function intsDirect<T>(filter: usize, op: u32, keys: usize, count: u32, out: usize): u32 {
+/** The loop for filters that fit in cache: hash, then set or test, key by key. */
+function runDirect<T>(filter: usize, op: u32, src: usize, count: u32, out: usize): u32 {
   const blocks = <u64>load<u32>(filter, S_BLOCKS);
   const c = MASK_CONSTANTS;
   const salts0 = v128.load(c), salts1 = v128.load(c, 16);
   const spread = v128.load(c, 32), firstBits = v128.load(c, 48), table = v128.load(c, 64);
   let total: u32 = 0;
-  if (op == 0) {
+  if (op == OP_ADD) {
     for (let i: u32 = 0; i < count; i++) {
-      const h = intHash(intKey<T>(keys, i), 0);
+      const h = sourceHash<T>(src, i, 0);
       const key = i32x4.splat(<u32>h);
       const fresh = setBlock(
         blockAt(filter, blocks, h),
@@ -247,7 +195,7 @@ function intsDirect<T>(filter: usize, op: u32, keys: usize, count: u32, out: usi
     }
   } else {
     for (let i: u32 = 0; i < count; i++) {
-      const h = intHash(intKey<T>(keys, i), 0);
+      const h = sourceHash<T>(src, i, 0);
       const key = i32x4.splat(<u32>h);
       const hit = testBlock(
         blockAt(filter, blocks, h),
@@ -261,38 +209,33 @@ function intsDirect<T>(filter: usize, op: u32, keys: usize, count: u32, out: usi
   return total;
 }
 
-/** Integer keys per group in the grouped loops. */
-// @ts-ignore: decorator
-@inline const INT_GROUP: u32 = 16;
-const INT_GROUP_BLOCKS: usize = memory.data(<i32>INT_GROUP << 2, 4);
-
 /**
- * The integer loop for large filters: hash a group of keys and load one byte
- * of each key's block (independent loads, so their cache and TLB misses
- * overlap), then set or test the group's blocks, which are in cache by then.
+ * The loop for large filters: hash a group of keys and load one byte of each
+ * key's block (independent loads, so their cache and TLB misses overlap),
+ * then set or test the group's blocks, which are in cache by then.
  */
-function intsGrouped<T>(filter: usize, op: u32, keys: usize, count: u32, out: usize): u32 {
+function runGrouped<T>(filter: usize, op: u32, src: usize, count: u32, out: usize, room: usize): u32 {
   const blocks = <u64>load<u32>(filter, S_BLOCKS);
   const c = MASK_CONSTANTS;
   const salts0 = v128.load(c), salts1 = v128.load(c, 16);
   const spread = v128.load(c, 32), firstBits = v128.load(c, 48), table = v128.load(c, 64);
   let total: u32 = 0;
   let sink: u32 = 0;
-  for (let first: u32 = 0; first < count; first += INT_GROUP) {
-    const group = min<u32>(INT_GROUP, count - first);
+  for (let first: u32 = 0; first < count; first += GROUP) {
+    const group = min<u32>(GROUP, count - first);
     for (let g: u32 = 0; g < group; g++) {
-      const block = blockAt(filter, blocks, intHash(intKey<T>(keys, first + g), 0));
-      store<u32>(INT_GROUP_BLOCKS + (<usize>g << 2), <u32>block);
+      const block = blockAt(filter, blocks, sourceHash<T>(src, first + g, 0));
+      store<u32>(room + (<usize>g << 2), <u32>block);
       sink += load<u8>(block);
     }
     for (let g: u32 = 0; g < group; g++) {
       // The hash again: cheaper than storing and reloading it.
-      const h = intHash(intKey<T>(keys, first + g), 0);
-      const block = <usize>load<u32>(INT_GROUP_BLOCKS + (<usize>g << 2));
+      const h = sourceHash<T>(src, first + g, 0);
+      const block = <usize>load<u32>(room + (<usize>g << 2));
       const key = i32x4.splat(<u32>h);
       const low = maskHalf(key, salts0, spread, firstBits, table);
       const high = maskHalf(key, salts1, spread, firstBits, table);
-      if (op == 0) {
+      if (op == OP_ADD) {
         const fresh = setBlock(block, low, high);
         store<u8>(out + first + g, <u8>!fresh);
         total += <u32>fresh;

@@ -1,73 +1,233 @@
-// Batch plumbing shared by the filters: run a wasm loop over keys (an array or
-// packed bytes) chunk by chunk and collect one result per key.
-import { core, heapU32, heapU8 } from "./wasm.js";
+// The one batch layer: every kind of key a filter takes (an array of strings
+// or byte arrays, packed bytes, newline-delimited lines, integers) reaches a
+// filter's kernel through here, a chunk of up to MAX_BATCH_KEYS keys per wasm
+// call. Keys that are bytes are hashed first (one hashing pass, the one line
+// splitter) and the kernel runs over the hashes; integer keys go to the
+// kernel as they are. Every key is checked before the first call, so a bad
+// key changes nothing.
+import type { Arena } from "./arena.js";
+import { SOURCE_HASHES, SOURCE_U32, SOURCE_U64, HASH_MURMUR3_128 } from "./constants.generated.js";
 import { describe } from "./errors.js";
-import { forEachChunk, forEachLineChunk, forEachPackedChunk, MAX_BATCH_KEYS, useScratch, writeKey, type Key } from "./keys.js";
+import { isBytes, maxKeyBytes, MAX_BATCH_KEYS, scratchOf, writeString, type Key, type Scratch } from "./keys.js";
 
-/** One wasm call over `count` keys of a chunk (layout as in bloomAddPacked); results go to `out`. */
-export type WasmBatch = (keys: number, ends: number, count: number, start: number, out: number) => number;
+/** Where a batch's keys come from. */
+export type KeySource =
+  | { readonly kind: "keys"; readonly keys: readonly Key[] }
+  | { readonly kind: "packed"; readonly bytes: Uint8Array; readonly ends: Uint32Array }
+  | { readonly kind: "lines"; readonly buffer: Uint8Array }
+  | { readonly kind: "ints"; readonly keys: Uint32Array | BigUint64Array };
 
-/** Runs `call` over an array of keys; one byte per key. */
-export function bytesOf(keys: readonly Key[], call: WasmBatch): Uint8Array {
-  const result = new Uint8Array(Array.isArray(keys) ? keys.length : 0);
-  forEachChunk(keys as Key[], (count, first, keysPtr, start) => {
-    const { ends, out } = useScratch(0);
-    call(keysPtr, ends, count, start, out);
-    result.set(heapU8().subarray(out, out + count), first);
-  });
-  return result;
+/** The key hash of a filter: the hash id and seed its kernels expect. */
+export interface KeyHash {
+  readonly id: number;
+  readonly seed: number;
 }
 
-/** Runs `call` over an array of keys; one u32 per key. */
-export function u32sOf(keys: readonly Key[], call: WasmBatch): Uint32Array {
-  const result = new Uint32Array(Array.isArray(keys) ? keys.length : 0);
-  forEachChunk(keys as Key[], (count, first, keysPtr, start) => {
-    const { ends, out } = useScratch(0);
-    call(keysPtr, ends, count, start, out);
-    result.set(heapU32().subarray(out >>> 2, (out >>> 2) + count), first);
-  });
-  return result;
+/** A chunk's keys as packed bytes, for kernels that read the bytes (the independent strategy): not a SOURCE_* value. */
+export const SOURCE_BYTES = -1;
+
+/** One chunk of a batch, in the scratch area of one arena, ready for a kernel. */
+export interface Chunk {
+  readonly scratch: Scratch;
+  /** Keys in the chunk. */
+  readonly count: number;
+  /** Index in the whole batch of the chunk's first key. */
+  readonly first: number;
+  /** SOURCE_HASHES, SOURCE_U32 or SOURCE_U64 (src holds hashes or integer keys), or SOURCE_BYTES. */
+  readonly source: number;
+  readonly src: number;
+  /** Second halves of 128-bit hashes, or 0. */
+  readonly hashes2: number;
+  /** SOURCE_BYTES: key i is the bytes from src + ends[i − 1] to src + ends[i], key 0 starting at src + start. */
+  readonly start: number;
+  /** Lines: where line i of the chunk ends in the caller's buffer is lineBase + u32 at scratch.lineEnds + 4i. */
+  readonly lineBase: number;
 }
 
-/** Runs `call` over packed keys; one byte per key. */
-export function bytesOfPacked(bytes: Uint8Array, ends: Uint32Array, call: WasmBatch): Uint8Array {
-  const result = new Uint8Array(ends instanceof Uint32Array ? ends.length : 0);
-  forEachPackedChunk(bytes, ends, (count, first, keysPtr, start) => {
-    const { ends: endsPtr, out } = useScratch(0);
-    call(keysPtr, endsPtr, count, start, out);
-    result.set(heapU8().subarray(out, out + count), first);
-  });
-  return result;
+/** Keys a source holds; −1 for lines (unknown until split) and for a source that is not valid (its run will say why). */
+export function sourceLength(source: KeySource): number {
+  switch (source.kind) {
+    case "keys":
+      return Array.isArray(source.keys) ? source.keys.length : -1;
+    case "packed":
+      return source.ends instanceof Uint32Array ? source.ends.length : -1;
+    case "ints":
+      return source.keys instanceof Uint32Array || source.keys instanceof BigUint64Array ? source.keys.length : -1;
+    case "lines":
+      return -1;
+  }
 }
 
-/** Runs `call` over packed keys; one u32 per key. */
-export function u32sOfPacked(bytes: Uint8Array, ends: Uint32Array, call: WasmBatch): Uint32Array {
-  const result = new Uint32Array(ends instanceof Uint32Array ? ends.length : 0);
-  forEachPackedChunk(bytes, ends, (count, first, keysPtr, start) => {
-    const { ends: endsPtr, out } = useScratch(0);
-    call(keysPtr, endsPtr, count, start, out);
-    result.set(heapU32().subarray(out >>> 2, (out >>> 2) + count), first);
-  });
-  return result;
+/** Throws the TypeError for keys that are not an array. */
+function checkKeyArray(keys: unknown): asserts keys is readonly Key[] {
+  if (!Array.isArray(keys)) throw new TypeError(`keys must be an array of strings or Uint8Arrays, got ${describe(keys)}`);
 }
 
-/** Runs `call` on one key as a batch of one; returns the first output byte, or u32 when `wide`. */
-export function one(key: Key, call: WasmBatch, wide = false): number {
-  const len = writeKey(key);
-  const { bytes, ends, out } = useScratch(0);
-  heapU32()[ends >>> 2] = len;
-  call(bytes, ends, 1, 0, out);
-  return wide ? heapU32()[out >>> 2] : heapU8()[out];
+/** Checks a packed batch: `ends` must be non-decreasing offsets within `bytes`; returns the longest key. */
+function checkPacked(bytes: unknown, ends: unknown): number {
+  if (!isBytes(bytes)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
+  if (!(ends instanceof Uint32Array)) throw new TypeError(`ends must be a Uint32Array, got ${describe(ends)}`);
+  let previous = 0;
+  let largest = 0;
+  for (let i = 0; i < ends.length; i++) {
+    const end = ends[i];
+    if (end < previous || end > bytes.length) {
+      throw new RangeError(`ends[${i}] = ${end} must be ≥ ends[${i - 1}] = ${previous} and ≤ bytes.length = ${bytes.length}`);
+    }
+    largest = Math.max(largest, end - previous);
+    previous = end;
+  }
+  return largest;
 }
 
-/** One wasm lines call: handles up to `maxLines` whole lines from `keys`, returns how many; `consumed()` then tells the bytes. */
-export interface LinesCall {
-  run(keys: number, len: number, final: boolean, maxLines: number, out: number, lineEnds: number): number;
-  consumed(): number;
+/** Throws the TypeError for a lines buffer that is not bytes. */
+function checkLines(buffer: unknown): void {
+  if (!isBytes(buffer)) throw new TypeError(`buffer must be a Uint8Array of newline-delimited keys, got ${describe(buffer)}`);
+}
+
+/** Throws the TypeError for integer keys of another type. */
+function checkInts(keys: unknown): void {
+  if (!(keys instanceof Uint32Array || keys instanceof BigUint64Array)) {
+    throw new TypeError(`keys must be a Uint32Array or a BigUint64Array, got ${describe(keys)}`);
+  }
+}
+
+/** Hashes a chunk of packed keys in the scratch area (unless the kernel wants bytes) and hands it on. */
+function packedChunk(scratch: Scratch, hash: KeyHash | null, count: number, first: number, keys: number, start: number, visit: (chunk: Chunk) => void): void {
+  if (hash === null) {
+    visit({ scratch, count, first, source: SOURCE_BYTES, src: keys, hashes2: 0, start, lineBase: 0 });
+    return;
+  }
+  const hashes2 = hash.id === HASH_MURMUR3_128 ? scratch.hashes2 : 0;
+  scratch.arena.core.hashPackedKeys(hash.id, hash.seed, keys, scratch.ends, count, start, scratch.hashes, hashes2);
+  visit({ scratch, count, first, source: SOURCE_HASHES, src: scratch.hashes, hashes2, start: 0, lineBase: 0 });
+}
+
+/** An array of string or byte keys, written chunk by chunk. */
+function keysChunks(arena: Arena, hash: KeyHash | null, keys: readonly Key[], visit: (chunk: Chunk) => void): void {
+  checkKeyArray(keys);
+  let largest = 0;
+  for (let i = 0; i < keys.length; i++) largest = Math.max(largest, maxKeyBytes(keys[i], i));
+  const scratch = scratchOf(arena, largest);
+  const { ends, bytes, capacity } = scratch;
+  const endsIndex = ends >>> 2;
+  let first = 0;
+  let count = 0;
+  let used = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const isString = typeof key === "string";
+    if (count === MAX_BATCH_KEYS || used + (isString ? key.length * 3 : key.length) > capacity) {
+      packedChunk(scratch, hash, count, first, bytes, 0, visit);
+      first = i;
+      count = 0;
+      used = 0;
+    }
+    if (isString) used += writeString(scratch, key, used);
+    else {
+      arena.u8().set(key, bytes + used);
+      used += key.length;
+    }
+    arena.u32()[endsIndex + count++] = used;
+  }
+  if (count > 0) packedChunk(scratch, hash, count, first, bytes, 0, visit);
+}
+
+/** Packed keys, each chunk copied once. */
+function packedChunks(arena: Arena, hash: KeyHash | null, bytes: Uint8Array, ends: Uint32Array, visit: (chunk: Chunk) => void): void {
+  const scratch = scratchOf(arena, checkPacked(bytes, ends));
+  const total = ends.length;
+  let i = 0;
+  while (i < total) {
+    const start = i === 0 ? 0 : ends[i - 1];
+    const limit = Math.min(total, i + MAX_BATCH_KEYS);
+    let j = i;
+    while (j < limit && ends[j] - start <= scratch.capacity) j++;
+    arena.u8().set(bytes.subarray(start, ends[j - 1]), scratch.bytes);
+    arena.u32().set(ends.subarray(i, j), scratch.ends >>> 2);
+    // Offsets stay as the caller gave them; the key base is shifted instead (wraps mod 2^32).
+    packedChunk(scratch, hash, j - i, i, (scratch.bytes - start) >>> 0, start, visit);
+    i = j;
+  }
+}
+
+/**
+ * Newline-delimited keys, split in wasm piece by piece. A key is a line
+ * without its "\n" and one trailing "\r"; a last line without "\n" counts. A
+ * line longer than the scratch area gets a larger one.
+ */
+function linesChunks(arena: Arena, hash: KeyHash | null, buffer: Uint8Array, visit: (chunk: Chunk) => void): void {
+  checkLines(buffer);
+  let from = 0;
+  let first = 0;
+  let scratch = scratchOf(arena);
+  while (from < buffer.length) {
+    let len = Math.min(scratch.capacity, buffer.length - from);
+    let lines = splitLines(scratch, hash, buffer, from, len);
+    if (lines === 0) {
+      // No whole line fits: take a scratch area as large as the next line.
+      const newline = buffer.indexOf(10, from);
+      len = (newline < 0 ? buffer.length : newline + 1) - from;
+      scratch = scratchOf(arena, len);
+      lines = splitLines(scratch, hash, buffer, from, len);
+    }
+    const consumed = arena.u32()[scratch.consumed >>> 2];
+    if (hash === null) visit({ scratch, count: lines, first, source: SOURCE_BYTES, src: scratch.bytes, hashes2: 0, start: 0, lineBase: from });
+    else {
+      const hashes2 = hash.id === HASH_MURMUR3_128 ? scratch.hashes2 : 0;
+      visit({ scratch, count: lines, first, source: SOURCE_HASHES, src: scratch.hashes, hashes2, start: 0, lineBase: from });
+    }
+    first += lines;
+    from += consumed;
+  }
+}
+
+/** Copies `len` bytes of `buffer` from `from` into the scratch area and splits up to MAX_BATCH_KEYS lines; returns how many. */
+function splitLines(scratch: Scratch, hash: KeyHash | null, buffer: Uint8Array, from: number, len: number): number {
+  const { arena } = scratch;
+  arena.u8().set(buffer.subarray(from, from + len), scratch.bytes);
+  const final = from + len === buffer.length ? 1 : 0;
+  if (hash === null) return arena.core.compactLines(scratch.bytes, len, final, MAX_BATCH_KEYS, scratch.ends, scratch.lineEnds, scratch.consumed);
+  const hashes2 = hash.id === HASH_MURMUR3_128 ? scratch.hashes2 : 0;
+  return arena.core.hashLines(hash.id, hash.seed, scratch.bytes, len, final, MAX_BATCH_KEYS, scratch.hashes, hashes2, scratch.lineEnds, scratch.consumed);
+}
+
+/** Integer keys, copied chunk by chunk; the kernels hash them. */
+function intsChunks(arena: Arena, keys: Uint32Array | BigUint64Array, visit: (chunk: Chunk) => void): void {
+  checkInts(keys);
+  const wide = keys instanceof BigUint64Array;
+  const width = wide ? 8 : 4;
+  const scratch = scratchOf(arena);
+  const perCall = Math.min(MAX_BATCH_KEYS, Math.floor(scratch.capacity / width));
+  const raw = new Uint8Array(keys.buffer, keys.byteOffset, keys.byteLength);
+  for (let first = 0; first < keys.length; first += perCall) {
+    const count = Math.min(perCall, keys.length - first);
+    arena.u8().set(raw.subarray(first * width, (first + count) * width), scratch.bytes);
+    visit({ scratch, count, first, source: wide ? SOURCE_U64 : SOURCE_U32, src: scratch.bytes, hashes2: 0, start: 0, lineBase: 0 });
+  }
+}
+
+/**
+ * Feeds a source to `visit` chunk by chunk in `arena`'s scratch area: keys of
+ * bytes hashed with `hash` (or, when it is null, as packed bytes), integers as
+ * they are. The source is checked first; nothing runs if it is bad.
+ */
+export function forEachChunk(arena: Arena, hash: KeyHash | null, source: KeySource, visit: (chunk: Chunk) => void): void {
+  switch (source.kind) {
+    case "keys":
+      return keysChunks(arena, hash, source.keys, visit);
+    case "packed":
+      return packedChunks(arena, hash, source.bytes, source.ends, visit);
+    case "lines":
+      return linesChunks(arena, hash, source.buffer, visit);
+    case "ints":
+      return intsChunks(arena, source.keys, visit);
+  }
 }
 
 /** Concatenates typed arrays of one kind. */
 export function concat<T extends Uint8Array | Uint32Array>(parts: T[], Type: { new (length: number): T }): T {
+  if (parts.length === 1) return parts[0];
   const out = new Type(parts.reduce((sum, part) => sum + part.length, 0));
   let at = 0;
   for (const part of parts) {
@@ -77,120 +237,127 @@ export function concat<T extends Uint8Array | Uint32Array>(parts: T[], Type: { n
   return out;
 }
 
-/**
- * Runs a lines call over a buffer and hands each piece's answers and line
- * ends (offsets in `buffer`) to `visit` as views of wasm memory, valid only
- * during the call: nothing is copied or allocated per piece.
- */
-export function linesEach(buffer: Uint8Array, call: LinesCall, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
-  let base = 0;
-  forEachLineChunk(buffer, (keys, len, final) => {
-    let at = 0;
-    while (at < len) {
-      const { ends: endsPtr, out } = useScratch(0);
-      const lines = call.run(keys + at, len - at, final, MAX_BATCH_KEYS, out, endsPtr);
-      if (lines === 0) break;
-      const memory = heapU8().buffer;
-      // Ends come relative to this call's start; `offset` turns them into offsets in `buffer`.
-      visit(new Uint8Array(memory, out, lines), new Uint32Array(memory, endsPtr, lines), base + at);
-      at += call.consumed();
-    }
-    base += at;
-    return at;
-  });
+/** A kernel over one chunk: writes one answer per key at `scratch.out` and returns the sum of the answers' "hits". */
+export type Kernel = (chunk: Chunk) => number;
+
+/** What a batch run gives back: one answer per key, and the sum the kernel returned over all chunks. */
+export interface BatchResult<T extends Uint8Array | Uint32Array> {
+  answers: T;
+  total: number;
+  /** Lines only: each line's end offset in the buffer (after its "\n"), when asked for. */
+  ends?: Uint32Array;
 }
 
 /**
- * Runs a lines call over a buffer of newline-delimited keys: one answer byte
- * per line and, when asked, each line's end offset in the buffer. `onAnswers`
- * sees each piece's answers as they come (for counting new keys).
+ * Runs `kernel` over every chunk of `source` in `arena` and collects one
+ * answer per key: a byte, or a u32 when `Answers` is Uint32Array.
  */
-export function linesOf(buffer: Uint8Array, call: LinesCall, wantEnds: boolean, onAnswers?: (answers: Uint8Array) => void): { answers: Uint8Array; ends: Uint32Array } {
-  const answers: Uint8Array[] = [];
-  const ends: Uint32Array[] = [];
-  let base = 0;
-  forEachLineChunk(buffer, (keys, len, final) => {
-    let at = 0;
-    while (at < len) {
-      const { ends: endsPtr, out } = useScratch(0);
-      const lines = call.run(keys + at, len - at, final, MAX_BATCH_KEYS, out, wantEnds ? endsPtr : 0);
-      if (lines === 0) break;
-      const piece = heapU8().slice(out, out + lines);
-      onAnswers?.(piece);
-      answers.push(piece);
-      if (wantEnds) {
-        const lineEnds = heapU32().slice(endsPtr >>> 2, (endsPtr >>> 2) + lines);
-        for (let i = 0; i < lines; i++) lineEnds[i] += base + at;
-        ends.push(lineEnds);
-      }
-      at += call.consumed();
+export function runBatch<T extends Uint8Array | Uint32Array>(
+  arena: Arena,
+  hash: KeyHash | null,
+  source: KeySource,
+  kernel: Kernel,
+  Answers: { new (length: number): T; readonly BYTES_PER_ELEMENT: number },
+  wantEnds = false,
+): BatchResult<T> {
+  const length = sourceLength(source);
+  const whole = length >= 0 ? new Answers(length) : undefined;
+  const parts: T[] = [];
+  const endParts: Uint32Array[] = [];
+  let total = 0;
+  forEachChunk(arena, hash, source, (chunk) => {
+    total += kernel(chunk);
+    const { scratch, count } = chunk;
+    const view = Answers.BYTES_PER_ELEMENT === 1 ? arena.u8().subarray(scratch.out, scratch.out + count) : arena.u32().subarray(scratch.out >>> 2, (scratch.out >>> 2) + count);
+    if (whole) whole.set(view as T, chunk.first);
+    else parts.push(view.slice() as T);
+    if (wantEnds) {
+      const ends = arena.u32().slice(scratch.lineEnds >>> 2, (scratch.lineEnds >>> 2) + count);
+      for (let i = 0; i < count; i++) ends[i] += chunk.lineBase;
+      endParts.push(ends);
     }
-    base += at;
-    return at;
   });
-  return { answers: concat(answers, Uint8Array), ends: concat(ends, Uint32Array) };
+  const answers = whole ?? (parts.length ? concat(parts, Answers) : new Answers(0));
+  return wantEnds ? { answers, total, ends: concat(endParts, Uint32Array) } : { answers, total };
 }
 
-/** Integer keys per wasm call: one answer byte each fits the scratch area's 8-bytes-per-key result room. */
-const INTS_PER_CALL = MAX_BATCH_KEYS * 8;
-
-/** One wasm call over `count` integer keys at `keys` (u32 when `wide` is 0, else u64); one answer byte each into `out`. */
-export type IntsCall = (keys: number, count: number, wide: number, out: number) => number;
-
-/** Runs `call` over integer keys in chunks copied into wasm memory; one answer byte per key. */
-export function intsOf(keys: Uint32Array | BigUint64Array, call: IntsCall): Uint8Array {
-  return intsInto(keys, call, new Uint8Array(checkInts(keys).length));
+/** A chunk's keys copied out of wasm memory, so that picks of them can be placed in any arena any number of times. */
+export interface SavedChunk {
+  readonly chunk: Chunk;
+  /** Hashes or integer keys as u32 words (two per u64); for SOURCE_BYTES, the key bytes. */
+  readonly words: Uint32Array;
+  readonly words2: Uint32Array | undefined;
+  readonly bytes: Uint8Array | undefined;
+  /** SOURCE_BYTES: key i is bytes[ends[i − 1] − start .. ends[i] − start). */
+  readonly ends: Uint32Array | undefined;
 }
 
-/** Runs `call` over integer keys; one u32 per key (counts). */
-export function u32sOfInts(keys: Uint32Array | BigUint64Array, call: IntsCall): Uint32Array {
-  return intsInto(keys, call, new Uint32Array(checkInts(keys).length));
+/** u32 words per key of a source. */
+function wordsPerKey(source: number): number {
+  return source === SOURCE_U32 ? 1 : 2;
 }
 
-/** Throws the TypeError for anything but a Uint32Array or BigUint64Array. */
-function checkInts(keys: unknown): Uint32Array | BigUint64Array {
-  if (keys instanceof Uint32Array || keys instanceof BigUint64Array) return keys;
-  throw new TypeError(`keys must be a Uint32Array or a BigUint64Array, got ${describe(keys)}`);
-}
-
-/** The chunk loop of intsOf and u32sOfInts: `result` gets one answer per key, of its own width. */
-function intsInto<T extends Uint8Array | Uint32Array>(keys: Uint32Array | BigUint64Array, call: IntsCall, result: T): T {
-  const wide = keys instanceof BigUint64Array;
-  const width = wide ? 8 : 4;
-  const answerBytes = result.BYTES_PER_ELEMENT;
-  // The scratch area's result room is 8 bytes per MAX_BATCH_KEYS key.
-  const perCall = INTS_PER_CALL / answerBytes;
-  const { bytes, out } = useScratch(INTS_PER_CALL * 8);
-  const raw = new Uint8Array(keys.buffer, keys.byteOffset, keys.byteLength);
-  const answers = new Uint8Array(result.buffer, result.byteOffset, result.byteLength);
-  for (let first = 0; first < keys.length; first += perCall) {
-    const count = Math.min(perCall, keys.length - first);
-    heapU8().set(raw.subarray(first * width, (first + count) * width), bytes);
-    call(bytes, count, wide ? 1 : 0, out);
-    answers.set(heapU8().subarray(out, out + count * answerBytes), first * answerBytes);
+/** Copies a chunk's keys out of its scratch area before other batches reuse it. */
+export function saveChunk(chunk: Chunk): SavedChunk {
+  const arena = chunk.scratch.arena;
+  if (chunk.source === SOURCE_BYTES) {
+    const ends = arena.u32().slice(chunk.scratch.ends >>> 2, (chunk.scratch.ends >>> 2) + chunk.count);
+    const last = chunk.count === 0 ? chunk.start : ends[chunk.count - 1];
+    const bytes = arena.u8().slice(chunk.src + chunk.start, chunk.src + last);
+    return { chunk, words: new Uint32Array(0), words2: undefined, bytes, ends };
   }
-  return result;
+  const width = wordsPerKey(chunk.source);
+  const words = arena.u32().slice(chunk.src >>> 2, (chunk.src >>> 2) + chunk.count * width);
+  const words2 = chunk.hashes2 !== 0 ? arena.u32().slice(chunk.hashes2 >>> 2, (chunk.hashes2 >>> 2) + chunk.count * 2) : undefined;
+  return { chunk, words, words2, bytes: undefined, ends: undefined };
 }
 
 /**
- * Runs a packed-keys wasm call over newline-delimited keys: each piece is
- * compacted in wasm memory into packed keys (lines without "\n" and one
- * trailing "\r"), then handed to `call`. One answer byte per line.
+ * The keys of a saved chunk at `picks` (indices into the chunk; null for all
+ * of them) as a chunk of their own in `arena`'s scratch area: how one
+ * hashing pass serves filters in other memories, and subsets of a chunk (the
+ * keys a scalable filter's newest layer takes).
  */
-export function linesAsPacked(buffer: Uint8Array, call: WasmBatch): Uint8Array {
-  const parts: Uint8Array[] = [];
-  forEachLineChunk(buffer, (keys, len, final) => {
-    let at = 0;
-    while (at < len) {
-      const { ends, out } = useScratch(0);
-      const lines = core.compactLines(keys + at, len - at, final ? 1 : 0, MAX_BATCH_KEYS, ends);
-      if (lines === 0) break;
-      const consumed = core.compactLinesConsumed();
-      call(keys + at, ends, lines, 0, out);
-      parts.push(heapU8().slice(out, out + lines));
-      at += consumed;
+export function placeChunk(saved: SavedChunk, picks: readonly number[] | null, arena: Arena): Chunk {
+  const { chunk } = saved;
+  const count = picks === null ? chunk.count : picks.length;
+  const index = (j: number) => (picks === null ? j : picks[j]);
+  if (chunk.source === SOURCE_BYTES) {
+    const ends = saved.ends!;
+    const to = scratchOf(arena, saved.bytes!.length);
+    const u8 = arena.u8();
+    const u32 = arena.u32();
+    let used = 0;
+    for (let j = 0; j < count; j++) {
+      const i = index(j);
+      const start = (i === 0 ? chunk.start : ends[i - 1]) - chunk.start;
+      const end = ends[i] - chunk.start;
+      u8.set(saved.bytes!.subarray(start, end), to.bytes + used);
+      used += end - start;
+      u32[(to.ends >>> 2) + j] = used;
     }
-    return at;
-  });
-  return concat(parts, Uint8Array);
+    return { scratch: to, count, first: chunk.first, source: SOURCE_BYTES, src: to.bytes, hashes2: 0, start: 0, lineBase: chunk.lineBase };
+  }
+  const to = scratchOf(arena);
+  const dst = chunk.source === SOURCE_HASHES ? to.hashes : to.bytes;
+  const width = wordsPerKey(chunk.source);
+  placeWords(saved.words, arena.u32(), dst >>> 2, width, count, picks);
+  let hashes2 = 0;
+  if (saved.words2) {
+    hashes2 = to.hashes2;
+    placeWords(saved.words2, arena.u32(), hashes2 >>> 2, 2, count, picks);
+  }
+  return { scratch: to, count, first: chunk.first, source: chunk.source, src: dst, hashes2, start: 0, lineBase: chunk.lineBase };
+}
+
+/** Writes entry picks[j] (or j) of `width` words of `words` to entry j at word `at` of `target`. */
+function placeWords(words: Uint32Array, target: Uint32Array, at: number, width: number, count: number, picks: readonly number[] | null): void {
+  if (picks === null) {
+    target.set(words.subarray(0, count * width), at);
+    return;
+  }
+  for (let j = 0; j < count; j++) {
+    const i = picks[j];
+    for (let w = 0; w < width; w++) target[at + j * width + w] = words[i * width + w];
+  }
 }

@@ -1,13 +1,17 @@
 // The standard Bloom filter: an m-bit array in wasm memory and k indices per
 // key, by default from Kirsch–Mitzenmacher double hashing over one 64-bit
 // xxh64 hash (see assembly/bloom.ts).
-import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
 import { WasmBlock } from "./wasm-block.js";
+import type { Arena } from "./arena.js";
+import { MAX_BLOCK_BYTES } from "./memory.js";
+import { FILTER_HEADER, OP_ADD, OP_HAS } from "./constants.generated.js";
 import { checkInteger, checkIntsHashing, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
-import { forEachChunk, forEachPackedChunk, useScratch, writeKey, type Key } from "./keys.js";
-import { intsOf, linesEach, linesOf, type IntsCall, type LinesCall } from "./batch.js";
+import { type Key } from "./keys.js";
+import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
+import { combineInto } from "./combine.js";
 import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
-import { type HashName } from "./hash.js";
+import type { Filter } from "./filter.js";
+import { hashId, type HashName } from "./hash.js";
 import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, writeRecord } from "./format.js";
 import {
   HASHING_OPTION_NAMES,
@@ -30,11 +34,14 @@ export interface BloomFilterOptions extends HashingOptions {
 }
 
 const OPTION_NAMES = [...HASHING_OPTION_NAMES, "foldable"] as const;
-const HEADER_BYTES = core.bloomBlockBytes(0);
-/** bloomLines operations. */
-const LINES = { add: 0, has: 1 } as const;
+const HEADER_BYTES = FILTER_HEADER;
 
-/** Largest m a single filter can have: its block must fit the allocator's 1 GiB − 4 byte limit. */
+/** Bytes of a filter's block: the header, then m bits as whole u64 words. */
+function blockBytes(bits: number): number {
+  return HEADER_BYTES + Math.ceil(bits / 64) * 8;
+}
+
+/** Largest m a single filter can have: its block must fit one wasm memory (4 GiB less the arena's own room). */
 export const MAX_FILTER_BITS = Math.floor((MAX_BLOCK_BYTES - HEADER_BYTES) / 8) * 64;
 /** Most folds a foldable create() prepares for: m a multiple of 64 · 2^16 at most. */
 const MAX_FOLD_LOG2 = 16;
@@ -48,7 +55,7 @@ function foldableBits(m: number): number {
 }
 
 /** A standard Bloom filter: no false negatives, false positives at a rate set by m, k and n. */
-export class BloomFilter extends WasmBlock {
+export class BloomFilter extends WasmBlock implements Filter {
   readonly #bits: number;
   readonly #hashes: number;
   readonly #hashing: Hashing;
@@ -58,9 +65,12 @@ export class BloomFilter extends WasmBlock {
 
   readonly #baseBits: number;
 
-  private constructor(bits: number, hashes: number, hashing: Hashing, baseBits = bits) {
-    super(core.bloomBlockBytes(bits), `a Bloom filter of ${bits} bits`);
-    writeIndexHeader(this.live(), bits, hashes, hashing, baseBits);
+  readonly #keyHash: KeyHash | null;
+
+  private constructor(bits: number, hashes: number, hashing: Hashing, baseBits = bits, near?: Arena) {
+    super(blockBytes(bits), `a Bloom filter of ${bits} bits (${formatBytes(blockBytes(bits))})`, near);
+    writeIndexHeader(this.core, this.live(), bits, hashes, hashing, baseBits);
+    this.#keyHash = hashing.strategy === "double" ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;
     this.#bits = bits;
     this.#hashes = hashes;
     this.#hashing = hashing;
@@ -133,9 +143,14 @@ export class BloomFilter extends WasmBlock {
   }
 
   /** Keys added that set at least one new bit: distinct keys, less those the filter already took for present. */
-  get count(): number {
+  get size(): number {
     this.live();
     return this.#count;
+  }
+
+  /** @deprecated Use `size`; `count` is kept for one release. */
+  get count(): number {
+    return this.size;
   }
 
   /** Fraction of bits set, X / m. */
@@ -155,7 +170,7 @@ export class BloomFilter extends WasmBlock {
   }
 
   /** The rate the formula predicts for `items` distinct keys in this filter: (1 − e^(−k·n/m))^k. */
-  expectedFalsePositiveRate(items: number = this.count): number {
+  expectedFalsePositiveRate(items: number = this.size): number {
     return falsePositiveRateFor(items, this.#bits, this.#hashes);
   }
 
@@ -167,9 +182,8 @@ export class BloomFilter extends WasmBlock {
 
   /** True when the key is probably present; false when it is definitely absent. */
   has(key: Key): boolean {
-    const ptr = this.live();
-    const len = writeKey(key);
-    return core.bloomHas(ptr, useScratch(0).bytes, len) === 1;
+    const { ptr, length } = this.oneKey(key);
+    return this.core.bloomHas(this.live(), ptr, length) === 1;
   }
 
   /** Adds a key and returns true when it was probably present before (a de-duplication step in one call). */
@@ -179,12 +193,10 @@ export class BloomFilter extends WasmBlock {
 
   /** The key's k bit indices, in the order the hashes produce them (duplicates possible). */
   positions(key: Key): number[] {
-    const ptr = this.live();
-    const len = writeKey(key);
-    // The scratch result bytes hold at least MAX_BATCH_KEYS ≥ 8 × MAX_HASHES bytes.
-    const { bytes, out } = useScratch(0);
-    core.bloomPositions(ptr, bytes, len, out);
-    return Array.from(new Float64Array(core.memory.buffer, out, this.#hashes));
+    const { ptr, length, out } = this.oneKey(key);
+    // The scratch answer room holds 8 bytes per batch key, far more than 8 × MAX_HASHES.
+    this.core.bloomPositions(this.live(), ptr, length, out);
+    return Array.from(this.arena.f64().subarray(out / 8, out / 8 + this.#hashes));
   }
 
   /**
@@ -200,74 +212,52 @@ export class BloomFilter extends WasmBlock {
 
   /** Queries integer keys (as addInts): 1 = probably present, 0 = definitely absent. */
   hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
-    return intsOf(keys, this.#intsCall(1));
+    checkIntsHashing(this.#hashing.strategy);
+    return this.runOp(OP_HAS, { kind: "ints", keys }).answers;
   }
 
   /** Adds integer keys in order; 1 where a key was probably present before. */
   testAndAddInts(keys: Uint32Array | BigUint64Array): Uint8Array {
-    const answers = intsOf(keys, this.#intsCall(0));
-    this.#countNew(answers);
-    return answers;
+    checkIntsHashing(this.#hashing.strategy);
+    return this.#add({ kind: "ints", keys });
   }
 
   /** A copy of the bit array: bit i is bit (i & 7) of byte (i >> 3), ⌈m/8⌉ bytes. */
   bitArray(): Uint8Array {
     const data = this.live() + HEADER_BYTES;
-    return heapU8().slice(data, data + Math.ceil(this.#bits / 8));
+    return this.arena.u8().slice(data, data + Math.ceil(this.#bits / 8));
   }
 
   /** Adds every key, in one wasm call per chunk. */
   addMany(keys: readonly Key[]): this {
-    const ptr = this.live();
-    forEachChunk(keys as Key[], (count, _first, keysPtr, start) => {
-      this.#added(core.bloomAddPacked(ptr, keysPtr, useScratch(0).ends, count, start, 0));
-    });
+    this.#add({ kind: "keys", keys });
     return this;
   }
 
   /** Queries every key: 1 = probably present, 0 = definitely absent. */
   hasMany(keys: readonly Key[]): Uint8Array {
-    const ptr = this.live();
-    const result = new Uint8Array(keys.length);
-    forEachChunk(keys as Key[], (count, first, keysPtr, start) => {
-      const { ends, out } = useScratch(0);
-      core.bloomHasPacked(ptr, keysPtr, ends, count, start, out);
-      result.set(heapU8().subarray(out, out + count), first);
-    });
-    return result;
+    return this.runOp(OP_HAS, { kind: "keys", keys }).answers;
   }
 
   /** Adds every key in order; result[i] = 1 when key i was probably present before it was added. */
   testAndAddMany(keys: readonly Key[]): Uint8Array {
-    const ptr = this.live();
-    const result = new Uint8Array(keys.length);
-    forEachChunk(keys as Key[], (count, first, keysPtr, start) => {
-      const { ends, out } = useScratch(0);
-      this.#added(core.bloomAddPacked(ptr, keysPtr, ends, count, start, out));
-      result.set(heapU8().subarray(out, out + count), first);
-    });
-    return result;
+    return this.#add({ kind: "keys", keys });
   }
 
   /** Adds keys packed in one buffer: key i is bytes[ends[i−1] .. ends[i]) (key 0 starts at 0). Skips string encoding. */
   addPacked(bytes: Uint8Array, ends: Uint32Array): this {
-    const ptr = this.live();
-    forEachPackedChunk(bytes, ends, (count, _first, keysPtr, start) => {
-      this.#added(core.bloomAddPacked(ptr, keysPtr, useScratch(0).ends, count, start, 0));
-    });
+    this.#add({ kind: "packed", bytes, ends });
     return this;
   }
 
   /** Queries keys packed as in addPacked: 1 = probably present, 0 = definitely absent. */
   hasPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
-    const ptr = this.live();
-    const result = new Uint8Array(ends instanceof Uint32Array ? ends.length : 0);
-    forEachPackedChunk(bytes, ends, (count, first, keysPtr, start) => {
-      const { ends: endsPtr, out } = useScratch(0);
-      core.bloomHasPacked(ptr, keysPtr, endsPtr, count, start, out);
-      result.set(heapU8().subarray(out, out + count), first);
-    });
-    return result;
+    return this.runOp(OP_HAS, { kind: "packed", bytes, ends }).answers;
+  }
+
+  /** Adds packed keys in order; 1 where a key was probably present before. */
+  testAndAddPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
+    return this.#add({ kind: "packed", bytes, ends });
   }
 
   /**
@@ -306,8 +296,11 @@ export class BloomFilter extends WasmBlock {
           `(m / factor a whole number of 64-bit words); create with { foldable: true } to allow folding`,
       );
     }
-    const folded = new BloomFilter(this.#bits / factor, this.#hashes, this.#hashing, this.#baseBits);
-    core.bloomFold(ptr, folded.live(), factor);
+    const folded = new BloomFilter(this.#bits / factor, this.#hashes, this.#hashing, this.#baseBits, this.arena);
+    const partBytes = (this.#bits / factor) / 8;
+    for (let t = 0; t < factor; t++) {
+      combineInto(folded.arena, folded.live() + HEADER_BYTES, this.arena, ptr + HEADER_BYTES + t * partBytes, partBytes, false);
+    }
     folded.#count = this.#count;
     folded.#setBits = -1;
     return folded;
@@ -326,13 +319,14 @@ export class BloomFilter extends WasmBlock {
     const w = new ParamWriter().u64(this.#bits).u64(this.#baseBits).u32(this.#hashes).u64(this.#count);
     writeHashing(w, this.#hashing);
     const data = ptr + HEADER_BYTES;
-    const length = core.bloomBlockBytes(this.#bits) - HEADER_BYTES;
+    const length = blockBytes(this.#bits) - HEADER_BYTES;
+    const arena = this.arena;
     return writeRecord({
       type: FilterType.bloom,
       params: w.bytes(),
       payloadLength: length,
-      writePayload: (target) => target.set(heapU8().subarray(data, data + length)),
-      payloadChecksum: checksumAt(data, length),
+      writePayload: (target) => target.set(arena.u8().subarray(data, data + length)),
+      payloadChecksum: checksumAt(arena, data, length),
     });
   }
 
@@ -360,15 +354,15 @@ export class BloomFilter extends WasmBlock {
     if (hashing.strategy === "independent" && hashing.names.length !== hashes) {
       throw new FormatError(`corrupted: ${hashing.names.length} hashes listed for k = ${hashes}`);
     }
-    const length = core.bloomBlockBytes(bits) - HEADER_BYTES;
+    const length = blockBytes(bits) - HEADER_BYTES;
     if (record.payload.length !== length) throw new FormatError(`corrupted: payload of ${record.payload.length} bytes for ${bits} bits`);
     const filter = new BloomFilter(bits, hashes, hashing, baseBits);
     const data = filter.live() + HEADER_BYTES;
-    heapU8().set(record.payload, data);
+    filter.arena.u8().set(record.payload, data);
     // A filter never sets the bits of its last word past m.
     const lastWord = new DataView(record.payload.buffer, record.payload.byteOffset + length - 8, 8).getBigUint64(0, true);
     const padding = bits % 64 !== 0 && lastWord >> BigInt(bits % 64) !== 0n;
-    if (padding || checksumAt(data, length) !== record.payloadChecksum) {
+    if (padding || checksumAt(filter.arena, data, length) !== record.payloadChecksum) {
       filter.dispose();
       throw new FormatError(padding ? "corrupted: bits past m are set" : "corrupted: the payload checksum does not match");
     }
@@ -378,8 +372,12 @@ export class BloomFilter extends WasmBlock {
   }
 
   /** @internal A filter with these parameters whose bits `fill` writes, given the block pointer. */
-  static fromFill(bits: number, hashes: number, hashing: Hashing, count: number, fill: (ptr: number) => void): BloomFilter {
-    const filter = new BloomFilter(bits, hashes, hashing);
+  static fromFill(bits: number, hashes: number, hashing: Hashing, count: number, near: Arena, fill: (ptr: number) => void): BloomFilter {
+    const filter = new BloomFilter(bits, hashes, hashing, bits, near);
+    if (filter.arena !== near) {
+      filter.dispose();
+      throw new RangeError(`no room beside the source filter for a Bloom filter of ${bits} bits`);
+    }
     fill(filter.live());
     filter.#count = count;
     filter.#setBits = -1;
@@ -398,18 +396,18 @@ export class BloomFilter extends WasmBlock {
    * adds no empty key.
    */
   addLines(buffer: Uint8Array): this {
-    this.#lines(LINES.add, buffer, false);
+    this.#add({ kind: "lines", buffer });
     return this;
   }
 
   /** Queries newline-delimited keys (as addLines splits them): one 0/1 per line. */
   hasLines(buffer: Uint8Array): Uint8Array {
-    return this.#lines(LINES.has, buffer, false).answers;
+    return this.runOp(OP_HAS, { kind: "lines", buffer }).answers;
   }
 
   /** Adds newline-delimited keys in order; 1 where a line was probably present before (a de-dup pass over a buffer). */
   testAndAddLines(buffer: Uint8Array): Uint8Array {
-    return this.#lines(LINES.add, buffer, false).answers;
+    return this.#add({ kind: "lines", buffer });
   }
 
   /**
@@ -418,42 +416,51 @@ export class BloomFilter extends WasmBlock {
    * the call; line i of the piece ends at offset + ends[i] in `buffer`.
    */
   testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
-    linesEach(buffer, this.#linesCall(LINES.add), (answers, ends, offset) => {
-      this.#countNew(answers);
-      visit(answers, ends, offset);
-    });
+    this.#added(this.runLinesEach(OP_ADD, buffer, visit));
   }
 
   /** testAndAddLines plus each line's end offset in `buffer` (after its "\n"), for writers that copy lines out. */
   testAndAddLinesWithEnds(buffer: Uint8Array): { answers: Uint8Array; ends: Uint32Array } {
-    return this.#lines(LINES.add, buffer, true);
+    const { answers, total, ends } = this.runOp(OP_ADD, { kind: "lines", buffer }, Uint8Array, true);
+    this.#added(total);
+    return { answers, ends: ends! };
   }
 
-  /** The wasm lines loop for `op`, as batch.ts's runners take it. */
-  #linesCall(op: number): LinesCall {
+  /**
+   * Runs OP_ADD or OP_HAS over a chunk already in this filter's arena and
+   * counts the keys an add made new; the answers are a view of wasm memory,
+   * valid until the next batch. @internal
+   */
+  runChunk(op: number, chunk: Chunk): Uint8Array {
+    const total = this.kernel(op)(chunk);
+    if (op === OP_ADD) this.#added(total);
+    return this.arena.u8().subarray(chunk.scratch.out, chunk.scratch.out + chunk.count);
+  }
+
+  /** The kernel for OP_ADD / OP_HAS over a chunk: over hashes or integers, or over key bytes for the independent strategy. */
+  protected kernel(op: number): Kernel {
     const ptr = this.live();
-    return {
-      run: (keys, len, final, maxLines, out, lineEnds) => core.bloomLines(ptr, op, keys, len, final ? 1 : 0, maxLines, out, lineEnds, 0),
-      consumed: () => core.bloomLinesConsumed(),
+    const core = this.core;
+    return (chunk) => {
+      const { scratch, count } = chunk;
+      if (chunk.source === SOURCE_BYTES) return core.bloomBytes(ptr, op, chunk.src, scratch.ends, count, chunk.start, scratch.out);
+      return core.bloomRun(ptr, op, chunk.source, chunk.src, chunk.hashes2, count, scratch.out, scratch.room);
     };
   }
 
-  #lines(op: number, buffer: Uint8Array, wantEnds: boolean): { answers: Uint8Array; ends: Uint32Array } {
-    const call = this.#linesCall(op);
-    return linesOf(buffer, call, wantEnds, op === LINES.add ? (answers) => this.#countNew(answers) : undefined);
+  protected get keyHash(): KeyHash | null {
+    return this.#keyHash;
   }
 
-  #intsCall(op: number): IntsCall {
-    const ptr = this.live();
-    checkIntsHashing(this.#hashing.strategy);
-    return (keys, count, wide, out) => core.bloomInts(ptr, op, keys, count, wide, out);
+  protected describeParameters(): Record<string, unknown> {
+    return { bits: this.#bits, hashes: this.#hashes, size: this.#count, hash: this.hash, seed: this.seed, strategy: this.strategy };
   }
 
-  /** Counts the keys that were new (answer 0) among add answers. */
-  #countNew(answers: Uint8Array): void {
-    let added = 0;
-    for (const seen of answers) added += seen ^ 1;
-    this.#added(added);
+  /** Adds a batch; answers 1 where a key was probably present before. */
+  #add(source: KeySource): Uint8Array {
+    const { answers, total } = this.runOp(OP_ADD, source);
+    this.#added(total);
+    return answers;
   }
 
   #combine(other: BloomFilter, op: "union" | "intersect"): BloomFilter {
@@ -466,8 +473,11 @@ export class BloomFilter extends WasmBlock {
       : this.#baseBits !== other.#baseBits ? `folding: base bits ${this.#baseBits} vs ${other.#baseBits}`
       : hashingDifference(this.#hashing, other.#hashing);
     if (differs) throw new RangeError(`cannot ${op} filters with different ${differs}`);
-    const result = new BloomFilter(this.#bits, this.#hashes, this.#hashing, this.#baseBits);
-    core.bloomCombine(result.live(), ptr, otherPtr, op === "intersect" ? 1 : 0);
+    const result = new BloomFilter(this.#bits, this.#hashes, this.#hashing, this.#baseBits, this.arena);
+    const bytes = blockBytes(this.#bits) - HEADER_BYTES;
+    const data = result.live() + HEADER_BYTES;
+    combineInto(result.arena, data, this.arena, ptr + HEADER_BYTES, bytes, false);
+    combineInto(result.arena, data, other.arena, otherPtr + HEADER_BYTES, bytes, op === "intersect");
     result.#setBits = -1;
     // Shared keys cannot be told apart: the fill estimate, bounded by what the operands hold.
     const bound = op === "union" ? this.#count + other.#count : Math.min(this.#count, other.#count);
@@ -478,9 +488,8 @@ export class BloomFilter extends WasmBlock {
 
   /** Inserts one key; true when it set a new bit. */
   #insertOne(key: Key): boolean {
-    const ptr = this.live();
-    const len = writeKey(key);
-    const fresh = core.bloomAdd(ptr, useScratch(0).bytes, len);
+    const { ptr, length } = this.oneKey(key);
+    const fresh = this.core.bloomAdd(this.live(), ptr, length);
     this.#added(fresh);
     return fresh === 1;
   }
@@ -494,7 +503,7 @@ export class BloomFilter extends WasmBlock {
 
   #countSetBits(): number {
     const ptr = this.live();
-    if (this.#setBits < 0) this.#setBits = core.bloomSetBits(ptr);
+    if (this.#setBits < 0) this.#setBits = this.core.bloomSetBits(ptr);
     return this.#setBits;
   }
 }

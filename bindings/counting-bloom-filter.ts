@@ -1,16 +1,18 @@
 // Counting Bloom filter: counters instead of bits, so keys can be removed, and
 // the spectral filter's minimum selection as a frequency estimate. Indexed
 // exactly like BloomFilter (same m, k and hashing give the same positions).
-import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
 import { WasmBlock } from "./wasm-block.js";
+import { MAX_BLOCK_BYTES } from "./memory.js";
+import { FILTER_HEADER, OP_ADD, OP_COUNT, OP_HAS, OP_REMOVE } from "./constants.generated.js";
 import { checkInteger, checkIntsHashing, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
-import { bytesOf, bytesOfPacked, intsOf, linesAsPacked, one, u32sOf, u32sOfInts, u32sOfPacked, type IntsCall, type WasmBatch } from "./batch.js";
-import { useScratch, writeKey, type Key } from "./keys.js";
+import { SOURCE_BYTES, type Kernel, type KeyHash, type KeySource } from "./batch.js";
+import { type Key } from "./keys.js";
+import type { DeletableFilter } from "./filter.js";
 import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
 import { BloomFilter } from "./bloom-filter.js";
 import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, writeRecord } from "./format.js";
 import { HASHING_OPTION_NAMES, readHashing, resolveHashing, writeHashing, writeIndexHeader, type Hashing, type HashingOptions } from "./hashing.js";
-import { type HashName } from "./hash.js";
+import { hashId, type HashName } from "./hash.js";
 
 export type CounterBits = 4 | 8 | 16;
 
@@ -20,8 +22,12 @@ export interface CountingBloomFilterOptions extends HashingOptions {
 }
 
 const OPTION_NAMES = [...HASHING_OPTION_NAMES, "counterBits"] as const;
-const HEADER_BYTES = core.bloomBlockBytes(0);
-const OP = { add: 0, has: 1, remove: 2, count: 3 } as const;
+const HEADER_BYTES = FILTER_HEADER;
+
+/** Bytes of a filter's block: the header, then the counters in whole u64 words. */
+function blockBytes(counters: number, width: CounterBits): number {
+  return HEADER_BYTES + Math.ceil((counters * width) / 64) * 8;
+}
 
 function checkCounterBits(options: Record<string, unknown>): CounterBits {
   const bits = options.counterBits ?? 4;
@@ -35,16 +41,19 @@ function maxCounters(width: CounterBits): number {
 }
 
 /** A Bloom filter with counters: add, remove, and how often a key was added. */
-export class CountingBloomFilter extends WasmBlock {
+export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
   readonly #counters: number;
   readonly #hashes: number;
   readonly #width: CounterBits;
   readonly #hashing: Hashing;
   #size = 0;
+  readonly #keyHash: KeyHash | null;
 
   private constructor(counters: number, hashes: number, width: CounterBits, hashing: Hashing) {
-    super(core.countingBlockBytes(counters, width), `a counting Bloom filter of ${counters} ${width}-bit counters`);
-    writeIndexHeader(this.live(), counters, hashes, hashing);
+    const bytes = blockBytes(counters, width);
+    super(bytes, `a counting Bloom filter of ${counters} ${width}-bit counters (${formatBytes(bytes)})`);
+    writeIndexHeader(this.core, this.live(), counters, hashes, hashing);
+    this.#keyHash = hashing.strategy === "double" ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;
     this.#counters = counters;
     this.#hashes = hashes;
     this.#width = width;
@@ -81,9 +90,14 @@ export class CountingBloomFilter extends WasmBlock {
     return new CountingBloomFilter(counters, hashes, width, hashing);
   }
 
-  /** m, the number of counters. */
-  get bits(): number {
+  /** m, the number of counters (the m of a BloomFilter that indexes keys the same way). */
+  get counters(): number {
     return this.#counters;
+  }
+
+  /** Bits of memory the counters take: m · counterBits. */
+  get bits(): number {
+    return this.#counters * this.#width;
   }
 
   get hashes(): number {
@@ -114,12 +128,12 @@ export class CountingBloomFilter extends WasmBlock {
 
   /** Counters stuck at their maximum (2^counterBits − 1). */
   get saturatedCounters(): number {
-    return core.countingSaturated(this.live(), this.#width);
+    return this.core.countingSaturated(this.live(), this.#width);
   }
 
   /** Fraction of counters above 0. */
   get fillRatio(): number {
-    return core.countingNonZero(this.live(), this.#width) / this.#counters;
+    return this.core.countingNonZero(this.live(), this.#width) / this.#counters;
   }
 
   /** The rate now, from the fill: (nonzero / m)^k. */
@@ -134,18 +148,24 @@ export class CountingBloomFilter extends WasmBlock {
 
   /** Adds one occurrence of the key. */
   add(key: Key): this {
-    one(key, this.#op(OP.add));
-    this.#size++;
+    this.testAndAdd(key);
     return this;
   }
 
+  /** Adds one occurrence of the key; true when it was probably present before (every counter above 0). */
+  testAndAdd(key: Key): boolean {
+    const seen = this.#one(OP_ADD, key) === 1;
+    this.#size++;
+    return seen;
+  }
+
   has(key: Key): boolean {
-    return one(key, this.#op(OP.has)) === 1;
+    return this.#one(OP_HAS, key) === 1;
   }
 
   /** Removes one occurrence; false, changing nothing, when the key is definitely absent (a counter is 0). */
   remove(key: Key): boolean {
-    const removed = one(key, this.#op(OP.remove)) === 1;
+    const removed = this.#one(OP_REMOVE, key) === 1;
     if (removed) this.#size--;
     return removed;
   }
@@ -156,56 +176,72 @@ export class CountingBloomFilter extends WasmBlock {
    * result of 2^counterBits − 1 means "at least that many": counters saturate.
    */
   count(key: Key): number {
-    return one(key, this.#op(OP.count), true);
+    return this.#one(OP_COUNT, key);
   }
 
   addMany(keys: readonly Key[]): this {
-    this.#size += bytesOf(keys, this.#op(OP.add)).length;
+    this.#add({ kind: "keys", keys });
     return this;
   }
 
+  testAndAddMany(keys: readonly Key[]): Uint8Array {
+    return this.#add({ kind: "keys", keys });
+  }
+
   hasMany(keys: readonly Key[]): Uint8Array {
-    return bytesOf(keys, this.#op(OP.has));
+    return this.runOp(OP_HAS, { kind: "keys", keys }).answers;
   }
 
   /** Removes each key once; result[i] = 1 where key i was removed, 0 where it was definitely absent. */
   removeMany(keys: readonly Key[]): Uint8Array {
-    return this.#removed(bytesOf(keys, this.#op(OP.remove)));
+    return this.#remove({ kind: "keys", keys });
   }
 
   countMany(keys: readonly Key[]): Uint32Array {
-    return u32sOf(keys, this.#op(OP.count));
+    return this.runOp(OP_COUNT, { kind: "keys", keys }, Uint32Array).answers;
   }
 
   addPacked(bytes: Uint8Array, ends: Uint32Array): this {
-    this.#size += bytesOfPacked(bytes, ends, this.#op(OP.add)).length;
+    this.#add({ kind: "packed", bytes, ends });
     return this;
   }
 
+  testAndAddPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
+    return this.#add({ kind: "packed", bytes, ends });
+  }
+
   hasPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
-    return bytesOfPacked(bytes, ends, this.#op(OP.has));
+    return this.runOp(OP_HAS, { kind: "packed", bytes, ends }).answers;
   }
 
   removePacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
-    return this.#removed(bytesOfPacked(bytes, ends, this.#op(OP.remove)));
+    return this.#remove({ kind: "packed", bytes, ends });
   }
 
   countPacked(bytes: Uint8Array, ends: Uint32Array): Uint32Array {
-    return u32sOfPacked(bytes, ends, this.#op(OP.count));
+    return this.runOp(OP_COUNT, { kind: "packed", bytes, ends }, Uint32Array).answers;
   }
 
   /** Adds newline-delimited keys (a line without its "\n" and one trailing "\r"), split inside wasm. */
   addLines(buffer: Uint8Array): this {
-    this.#size += linesAsPacked(buffer, this.#op(OP.add)).length;
+    this.#add({ kind: "lines", buffer });
     return this;
   }
 
+  testAndAddLines(buffer: Uint8Array): Uint8Array {
+    return this.#add({ kind: "lines", buffer });
+  }
+
   hasLines(buffer: Uint8Array): Uint8Array {
-    return linesAsPacked(buffer, this.#op(OP.has));
+    return this.runOp(OP_HAS, { kind: "lines", buffer }).answers;
   }
 
   removeLines(buffer: Uint8Array): Uint8Array {
-    return this.#removed(linesAsPacked(buffer, this.#op(OP.remove)));
+    return this.#remove({ kind: "lines", buffer });
+  }
+
+  countLines(buffer: Uint8Array): Uint32Array {
+    return this.runOp(OP_COUNT, { kind: "lines", buffer }, Uint32Array).answers;
   }
 
   /**
@@ -216,35 +252,41 @@ export class CountingBloomFilter extends WasmBlock {
    * hashing only.
    */
   addInts(keys: Uint32Array | BigUint64Array): this {
-    this.#size += intsOf(keys, this.#intsCall(OP.add)).length;
+    this.testAndAddInts(keys);
     return this;
   }
 
+  testAndAddInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    checkIntsHashing(this.#hashing.strategy);
+    return this.#add({ kind: "ints", keys });
+  }
+
   hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
-    return intsOf(keys, this.#intsCall(OP.has));
+    checkIntsHashing(this.#hashing.strategy);
+    return this.runOp(OP_HAS, { kind: "ints", keys }).answers;
   }
 
   removeInts(keys: Uint32Array | BigUint64Array): Uint8Array {
-    return this.#removed(intsOf(keys, this.#intsCall(OP.remove)));
+    checkIntsHashing(this.#hashing.strategy);
+    return this.#remove({ kind: "ints", keys });
   }
 
   countInts(keys: Uint32Array | BigUint64Array): Uint32Array {
-    return u32sOfInts(keys, this.#intsCall(OP.count));
+    checkIntsHashing(this.#hashing.strategy);
+    return this.runOp(OP_COUNT, { kind: "ints", keys }, Uint32Array).answers;
   }
 
   /** The key's k counter indices (the positions a BloomFilter with the same m, k and hashing would use). */
   positions(key: Key): number[] {
-    const ptr = this.live();
-    const len = writeKey(key);
-    const { bytes, out } = useScratch(0);
-    core.bloomPositions(ptr, bytes, len, out); // same header and indexing as BloomFilter
-    return Array.from(new Float64Array(core.memory.buffer, out, this.#hashes));
+    const { ptr, length, out } = this.oneKey(key);
+    this.core.bloomPositions(this.live(), ptr, length, out); // same header and indexing as BloomFilter
+    return Array.from(this.arena.f64().subarray(out / 8, out / 8 + this.#hashes));
   }
 
   /** Every counter's value, in one copy (for display): Uint8Array for 4- and 8-bit counters, Uint16Array for 16-bit. */
-  counters(): Uint8Array | Uint16Array {
+  counterValues(): Uint8Array | Uint16Array {
     const data = this.live() + HEADER_BYTES;
-    const raw = heapU8().slice(data, data + Math.ceil((this.#counters * this.#width) / 8));
+    const raw = this.arena.u8().slice(data, data + Math.ceil((this.#counters * this.#width) / 8));
     if (this.#width === 8) return raw.slice(0, this.#counters);
     if (this.#width === 16) return new Uint16Array(raw.buffer, 0, this.#counters);
     const values = new Uint8Array(this.#counters);
@@ -256,13 +298,14 @@ export class CountingBloomFilter extends WasmBlock {
   counter(index: number): number {
     const ptr = this.live();
     checkInteger("index", index, 0, this.#counters - 1);
-    return core.countingCounter(ptr, this.#width, index);
+    return this.core.countingCounter(ptr, this.#width, index);
   }
 
   /** The standard BloomFilter with the same m, k and hashing: bit i is set where counter i > 0. */
   toBloomFilter(): BloomFilter {
     const ptr = this.live();
-    return BloomFilter.fromFill(this.#counters, this.#hashes, this.#hashing, this.#size, (dst) => core.countingToBloom(ptr, this.#width, dst));
+    const core = this.core;
+    return BloomFilter.fromFill(this.#counters, this.#hashes, this.#hashing, this.#size, this.arena, (dst) => core.countingToBloom(ptr, this.#width, dst));
   }
 
   /** The filter in bloomkit's binary format (docs/FORMAT.md, type 3). */
@@ -271,13 +314,14 @@ export class CountingBloomFilter extends WasmBlock {
     const w = new ParamWriter().u64(this.#counters).u32(this.#hashes).u8(this.#width).u8(0).u8(0).u8(0).u64(this.#size);
     writeHashing(w, this.#hashing);
     const data = ptr + HEADER_BYTES;
-    const length = core.countingBlockBytes(this.#counters, this.#width) - HEADER_BYTES;
+    const length = blockBytes(this.#counters, this.#width) - HEADER_BYTES;
+    const arena = this.arena;
     return writeRecord({
       type: FilterType.counting,
       params: w.bytes(),
       payloadLength: length,
-      writePayload: (target) => target.set(heapU8().subarray(data, data + length)),
-      payloadChecksum: checksumAt(data, length),
+      writePayload: (target) => target.set(arena.u8().subarray(data, data + length)),
+      payloadChecksum: checksumAt(arena, data, length),
     });
   }
 
@@ -298,15 +342,15 @@ export class CountingBloomFilter extends WasmBlock {
     if (hashing.strategy === "independent" && hashing.names.length !== hashes) {
       throw new FormatError(`corrupted: ${hashing.names.length} hashes listed for k = ${hashes}`);
     }
-    const length = core.countingBlockBytes(counters, width) - HEADER_BYTES;
+    const length = blockBytes(counters, width) - HEADER_BYTES;
     if (record.payload.length !== length) throw new FormatError(`corrupted: payload of ${record.payload.length} bytes for ${counters} counters`);
     const usedBits = counters * width;
     const lastByte = Math.floor(usedBits / 8);
     const padding = (usedBits % 8 !== 0 && record.payload[lastByte] >> (usedBits % 8) !== 0) || record.payload.subarray(Math.ceil(usedBits / 8)).some((b) => b !== 0);
     const filter = new CountingBloomFilter(counters, hashes, width, hashing);
     const data = filter.live() + HEADER_BYTES;
-    heapU8().set(record.payload, data);
-    if (padding || checksumAt(data, length) !== record.payloadChecksum) {
+    filter.arena.u8().set(record.payload, data);
+    if (padding || checksumAt(filter.arena, data, length) !== record.payloadChecksum) {
       filter.dispose();
       throw new FormatError(padding ? "corrupted: counters past m are set" : "corrupted: the payload checksum does not match");
     }
@@ -318,20 +362,43 @@ export class CountingBloomFilter extends WasmBlock {
     return CountingBloomFilter.deserialize(fromBase64(text));
   }
 
-  #op(op: number): WasmBatch {
+  /** The kernel for OP_ADD, OP_HAS, OP_REMOVE or OP_COUNT over a chunk: hashes or integers, or key bytes for the independent strategy. */
+  protected kernel(op: number): Kernel {
     const ptr = this.live();
-    return (keys, ends, count, start, out) => core.countingPacked(ptr, this.#width, op, keys, ends, count, start, out);
-  }
-
-  #intsCall(op: number): IntsCall {
-    const ptr = this.live();
-    checkIntsHashing(this.#hashing.strategy);
+    const core = this.core;
     const width = this.#width;
-    return (keys, count, wide, out) => core.countingInts(ptr, width, op, keys, count, wide, out);
+    return (chunk) => {
+      const { scratch, count } = chunk;
+      if (chunk.source === SOURCE_BYTES) return core.countingBytes(ptr, width, op, chunk.src, scratch.ends, count, chunk.start, scratch.out);
+      return core.countingRun(ptr, width, op, chunk.source, chunk.src, chunk.hashes2, count, scratch.out);
+    };
   }
 
-  #removed(flags: Uint8Array): Uint8Array {
-    for (const flag of flags) this.#size -= flag;
-    return flags;
+  protected get keyHash(): KeyHash | null {
+    return this.#keyHash;
+  }
+
+  protected describeParameters(): Record<string, unknown> {
+    return { counters: this.#counters, counterBits: this.#width, hashes: this.#hashes, size: this.#size, hash: this.hash, seed: this.seed, strategy: this.strategy };
+  }
+
+  /** `op` for one key; its answer (0/1, or the count). */
+  #one(op: number, key: Key): number {
+    const { ptr, length, out } = this.oneKey(key);
+    return this.core.countingKey(this.live(), this.#width, op, ptr, length, out);
+  }
+
+  /** Adds a batch (every key counts once more); answers 1 where a key was probably present before. */
+  #add(source: KeySource): Uint8Array {
+    const { answers } = this.runOp(OP_ADD, source);
+    this.#size += answers.length;
+    return answers;
+  }
+
+  /** Removes a batch; answers 1 where a key was removed. */
+  #remove(source: KeySource): Uint8Array {
+    const { answers, total } = this.runOp(OP_REMOVE, source);
+    this.#size -= total;
+    return answers;
   }
 }

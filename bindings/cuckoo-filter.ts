@@ -1,11 +1,12 @@
 // Cuckoo filter (Fan et al., CoNEXT 2014; seed 003): fingerprints in buckets
 // of four, deletable, with a false-positive rate set by the fingerprint size.
-import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
 import { WasmBlock } from "./wasm-block.js";
-import { checkInteger, checkOptions, checkPositive, checkProbability, describe } from "./errors.js";
-import { bytesOf, bytesOfPacked, intsOf, linesAsPacked, one, u32sOf, u32sOfInts, u32sOfPacked, type IntsCall, type WasmBatch } from "./batch.js";
-import { useScratch, writeKey, type Key } from "./keys.js";
-import { heapU32 } from "./wasm.js";
+import { MAX_BLOCK_BYTES } from "./memory.js";
+import { BUCKET_SIZE as CORE_BUCKET_SIZE, MAX_KICKS as CORE_MAX_KICKS, OP_ADD, OP_COUNT, OP_HAS, OP_REMOVE, OP_TEST_AND_ADD } from "./constants.generated.js";
+import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
+import { type Kernel, type KeyHash, type KeySource } from "./batch.js";
+import { type Key } from "./keys.js";
+import type { DeletableFilter } from "./filter.js";
 import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, writeRecord } from "./format.js";
 import { readHashing, resolveHashing, writeHashing, type Hashing } from "./hashing.js";
 import { hashId, type HashName } from "./hash.js";
@@ -18,14 +19,19 @@ export interface CuckooFilterOptions {
 }
 
 /** Entries per bucket (b). */
-export const BUCKET_SIZE = 4;
+export const BUCKET_SIZE = CORE_BUCKET_SIZE;
 /** Relocations an insert tries before it reports the filter full. */
-export const MAX_KICKS = 500;
+export const MAX_KICKS = CORE_MAX_KICKS;
 /** The load the bucket count is sized for: b = 4 reaches ≈ 95% before the first failure (Fan et al.). */
 const TARGET_LOAD = 0.95;
 const OPTION_NAMES = ["hash", "seed"] as const;
-const HEADER_BYTES = core.cuckooHeaderBytes();
-const OP = { add: 0, has: 1, remove: 2, count: 3 } as const;
+/** Bytes before the slots (assembly/cuckoo.ts's header). */
+const HEADER_BYTES = 32;
+
+/** Bytes of a filter's block: the header, then the slots in whole u64 words. */
+function blockBytes(buckets: number, fingerprintBits: number): number {
+  return HEADER_BYTES + Math.ceil((buckets * BUCKET_SIZE * (fingerprintBits / 8)) / 8) * 8;
+}
 /** Largest bucket count: slot indices (bucket · 4 + j) must stay below 2^32. */
 const MAX_BUCKETS = 2 ** 29;
 
@@ -39,18 +45,22 @@ export function fingerprintBitsFor(p: number): 8 | 16 | 32 {
 }
 
 /** A deletable filter of fingerprints. Adding the same key more than 2b = 8 times fails: its two buckets hold 8 entries. */
-export class CuckooFilter extends WasmBlock {
+export class CuckooFilter extends WasmBlock implements DeletableFilter {
   readonly #buckets: number;
   readonly #fingerprintBits: 8 | 16 | 32;
   readonly #hashing: Hashing;
+  readonly #keyHash: KeyHash;
 
   private constructor(buckets: number, fingerprintBits: 8 | 16 | 32, hashing: Hashing) {
-    const bytes = core.cuckooBlockBytes(buckets, fingerprintBits);
+    const bytes = blockBytes(buckets, fingerprintBits);
     if (bytes > MAX_BLOCK_BYTES || buckets > MAX_BUCKETS) {
-      throw new RangeError(`a cuckoo filter of ${buckets} buckets of ${fingerprintBits}-bit fingerprints needs ${bytes} bytes; one filter holds at most ${MAX_BLOCK_BYTES}`);
+      throw new RangeError(
+        `a cuckoo filter of ${buckets} buckets of ${fingerprintBits}-bit fingerprints needs ${formatBytes(bytes)}; one filter holds at most ${formatBytes(MAX_BLOCK_BYTES)}`,
+      );
     }
-    super(bytes, `a cuckoo filter of ${buckets} buckets`);
-    core.cuckooInit(this.live(), buckets, fingerprintBits, hashId(hashing.names[0]), hashing.seed);
+    super(bytes, `a cuckoo filter of ${buckets} buckets (${formatBytes(bytes)})`);
+    this.core.cuckooInit(this.live(), buckets, fingerprintBits, hashId(hashing.names[0]), hashing.seed);
+    this.#keyHash = { id: hashId(hashing.names[0]), seed: hashing.seed };
     this.#buckets = buckets;
     this.#fingerprintBits = fingerprintBits;
     this.#hashing = hashing;
@@ -111,7 +121,12 @@ export class CuckooFilter extends WasmBlock {
 
   /** Fingerprints stored. */
   get size(): number {
-    return core.cuckooSize(this.live());
+    return this.core.cuckooSize(this.live());
+  }
+
+  /** Bits of memory the table takes: capacity · fingerprintBits. */
+  get bits(): number {
+    return this.capacity * this.#fingerprintBits;
   }
 
   /** size / capacity. */
@@ -134,101 +149,159 @@ export class CuckooFilter extends WasmBlock {
     return this.#rateAt(TARGET_LOAD);
   }
 
+  /** Stores the key's fingerprint; a RangeError when the filter is full, and then nothing changes. */
+  add(key: Key): this {
+    if (!this.tryAdd(key)) throw this.#full(1);
+    return this;
+  }
+
   /** Stores the key's fingerprint; false when the filter is full, and then nothing stored before is lost. */
-  add(key: Key): boolean {
-    return one(key, this.#op(OP.add)) === 1;
+  tryAdd(key: Key): boolean {
+    return this.#one(OP_ADD, key) === 1;
+  }
+
+  /**
+   * The de-duplication step: true when the key is probably present (nothing
+   * is stored then); otherwise stores it and answers false. A RangeError when
+   * it must be stored and the filter is full.
+   */
+  testAndAdd(key: Key): boolean {
+    const answer = this.#one(OP_TEST_AND_ADD, key);
+    if (answer === 2) throw this.#full(1);
+    return answer === 1;
   }
 
   has(key: Key): boolean {
-    return one(key, this.#op(OP.has)) === 1;
+    return this.#one(OP_HAS, key) === 1;
   }
 
   /** Removes one copy of the key's fingerprint; false when there is none. Removing a key never added can remove another key's equal fingerprint. */
   remove(key: Key): boolean {
-    return one(key, this.#op(OP.remove)) === 1;
+    return this.#one(OP_REMOVE, key) === 1;
   }
 
   /** Copies of the key's fingerprint in its two buckets: how often it was added (less removed), unless fingerprints collide. */
   count(key: Key): number {
-    return one(key, this.#op(OP.count), true);
+    return this.#one(OP_COUNT, key);
   }
 
-  /** Adds each key; result[i] = 1 where key i was stored, 0 where the filter was full. */
-  addMany(keys: readonly Key[]): Uint8Array {
-    return bytesOf(keys, this.#op(OP.add));
+  /** Stores every key; a RangeError when one does not fit, and then none of this call's keys stays stored. */
+  addMany(keys: readonly Key[]): this {
+    this.#addAll({ kind: "keys", keys });
+    return this;
+  }
+
+  /** Stores each key; result[i] = 1 where key i was stored, 0 where the filter was full. */
+  tryAddMany(keys: readonly Key[]): Uint8Array {
+    return this.runOp(OP_ADD, { kind: "keys", keys }).answers;
+  }
+
+  /** testAndAdd for each key in order: 1 where a key was probably present (and not stored again). */
+  testAndAddMany(keys: readonly Key[]): Uint8Array {
+    return this.#testAndAdd({ kind: "keys", keys });
   }
 
   hasMany(keys: readonly Key[]): Uint8Array {
-    return bytesOf(keys, this.#op(OP.has));
+    return this.runOp(OP_HAS, { kind: "keys", keys }).answers;
   }
 
   removeMany(keys: readonly Key[]): Uint8Array {
-    return bytesOf(keys, this.#op(OP.remove));
+    return this.runOp(OP_REMOVE, { kind: "keys", keys }).answers;
   }
 
   countMany(keys: readonly Key[]): Uint32Array {
-    return u32sOf(keys, this.#op(OP.count));
+    return this.runOp(OP_COUNT, { kind: "keys", keys }, Uint32Array).answers;
   }
 
-  addPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
-    return bytesOfPacked(bytes, ends, this.#op(OP.add));
+  addPacked(bytes: Uint8Array, ends: Uint32Array): this {
+    this.#addAll({ kind: "packed", bytes, ends });
+    return this;
+  }
+
+  tryAddPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
+    return this.runOp(OP_ADD, { kind: "packed", bytes, ends }).answers;
+  }
+
+  testAndAddPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
+    return this.#testAndAdd({ kind: "packed", bytes, ends });
   }
 
   hasPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
-    return bytesOfPacked(bytes, ends, this.#op(OP.has));
+    return this.runOp(OP_HAS, { kind: "packed", bytes, ends }).answers;
   }
 
   removePacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
-    return bytesOfPacked(bytes, ends, this.#op(OP.remove));
+    return this.runOp(OP_REMOVE, { kind: "packed", bytes, ends }).answers;
   }
 
   countPacked(bytes: Uint8Array, ends: Uint32Array): Uint32Array {
-    return u32sOfPacked(bytes, ends, this.#op(OP.count));
+    return this.runOp(OP_COUNT, { kind: "packed", bytes, ends }, Uint32Array).answers;
   }
 
-  /** Adds newline-delimited keys (a line without its "\n" and one trailing "\r"); 1 where a line was stored, 0 where the filter was full. */
-  addLines(buffer: Uint8Array): Uint8Array {
-    return linesAsPacked(buffer, this.#op(OP.add));
+  /** Stores newline-delimited keys (a line without its "\n" and one trailing "\r"); all or, with a RangeError, none. */
+  addLines(buffer: Uint8Array): this {
+    this.#addAll({ kind: "lines", buffer });
+    return this;
+  }
+
+  /** 1 where a line was stored, 0 where the filter was full. */
+  tryAddLines(buffer: Uint8Array): Uint8Array {
+    return this.runOp(OP_ADD, { kind: "lines", buffer }).answers;
+  }
+
+  testAndAddLines(buffer: Uint8Array): Uint8Array {
+    return this.#testAndAdd({ kind: "lines", buffer });
   }
 
   hasLines(buffer: Uint8Array): Uint8Array {
-    return linesAsPacked(buffer, this.#op(OP.has));
+    return this.runOp(OP_HAS, { kind: "lines", buffer }).answers;
   }
 
   removeLines(buffer: Uint8Array): Uint8Array {
-    return linesAsPacked(buffer, this.#op(OP.remove));
+    return this.runOp(OP_REMOVE, { kind: "lines", buffer }).answers;
+  }
+
+  countLines(buffer: Uint8Array): Uint32Array {
+    return this.runOp(OP_COUNT, { kind: "lines", buffer }, Uint32Array).answers;
   }
 
   /**
-   * Adds integer keys (a Uint32Array or a BigUint64Array) with no encoding;
-   * 1 where key i was stored, 0 where the filter was full. Integers are
-   * their own key space, hashed by a 64-bit mix of the value (as
-   * BloomFilter.addInts), not as bytes; a 32-bit key equals the 64-bit key
-   * of the same value.
+   * Stores integer keys (a Uint32Array or a BigUint64Array) with no
+   * encoding; all or, with a RangeError, none. Integers are their own key
+   * space, hashed by a 64-bit mix of the value (as BloomFilter.addInts), not
+   * as bytes; a 32-bit key equals the 64-bit key of the same value.
    */
-  addInts(keys: Uint32Array | BigUint64Array): Uint8Array {
-    return intsOf(keys, this.#intsCall(OP.add));
+  addInts(keys: Uint32Array | BigUint64Array): this {
+    this.#addAll({ kind: "ints", keys });
+    return this;
+  }
+
+  /** 1 where key i was stored, 0 where the filter was full. */
+  tryAddInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    return this.runOp(OP_ADD, { kind: "ints", keys }).answers;
+  }
+
+  testAndAddInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    return this.#testAndAdd({ kind: "ints", keys });
   }
 
   hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
-    return intsOf(keys, this.#intsCall(OP.has));
+    return this.runOp(OP_HAS, { kind: "ints", keys }).answers;
   }
 
   removeInts(keys: Uint32Array | BigUint64Array): Uint8Array {
-    return intsOf(keys, this.#intsCall(OP.remove));
+    return this.runOp(OP_REMOVE, { kind: "ints", keys }).answers;
   }
 
   countInts(keys: Uint32Array | BigUint64Array): Uint32Array {
-    return u32sOfInts(keys, this.#intsCall(OP.count));
+    return this.runOp(OP_COUNT, { kind: "ints", keys }, Uint32Array).answers;
   }
 
   /** Where a key lives: its fingerprint and its two candidate buckets (they can coincide). */
   locate(key: Key): { fingerprint: number; buckets: [number, number] } {
-    const ptr = this.live();
-    const len = writeKey(key);
-    const { bytes, out } = useScratch(0);
-    core.cuckooLocate(ptr, bytes, len, out);
-    const words = heapU32();
+    const { ptr, length, out } = this.oneKey(key);
+    this.core.cuckooLocate(this.live(), ptr, length, out);
+    const words = this.arena.u32();
     const at = out >>> 2;
     return { fingerprint: words[at], buckets: [words[at + 1], words[at + 2]] };
   }
@@ -236,7 +309,7 @@ export class CuckooFilter extends WasmBlock {
   /** A copy of the table, one fingerprint per slot (0 = empty), bucket i in slots 4i … 4i + 3. */
   entries(): Uint8Array | Uint16Array | Uint32Array {
     const data = this.live() + HEADER_BYTES;
-    const bytes = heapU8().slice(data, data + this.capacity * (this.#fingerprintBits / 8));
+    const bytes = this.arena.u8().slice(data, data + this.capacity * (this.#fingerprintBits / 8));
     return this.#fingerprintBits === 8 ? bytes : this.#fingerprintBits === 16 ? new Uint16Array(bytes.buffer) : new Uint32Array(bytes.buffer);
   }
 
@@ -246,13 +319,14 @@ export class CuckooFilter extends WasmBlock {
     const w = new ParamWriter().u32(this.#buckets).u8(this.#fingerprintBits).u8(0).u8(0).u8(0).u64(this.size);
     writeHashing(w, this.#hashing);
     const data = ptr + HEADER_BYTES;
-    const length = core.cuckooBlockBytes(this.#buckets, this.#fingerprintBits) - HEADER_BYTES;
+    const length = blockBytes(this.#buckets, this.#fingerprintBits) - HEADER_BYTES;
+    const arena = this.arena;
     return writeRecord({
       type: FilterType.cuckoo,
       params: w.bytes(),
       payloadLength: length,
-      writePayload: (target) => target.set(heapU8().subarray(data, data + length)),
-      payloadChecksum: checksumAt(data, length),
+      writePayload: (target) => target.set(arena.u8().subarray(data, data + length)),
+      payloadChecksum: checksumAt(arena, data, length),
     });
   }
 
@@ -268,18 +342,18 @@ export class CuckooFilter extends WasmBlock {
     r.end();
     if (buckets < 1 || buckets > MAX_BUCKETS || (buckets & (buckets - 1)) !== 0) throw new FormatError(`corrupted: buckets = ${buckets}`);
     if (fingerprintBits !== 8 && fingerprintBits !== 16 && fingerprintBits !== 32) throw new FormatError(`corrupted: fingerprint bits = ${fingerprintBits}`);
-    const length = core.cuckooBlockBytes(buckets, fingerprintBits) - HEADER_BYTES;
+    const length = blockBytes(buckets, fingerprintBits) - HEADER_BYTES;
     if (record.payload.length !== length) throw new FormatError(`corrupted: payload of ${record.payload.length} bytes for ${buckets} buckets`);
     const filter = new CuckooFilter(buckets, fingerprintBits, hashing);
     const data = filter.live() + HEADER_BYTES;
-    heapU8().set(record.payload, data);
+    filter.arena.u8().set(record.payload, data);
     let stored = 0;
     for (const fp of filter.entries()) stored += fp === 0 ? 0 : 1;
-    if (checksumAt(data, length) !== record.payloadChecksum || stored !== size) {
+    if (checksumAt(filter.arena, data, length) !== record.payloadChecksum || stored !== size) {
       filter.dispose();
       throw new FormatError(stored !== size ? `corrupted: ${stored} fingerprints stored, the header says ${size}` : "corrupted: the payload checksum does not match");
     }
-    core.cuckooSetSize(filter.live(), size);
+    filter.core.cuckooSetSize(filter.live(), size);
     return filter;
   }
 
@@ -291,13 +365,103 @@ export class CuckooFilter extends WasmBlock {
     return 1 - Math.pow(1 - 1 / (2 ** this.#fingerprintBits - 1), 2 * BUCKET_SIZE * load);
   }
 
-  #op(op: number): WasmBatch {
+  /** The kernel for OP_ADD, OP_HAS, OP_REMOVE or OP_COUNT over a chunk of hashes or integer keys. */
+  protected kernel(op: number): Kernel {
     const ptr = this.live();
-    return (keys, ends, count, start, out) => core.cuckooPacked(ptr, op, keys, ends, count, start, out);
+    const core = this.core;
+    return (chunk) => core.cuckooRun(ptr, op, chunk.source, chunk.src, chunk.count, chunk.scratch.out);
   }
 
-  #intsCall(op: number): IntsCall {
-    const ptr = this.live();
-    return (keys, count, wide, out) => core.cuckooInts(ptr, op, keys, count, wide, out);
+  protected get keyHash(): KeyHash {
+    return this.#keyHash;
   }
+
+  protected describeParameters(): Record<string, unknown> {
+    return { buckets: this.#buckets, fingerprintBits: this.#fingerprintBits, size: this.size, capacity: this.capacity, hash: this.hash, seed: this.seed };
+  }
+
+  /** `op` for one key; its answer (0/1, or the count). */
+  #one(op: number, key: Key): number {
+    const { ptr, length, out } = this.oneKey(key);
+    return this.core.cuckooKey(this.live(), op, ptr, length, out);
+  }
+
+  #full(keys: number): RangeError {
+    return new RangeError(
+      `the cuckoo filter is full (${this.size} of ${this.capacity} slots): ${keys === 1 ? "the key was" : "the keys were"} not stored; ` +
+        `a key added more than ${2 * BUCKET_SIZE} times also fills its two buckets`,
+    );
+  }
+
+  /** Stores a whole batch, or none of it: when one key does not fit, the keys this call stored are removed again. */
+  #addAll(source: KeySource): void {
+    const { answers } = this.runOp(OP_ADD, source);
+    if (answers.includes(0)) this.#undo(source, answers, 1);
+  }
+
+  /** testAndAdd over a batch, in order: 1 where a key was probably present; the absent ones stored, all or none. */
+  #testAndAdd(source: KeySource): Uint8Array {
+    const { answers } = this.runOp(OP_TEST_AND_ADD, source);
+    if (answers.includes(2)) this.#undo(source, answers, 0);
+    return answers;
+  }
+
+  /** Removes again the keys of `source` whose answer is `stored`, then throws the filter-full RangeError. */
+  #undo(source: KeySource, answers: Uint8Array, stored: number): never {
+    const picks: number[] = [];
+    for (let i = 0; i < answers.length; i++) if (answers[i] === stored) picks.push(i);
+    if (picks.length > 0) this.runOp(OP_REMOVE, pick(source, picks));
+    throw this.#full(answers.length);
+  }
+}
+
+/** The keys of a source at `picks`, as a source of their own. */
+function pick(source: KeySource, picks: number[]): KeySource {
+  switch (source.kind) {
+    case "keys":
+      return { kind: "keys", keys: picks.map((i) => source.keys[i]) };
+    case "packed": {
+      const keys = unpack(source.bytes, source.ends);
+      return { kind: "keys", keys: picks.map((i) => keys[i]) };
+    }
+    case "lines": {
+      const keys = splitLines(source.buffer);
+      return { kind: "keys", keys: picks.map((i) => keys[i]) };
+    }
+    case "ints": {
+      const keys = source.keys;
+      return { kind: "ints", keys: keys instanceof BigUint64Array ? BigUint64Array.from(picks, (i) => keys[i]) : Uint32Array.from(picks, (i) => keys[i]) };
+    }
+  }
+}
+
+/** Splits packed keys into views (no copy). */
+function unpack(bytes: Uint8Array, ends: Uint32Array): Uint8Array[] {
+  if (!(bytes instanceof Uint8Array)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
+  if (!(ends instanceof Uint32Array)) throw new TypeError(`ends must be a Uint32Array, got ${describe(ends)}`);
+  const keys: Uint8Array[] = new Array(ends.length);
+  let start = 0;
+  for (let i = 0; i < ends.length; i++) {
+    if (ends[i] < start || ends[i] > bytes.length) {
+      throw new RangeError(`ends[${i}] = ${ends[i]} must be ≥ ends[${i - 1}] = ${start} and ≤ bytes.length = ${bytes.length}`);
+    }
+    keys[i] = bytes.subarray(start, ends[i]);
+    start = ends[i];
+  }
+  return keys;
+}
+
+/** Splits newline-delimited keys into views (no copy), as the line kernels split them. */
+function splitLines(buffer: Uint8Array): Uint8Array[] {
+  if (!(buffer instanceof Uint8Array)) throw new TypeError(`buffer must be a Uint8Array of newline-delimited keys, got ${describe(buffer)}`);
+  const keys: Uint8Array[] = [];
+  let from = 0;
+  while (from < buffer.length) {
+    const newline = buffer.indexOf(10, from);
+    let end = newline < 0 ? buffer.length : newline;
+    if (end > from && buffer[end - 1] === 13) end--;
+    keys.push(buffer.subarray(from, end));
+    from = newline < 0 ? buffer.length : newline + 1;
+  }
+  return keys;
 }

@@ -2,10 +2,11 @@
 // little-endian record with two xxh64 checksums, one over the header and one
 // over the payload, so that any truncation or corrupted byte is caught before
 // a filter is built from it.
-import { core, heapU8, readU64 } from "./wasm.js";
-import { allocate } from "./memory.js";
+import type { Arena } from "./arena.js";
+import { defaultArena } from "./memory.js";
+import { HASH_XXH64 } from "./constants.generated.js";
 import { describe } from "./errors.js";
-import { isBytes, useScratch } from "./keys.js";
+import { isBytes, scratchOf } from "./keys.js";
 
 /** "BLMK". */
 export const MAGIC = 0x4b4d4c42;
@@ -14,8 +15,6 @@ export const FORMAT_VERSION = 1;
 const FRAME_BEFORE_PARAMS = 12;
 const FRAME_AFTER_PARAMS = 16;
 const FRAME_TRAILER = 8;
-/** The xxh64 id in the wasm core's hash table. */
-const XXH64_ID = 21;
 
 /** Filter type codes. */
 export const FilterType = {
@@ -33,21 +32,23 @@ export class FormatError extends Error {
   override name = "FormatError";
 }
 
-/** xxh64 (seed 0) of `len` bytes of wasm memory at `ptr`. */
-export function checksumAt(ptr: number, len: number): bigint {
-  const { out } = useScratch(0);
-  core.hashKey(XXH64_ID, ptr, len, 0, out);
-  return readU64(out);
+/** xxh64 (seed 0) of `len` bytes at `ptr` in `arena`'s memory. */
+export function checksumAt(arena: Arena, ptr: number, len: number): bigint {
+  const { out } = scratchOf(arena);
+  arena.core.hashKey(HASH_XXH64, ptr, len, 0, out);
+  return arena.readU64(out);
 }
 
 /** xxh64 (seed 0) of bytes held in JS, through a temporary block freed at once. */
 export function checksumOf(bytes: Uint8Array): bigint {
-  const ptr = allocate(Math.max(bytes.length, 1), "a checksum buffer");
+  const arena = defaultArena();
+  const ptr = arena.alloc(bytes.length);
+  if (ptr === 0) throw new RangeError(`no room in wasm memory to checksum ${bytes.length} bytes`);
   try {
-    heapU8().set(bytes, ptr);
-    return checksumAt(ptr, bytes.length);
+    arena.u8().set(bytes, ptr);
+    return checksumAt(arena, ptr, bytes.length);
   } finally {
-    core.free(ptr);
+    arena.free(ptr);
   }
 }
 

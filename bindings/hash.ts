@@ -1,7 +1,8 @@
 // The hash family: hash one key or a batch with any of the names below, in wasm.
-import { core, heapU32, heapU8, readU64 } from "./wasm.js";
+import { defaultArena } from "./memory.js";
 import { checkInteger, describe } from "./errors.js";
-import { forEachChunk, forEachPackedChunk, useScratch, writeKey, type Key } from "./keys.js";
+import { writeKey, type Key } from "./keys.js";
+import { forEachChunk, SOURCE_BYTES, type KeySource } from "./batch.js";
 
 /** Every hash, in the order of the wasm core's ids (assembly/hash.ts). */
 export const hashNames = [
@@ -30,7 +31,7 @@ export function hashId(name: unknown, argument = "name"): number {
 
 /** Output width of a hash: 32, 64 or 128 bits. */
 export function hashBits(name: HashName): 32 | 64 | 128 {
-  return core.hashBits(hashId(name)) as 32 | 64 | 128;
+  return defaultArena().core.hashBits(hashId(name)) as 32 | 64 | 128;
 }
 
 /** True when the hash takes a seed (murmur3_32, murmur3_128, xxh32, xxh64). */
@@ -54,24 +55,30 @@ export function hash(name: HashName, key: Key, seed?: number): number | bigint;
 export function hash(name: HashName, key: Key, seed = 0): number | bigint {
   const id = hashId(name);
   checkSeed(seed);
-  const len = writeKey(key);
-  const { bytes, out } = useScratch(0);
-  core.hashKey(id, bytes, len, seed, out);
-  const bits = core.hashBits(id);
-  if (bits === 32) return heapU32()[out >>> 2];
-  const low = readU64(out);
-  return bits === 64 ? low : low + (readU64(out + 8) << 64n);
+  const arena = defaultArena();
+  const { scratch, length } = writeKey(arena, key);
+  arena.core.hashKey(id, scratch.bytes, length, seed, scratch.out);
+  const bits = arena.core.hashBits(id);
+  if (bits === 32) return arena.u32()[scratch.out >>> 2];
+  const low = arena.readU64(scratch.out);
+  return bits === 64 ? low : low + (arena.readU64(scratch.out + 8) << 64n);
 }
 
-/** The result array of a batch: u32 per key for 32-bit names, u64 (murmur3_128: h1) otherwise. */
-function resultFor(id: number, count: number): Uint32Array | BigUint64Array {
-  return core.hashBits(id) === 32 ? new Uint32Array(count) : new BigUint64Array(count);
-}
-
-function copyOut(result: Uint32Array | BigUint64Array, out: number, count: number, first: number): void {
-  const buffer = heapU8().buffer;
-  if (result instanceof Uint32Array) result.set(new Uint32Array(buffer, out, count), first);
-  else result.set(new BigUint64Array(buffer, out, count), first);
+/** Hashes a batch in one wasm call per chunk: u32 per key for 32-bit names, u64 (murmur3_128: h1) otherwise. */
+function hashBatch(id: number, seed: number, source: KeySource, length: number): Uint32Array | BigUint64Array {
+  const arena = defaultArena();
+  const wide = arena.core.hashBits(id) > 32;
+  const result = wide ? new BigUint64Array(length) : new Uint32Array(length);
+  // Chunks as packed bytes (no hash given): the public hashes run over their own kernel.
+  forEachChunk(arena, null, source, (chunk) => {
+    const { scratch, count } = chunk;
+    if (chunk.source !== SOURCE_BYTES) throw new Error("unreachable: hash batches are bytes");
+    arena.core.hashPacked(id, chunk.src, scratch.ends, count, chunk.start, seed, scratch.out);
+    const buffer = arena.memory.buffer;
+    if (result instanceof Uint32Array) result.set(new Uint32Array(buffer, scratch.out, count), chunk.first);
+    else result.set(new BigUint64Array(buffer, scratch.out, count), chunk.first);
+  });
+  return result;
 }
 
 /** Hashes an array of keys in one wasm call per chunk: Uint32Array for 32-bit names, BigUint64Array for 64-bit (murmur3_128: h1). */
@@ -81,13 +88,7 @@ export function hashMany(name: HashName, keys: readonly Key[], seed?: number): U
 export function hashMany(name: HashName, keys: readonly Key[], seed = 0): Uint32Array | BigUint64Array {
   const id = hashId(name);
   checkSeed(seed);
-  const result = resultFor(id, Array.isArray(keys) ? keys.length : 0);
-  forEachChunk(keys as Key[], (count, first, keysPtr, start) => {
-    const { ends, out } = useScratch(0);
-    core.hashPacked(id, keysPtr, ends, count, start, seed, out);
-    copyOut(result, out, count, first);
-  });
-  return result;
+  return hashBatch(id, seed, { kind: "keys", keys }, Array.isArray(keys) ? keys.length : 0);
 }
 
 /** hashMany for keys packed in one buffer with u32 end offsets (as BloomFilter.addPacked), skipping string encoding. */
@@ -97,11 +98,5 @@ export function hashPacked(name: HashName, bytes: Uint8Array, ends: Uint32Array,
 export function hashPacked(name: HashName, bytes: Uint8Array, ends: Uint32Array, seed = 0): Uint32Array | BigUint64Array {
   const id = hashId(name);
   checkSeed(seed);
-  const result = resultFor(id, ends instanceof Uint32Array ? ends.length : 0);
-  forEachPackedChunk(bytes, ends, (count, first, keysPtr, start) => {
-    const { ends: endsPtr, out } = useScratch(0);
-    core.hashPacked(id, keysPtr, endsPtr, count, start, seed, out);
-    copyOut(result, out, count, first);
-  });
-  return result;
+  return hashBatch(id, seed, { kind: "packed", bytes, ends }, ends instanceof Uint32Array ? ends.length : 0);
 }

@@ -3,7 +3,8 @@
 import { checkInteger, describe } from "./errors.js";
 import { FormatError, type ParamReader, type ParamWriter } from "./format.js";
 import { hashBits, hashId, hashNames, isSeeded, type HashName } from "./hash.js";
-import { core } from "./wasm.js";
+import type { Core } from "./core.generated.js";
+import { MAX_INDEPENDENT as CORE_MAX_INDEPENDENT, STRATEGY_DOUBLE, STRATEGY_INDEPENDENT } from "./constants.generated.js";
 
 /**
  * How a key's k bit indices are derived: "double" hashing g_i = h1 + i·h2
@@ -25,9 +26,9 @@ export const HASHING_OPTION_NAMES = ["seed", "hash", "strategy"] as const;
 /** The default hash: fastest on URL keys in bench/HASHES.md among those that reach the theoretical FPR. */
 export const DEFAULT_HASH: HashName = "xxh64";
 /** The wasm core's strategy codes. */
-export const STRATEGY_CODE: Record<HashStrategy, number> = { double: 0, independent: 1 };
+export const STRATEGY_CODE: Record<HashStrategy, number> = { double: STRATEGY_DOUBLE, independent: STRATEGY_INDEPENDENT };
 /** Most hashes the independent strategy can list (the wasm header's room). */
-export const MAX_INDEPENDENT = 32;
+export const MAX_INDEPENDENT = CORE_MAX_INDEPENDENT;
 
 /** A checked hashing choice. */
 export interface Hashing {
@@ -110,7 +111,7 @@ export function readHashing(r: ParamReader): Hashing {
 }
 
 /** Writes the header the Bloom-style filters share (assembly/indices.ts) into a fresh block. */
-export function writeIndexHeader(ptr: number, bits: number, hashes: number, hashing: Hashing, baseBits = bits): void {
+export function writeIndexHeader(core: Core, ptr: number, bits: number, hashes: number, hashing: Hashing, baseBits = bits): void {
   const { strategy, names, seed } = hashing;
   core.bloomInit(ptr, bits, hashes, hashId(names[0]), seed, STRATEGY_CODE[strategy]);
   core.bloomSetBaseBits(ptr, baseBits);

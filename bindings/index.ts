@@ -10,3 +10,4 @@ export { SplitBlockBloomFilter, splitBlockBytesFor, splitBlockFalsePositiveRate,
 export { deserialize, deserializeBase64, type AnyFilter } from "./deserialize.js";
 export { FormatError, FORMAT_VERSION } from "./format.js";
 export type { HashingOptions } from "./hashing.js";
+export type { Filter, FilterQueries, DeletableFilter } from "./filter.js";

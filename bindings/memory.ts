@@ -1,49 +1,133 @@
-// Blocks of wasm memory owned by JS objects: allocation with clear errors,
-// and release when the owner is disposed or garbage-collected.
-import { core, MAX_BLOCK_BYTES, WASM_MEMORY_LIMIT } from "./wasm.js";
+// Where blocks of wasm memory go, who owns them, and when they are freed.
+// Small blocks share pool arenas; a block of DEDICATED_BYTES or more gets an
+// arena of its own, so its memory returns to the system when it is freed.
+// Every request is checked against the memory the machine has free before
+// anything is allocated.
+import { Arena, ARENA_MAX_BYTES, PAGE_BYTES } from "./arena.js";
 import { formatBytes } from "./errors.js";
 
-/** Allocates `bytes` zeroed bytes in wasm memory, or throws a RangeError that says why not. */
-export function allocate(bytes: number, what: string): number {
-  if (bytes > MAX_BLOCK_BYTES) {
+/**
+ * Blocks at least this large (64 MiB) get an arena of their own. A new
+ * instance costs about a millisecond and a few hundred KiB of compiled-code
+ * bookkeeping, nothing per key; smaller blocks share pools so that thousands
+ * of small filters do not each pay for an instance.
+ */
+export const DEDICATED_BYTES = 64 * 1024 * 1024;
+/** Room kept in every arena for its scratch area (keys and answers of a batch). */
+export const SCRATCH_RESERVE = 2 * 1024 * 1024;
+/** The largest block one arena can hold: 4 GiB less a page of static data and the scratch reserve. */
+export const MAX_BLOCK_BYTES = ARENA_MAX_BYTES - PAGE_BYTES - SCRATCH_RESERVE;
+
+/** A block of wasm memory: its arena and address. */
+export interface Block {
+  readonly arena: Arena;
+  readonly ptr: number;
+  readonly bytes: number;
+}
+
+const pools: Arena[] = [];
+
+/** The first pool arena: where hashing, checksums and other work without a filter of its own run. */
+export function defaultArena(): Arena {
+  if (pools.length === 0) pools.push(new Arena());
+  return pools[0];
+}
+
+interface ProcessWithMemory {
+  availableMemory?: () => number;
+  getBuiltinModule?: (name: string) => { freemem(): number } | undefined;
+}
+
+/** Bytes of all pool arenas' memories (where filters below DEDICATED_BYTES live). @internal */
+export function poolBytes(): number {
+  return pools.reduce((sum, pool) => sum + pool.memoryBytes, 0);
+}
+
+/** Bytes of memory the system can still give this process, or Infinity where the platform does not say (browsers). */
+export function freeMemory(): number {
+  const process = (globalThis as { process?: ProcessWithMemory }).process;
+  if (!process) return Infinity;
+  // availableMemory() also honours a container's limit (Node ≥ 20.13); freemem() is MemAvailable on Linux.
+  const available = process.availableMemory?.() ?? process.getBuiltinModule?.("node:os")?.freemem();
+  return available === undefined || !(available > 0) ? Infinity : available;
+}
+
+/** Throws the RangeError for a request of `bytes` that the machine cannot serve now. */
+function checkFree(bytes: number, what: string): void {
+  const free = freeMemory();
+  if (bytes > free) {
     throw new RangeError(
-      `${what} needs ${formatBytes(bytes)}, more than the ${formatBytes(MAX_BLOCK_BYTES)} a single wasm block can hold`,
-    );
-  }
-  try {
-    return core.alloc(bytes);
-  } catch {
-    // The allocator traps before it changes any state, so the heap is intact.
-    throw new RangeError(
-      `cannot allocate ${formatBytes(bytes)} for ${what}: wasm memory is limited to ${formatBytes(WASM_MEMORY_LIMIT)} ` +
-        `and ${formatBytes(core.memory.buffer.byteLength)} of it is in use; dispose() filters you no longer need ` +
-        `(dropped ones are freed only after the garbage collector finds them, between tasks)`,
+      `cannot allocate ${formatBytes(bytes)} for ${what}: only ${formatBytes(free)} of memory is free on this machine ` +
+        `(dispose() filters you no longer need; dropped ones are freed only after the garbage collector finds them)`,
     );
   }
 }
 
-const released = new FinalizationRegistry<number>((ptr) => core.free(ptr));
+/**
+ * Allocates `bytes` zeroed bytes for `what`, in `near`'s arena when given and
+ * it has room (kernels that read two filters need them in one memory), else
+ * by size: a pool arena or an arena of its own. Throws a RangeError that says
+ * why, and changes nothing, when it cannot.
+ */
+export function allocate(bytes: number, what: string, near?: Arena): Block {
+  if (!(bytes <= MAX_BLOCK_BYTES)) {
+    throw new RangeError(`${what} needs ${formatBytes(bytes)}; one wasm memory block holds at most ${formatBytes(MAX_BLOCK_BYTES)}`);
+  }
+  if (near && near.canFit(bytes + SCRATCH_RESERVE)) {
+    checkFree(near.growthFor(bytes), what);
+    const ptr = near.alloc(bytes);
+    if (ptr !== 0) return { arena: near, ptr, bytes };
+  }
+  if (bytes >= DEDICATED_BYTES) {
+    checkFree(bytes, what);
+    let arena: Arena;
+    try {
+      arena = new Arena(bytes + SCRATCH_RESERVE);
+    } catch {
+      throw new RangeError(`cannot allocate ${formatBytes(bytes)} for ${what}: the engine refused a wasm memory of that size`);
+    }
+    const ptr = arena.alloc(bytes);
+    if (ptr === 0) throw new RangeError(`cannot allocate ${formatBytes(bytes)} for ${what}: the engine refused to grow a wasm memory to that size`);
+    return { arena, ptr, bytes };
+  }
+  for (const pool of pools.length ? pools : [defaultArena()]) {
+    if (!pool.canFit(bytes + SCRATCH_RESERVE)) continue;
+    checkFree(pool.growthFor(bytes), what);
+    const ptr = pool.alloc(bytes);
+    if (ptr !== 0) return { arena: pool, ptr, bytes };
+  }
+  checkFree(bytes, what);
+  const pool = new Arena(bytes + SCRATCH_RESERVE);
+  const ptr = pool.alloc(bytes);
+  if (ptr === 0) throw new RangeError(`cannot allocate ${formatBytes(bytes)} for ${what}: the engine refused to grow a wasm memory`);
+  pools.push(pool);
+  return { arena: pool, ptr, bytes };
+}
 
-// The garbage collector cannot see wasm blocks: a dropped filter looks like a
-// few bytes of JS and might not be collected until wasm memory is full. An
+const released = new FinalizationRegistry<{ arena: Arena; ptr: number }>(({ arena, ptr }) => arena.free(ptr));
+
+// The garbage collector cannot see blocks in a pool: a dropped filter looks
+// like a few bytes of JS and might not be collected until memory runs out. An
 // ArrayBuffer of the block's size, held by the owner and never written, makes
 // V8 count the block as external memory and collect in time; its pages are
-// never touched, so it costs address space, not resident memory.
+// never touched, so it costs address space, not resident memory. A block in
+// an arena of its own needs no hint: V8 counts that whole memory.
 const sizeHints = new WeakMap<object, ArrayBuffer>();
 
-/** Frees `ptr` (a block of `bytes`) when `owner` is garbage-collected, unless `disown` ran first. */
-export function own(owner: object, ptr: number, bytes: number): void {
-  released.register(owner, ptr, owner);
+/** Frees `block` when `owner` is garbage-collected, unless `disown` ran first. */
+export function own(owner: object, block: Block): void {
+  released.register(owner, { arena: block.arena, ptr: block.ptr }, owner);
+  if (block.bytes >= DEDICATED_BYTES) return;
   try {
-    sizeHints.set(owner, new ArrayBuffer(bytes));
+    sizeHints.set(owner, new ArrayBuffer(block.bytes));
   } catch {
     // Only a hint: where the engine refuses a buffer this large, do without.
   }
 }
 
-/** Frees `ptr` now and cancels its release at collection. */
-export function disown(owner: object, ptr: number): void {
+/** Frees `block` now and cancels its release at collection. */
+export function disown(owner: object, block: Block): void {
   released.unregister(owner);
   sizeHints.delete(owner);
-  core.free(ptr);
+  block.arena.free(block.ptr);
 }

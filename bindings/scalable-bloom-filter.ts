@@ -3,10 +3,14 @@
 // p0 = p·(1 − r), so the compound false-positive rate 1 − Π(1 − p_i) stays
 // below Σ p_i = p however many layers are added.
 import { BloomFilter } from "./bloom-filter.js";
-import { checkOptions, checkPositive, checkProbability, describe } from "./errors.js";
-import { FilterType, FormatError, ParamReader, ParamWriter, checksumOf, fromBase64, readRecord, toBase64, writeRecord } from "./format.js";
+import { OP_ADD, OP_HAS } from "./constants.generated.js";
+import { checkIntsHashing, checkOptions, checkPositive, checkProbability } from "./errors.js";
+import { FilterType, FormatError, ParamReader, ParamWriter, checksumOf, fromBase64, readRecord, writeRecord } from "./format.js";
 import { HASHING_OPTION_NAMES, hashingOptions, readHashing, resolveHashing, writeHashing, type Hashing, type HashingOptions } from "./hashing.js";
-import { isBytes, type Key } from "./keys.js";
+import { hashId } from "./hash.js";
+import { maxKeyBytes, type Key } from "./keys.js";
+import { forEachChunk, placeChunk, saveChunk, sourceLength, concat, type Chunk, type KeyHash, type KeySource, type SavedChunk } from "./batch.js";
+import { FilterBase, type Filter } from "./filter.js";
 
 /** Options of ScalableBloomFilter.create. */
 export interface ScalableBloomFilterOptions extends HashingOptions {
@@ -18,76 +22,20 @@ export interface ScalableBloomFilterOptions extends HashingOptions {
 
 const OPTION_NAMES = [...HASHING_OPTION_NAMES, "growth", "tightening"] as const;
 
-/** Splits packed keys into views (no copy) so they can take the array path. */
-function unpack(bytes: Uint8Array, ends: Uint32Array): Uint8Array[] {
-  if (!isBytes(bytes)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
-  if (!(ends instanceof Uint32Array)) throw new TypeError(`ends must be a Uint32Array, got ${describe(ends)}`);
-  const keys: Uint8Array[] = new Array(ends.length);
-  let start = 0;
-  for (let i = 0; i < ends.length; i++) {
-    if (ends[i] < start || ends[i] > bytes.length) {
-      throw new RangeError(`ends[${i}] = ${ends[i]} must be ≥ ends[${i - 1}] = ${start} and ≤ bytes.length = ${bytes.length}`);
-    }
-    keys[i] = bytes.subarray(start, ends[i]);
-    start = ends[i];
-  }
-  return keys;
-}
-
-/** Splits newline-delimited keys into views (no copy): a key is a line without its "\n" and one trailing "\r", as BloomFilter.addLines reads them. */
-function splitLines(buffer: Uint8Array): Uint8Array[] {
-  if (!isBytes(buffer)) throw new TypeError(`buffer must be a Uint8Array of newline-delimited keys, got ${describe(buffer)}`);
-  const keys: Uint8Array[] = [];
-  let from = 0;
-  while (from < buffer.length) {
-    const newline = buffer.indexOf(10, from);
-    let end = newline < 0 ? buffer.length : newline;
-    if (end > from && buffer[end - 1] === 13) end--;
-    keys.push(buffer.subarray(from, end));
-    from = newline < 0 ? buffer.length : newline + 1;
-  }
-  return keys;
-}
-
-/** One batch of keys as the layers' batch methods take them: an array of keys, or integer keys. */
-interface LayerBatch {
-  readonly length: number;
-  /** `layer`'s answers for the keys from index `from` on (1 = probably present). */
-  has(layer: BloomFilter, from: number): Uint8Array;
-  /** Adds the keys at `picks` to `layer`, in order; 1 where one was probably present before. */
-  testAndAdd(layer: BloomFilter, picks: number[]): Uint8Array;
-}
-
-function keysBatch(keys: readonly Key[]): LayerBatch {
-  return {
-    length: Array.isArray(keys) ? keys.length : 0,
-    has: (layer, from) => layer.hasMany(from === 0 ? keys : keys.slice(from)),
-    testAndAdd: (layer, picks) => layer.testAndAddMany(picks.map((i) => keys[i])),
-  };
-}
-
-function intsBatch(keys: Uint32Array | BigUint64Array): LayerBatch {
-  return {
-    length: keys instanceof Uint32Array || keys instanceof BigUint64Array ? keys.length : 0,
-    has: (layer, from) => layer.hasInts(keys.subarray(from)),
-    testAndAdd: (layer, picks) => {
-      if (keys instanceof BigUint64Array) return layer.testAndAddInts(BigUint64Array.from(picks, (i) => keys[i]));
-      return layer.testAndAddInts(Uint32Array.from(picks, (i) => keys[i]));
-    },
-  };
-}
-
 /** A Bloom filter that grows: no capacity to choose up front, and a false-positive rate that stays ≤ p. */
-export class ScalableBloomFilter implements Disposable {
+export class ScalableBloomFilter extends FilterBase implements Filter {
   readonly #initialCapacity: number;
   readonly #p: number;
   readonly #growth: number;
   readonly #tightening: number;
   readonly #hashing: Hashing;
+  readonly #keyHash: KeyHash | null;
   #layers: BloomFilter[] = [];
   #disposed = false;
 
   private constructor(initialCapacity: number, p: number, growth: number, tightening: number, hashing: Hashing) {
+    super();
+    this.#keyHash = hashing.strategy === "double" ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;
     this.#initialCapacity = initialCapacity;
     this.#p = p;
     this.#growth = growth;
@@ -125,8 +73,13 @@ export class ScalableBloomFilter implements Disposable {
   }
 
   /** Keys added that were not already (probably) present. */
+  get size(): number {
+    return this.#live().reduce((sum, layer) => sum + layer.size, 0);
+  }
+
+  /** @deprecated Use `size`; `count` is kept for one release. */
   get count(): number {
-    return this.#live().reduce((sum, layer) => sum + layer.count, 0);
+    return this.size;
   }
 
   /** Keys the current layers are sized for. */
@@ -170,23 +123,23 @@ export class ScalableBloomFilter implements Disposable {
 
   /** True when some layer probably holds the key. */
   has(key: Key): boolean {
-    return this.#live().some((layer) => layer.has(key));
+    maxKeyBytes(key);
+    return this.#run({ kind: "keys", keys: [key] }, false)[0] === 1;
   }
 
   /** Adds the key unless a layer probably holds it; returns whether one did. */
   testAndAdd(key: Key): boolean {
-    const layers = this.#live();
-    if (layers.some((layer) => layer.has(key))) return true;
-    return this.#current().testAndAdd(key);
+    maxKeyBytes(key);
+    return this.#run({ kind: "keys", keys: [key] }, true)[0] === 1;
   }
 
   addMany(keys: readonly Key[]): this {
-    this.testAndAddMany(keys);
+    this.#run({ kind: "keys", keys }, true);
     return this;
   }
 
   hasMany(keys: readonly Key[]): Uint8Array {
-    return this.#has(keysBatch(keys));
+    return this.#run({ kind: "keys", keys }, false);
   }
 
   /**
@@ -195,36 +148,34 @@ export class ScalableBloomFilter implements Disposable {
    * room, so no layer ever takes more keys than it was sized for.
    */
   testAndAddMany(keys: readonly Key[]): Uint8Array {
-    return this.#testAndAdd(keysBatch(keys));
+    return this.#run({ kind: "keys", keys }, true);
   }
 
   addPacked(bytes: Uint8Array, ends: Uint32Array): this {
-    return this.addMany(unpack(bytes, ends));
+    this.#run({ kind: "packed", bytes, ends }, true);
+    return this;
   }
 
   hasPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
-    return this.hasMany(unpack(bytes, ends));
+    return this.#run({ kind: "packed", bytes, ends }, false);
   }
 
   testAndAddPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
-    return this.testAndAddMany(unpack(bytes, ends));
+    return this.#run({ kind: "packed", bytes, ends }, true);
   }
 
-  /**
-   * Adds newline-delimited keys (a line without its "\n" and one trailing
-   * "\r", as BloomFilter.addLines). The lines are found with
-   * Uint8Array#indexOf and taken as views, without copying the buffer.
-   */
+  /** Adds newline-delimited keys (a line without its "\n" and one trailing "\r", as BloomFilter.addLines), split in wasm. */
   addLines(buffer: Uint8Array): this {
-    return this.addMany(splitLines(buffer));
+    this.#run({ kind: "lines", buffer }, true);
+    return this;
   }
 
   hasLines(buffer: Uint8Array): Uint8Array {
-    return this.hasMany(splitLines(buffer));
+    return this.#run({ kind: "lines", buffer }, false);
   }
 
   testAndAddLines(buffer: Uint8Array): Uint8Array {
-    return this.testAndAddMany(splitLines(buffer));
+    return this.#run({ kind: "lines", buffer }, true);
   }
 
   /** Adds integer keys (as BloomFilter.addInts: a 64-bit mix of the value, not its bytes). Double hashing only. */
@@ -234,11 +185,13 @@ export class ScalableBloomFilter implements Disposable {
   }
 
   hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
-    return this.#has(intsBatch(keys));
+    checkIntsHashing(this.#hashing.strategy);
+    return this.#run({ kind: "ints", keys }, false);
   }
 
   testAndAddInts(keys: Uint32Array | BigUint64Array): Uint8Array {
-    return this.#testAndAdd(intsBatch(keys));
+    checkIntsHashing(this.#hashing.strategy);
+    return this.#run({ kind: "ints", keys }, true);
   }
 
   /** The filter in bloomkit's binary format (docs/FORMAT.md): parameters, then every layer as a BloomFilter record. */
@@ -294,10 +247,6 @@ export class ScalableBloomFilter implements Disposable {
     return filter;
   }
 
-  toBase64(): string {
-    return toBase64(this.serialize());
-  }
-
   static fromBase64(text: string): ScalableBloomFilter {
     return ScalableBloomFilter.deserialize(fromBase64(text));
   }
@@ -310,50 +259,83 @@ export class ScalableBloomFilter implements Disposable {
     this.#layers = [];
   }
 
-  [Symbol.dispose](): void {
-    this.dispose();
-  }
-
   get disposed(): boolean {
     return this.#disposed;
   }
 
-  /** OR of every layer's answers; the first layer's call checks every key. */
-  #has(batch: LayerBatch): Uint8Array {
-    const layers = this.#live();
-    const result = batch.has(layers[0], 0);
-    for (const layer of layers.slice(1)) {
-      const more = batch.has(layer, 0);
-      for (let i = 0; i < result.length; i++) result[i] |= more[i];
-    }
-    return result;
+  protected describeParameters(): Record<string, unknown> {
+    return {
+      initialCapacity: this.#initialCapacity,
+      falsePositiveRate: this.#p,
+      growth: this.#growth,
+      tightening: this.#tightening,
+      layers: this.#layers.length,
+      size: this.size,
+      bits: this.bits,
+    };
   }
 
-  /** testAndAddMany for any batch. */
-  #testAndAdd(batch: LayerBatch): Uint8Array {
-    this.#live();
-    const present = this.#has(batch); // also checks every key before anything is added
-    const result = new Uint8Array(batch.length);
-    let i = 0;
-    while (i < batch.length) {
-      const before = this.#layers.length;
-      const layer = this.#current();
-      if (this.#layers.length !== before && i > 0) {
-        // A layer filled during this batch: the keys still to come may repeat ones it took.
-        const inFull = batch.has(this.#layers[before - 1], i);
-        for (let j = 0; j < inFull.length; j++) present[i + j] |= inFull[j];
+  /**
+   * Queries (or test-and-adds) a batch: each chunk is hashed once, in the
+   * newest layer's memory, and every layer runs its kernel over those hashes.
+   */
+  #run(source: KeySource, add: boolean): Uint8Array {
+    const layers = this.#live();
+    const length = sourceLength(source);
+    const whole = length >= 0 ? new Uint8Array(length) : undefined;
+    const parts: Uint8Array[] = [];
+    forEachChunk(layers[layers.length - 1].arena, this.#keyHash, source, (chunk) => {
+      const answers = add ? this.#testAndAddChunk(chunk) : this.#hasChunk(chunk).answers;
+      if (whole) whole.set(answers, chunk.first);
+      else parts.push(answers);
+    });
+    return whole ?? concat(parts, Uint8Array);
+  }
+
+  /** OR of every layer's answers for a chunk (a copy); the chunk is copied out only for layers in another memory. */
+  #hasChunk(chunk: Chunk): { answers: Uint8Array; saved: SavedChunk | undefined } {
+    const answers = new Uint8Array(chunk.count);
+    let saved: SavedChunk | undefined;
+    for (const layer of this.#layers) {
+      let here = chunk;
+      if (layer.arena !== chunk.scratch.arena) {
+        saved ??= saveChunk(chunk);
+        here = placeChunk(saved, null, layer.arena);
       }
-      const room = this.layerCapacity(this.#layers.length - 1) - layer.count;
-      // Keys already in an older layer are answered without taking room.
-      const picks: number[] = [];
-      for (; i < batch.length && picks.length < room; i++) {
-        if (present[i]) result[i] = 1;
-        else picks.push(i);
-      }
-      const seen = batch.testAndAdd(layer, picks);
-      for (let j = 0; j < picks.length; j++) result[picks[j]] = seen[j];
+      const hits = layer.runChunk(OP_HAS, here);
+      for (let i = 0; i < answers.length; i++) answers[i] |= hits[i];
     }
-    return result;
+    return { answers, saved };
+  }
+
+  /** testAndAdd over one chunk: keys no layer holds go to the newest layer, never more than its room at a time. */
+  #testAndAddChunk(chunk: Chunk): Uint8Array {
+    const { answers, saved: savedByHas } = this.#hasChunk(chunk);
+    let pending: number[] = [];
+    for (let i = 0; i < answers.length; i++) if (answers[i] === 0) pending.push(i);
+    if (pending.length === 0) return answers;
+    const saved = savedByHas ?? saveChunk(chunk);
+    let layerCount = this.#layers.length;
+    while (pending.length > 0) {
+      const layer = this.#current();
+      if (this.#layers.length !== layerCount) {
+        // A layer filled during this chunk: the keys still to come may repeat ones it took.
+        layerCount = this.#layers.length;
+        const full = this.#layers[layerCount - 2];
+        const again = full.runChunk(OP_HAS, placeChunk(saved, pending, full.arena));
+        pending = pending.filter((i, j) => {
+          if (again[j] === 1) answers[i] = 1;
+          return again[j] === 0;
+        });
+        if (pending.length === 0) break;
+      }
+      const room = this.layerCapacity(layerCount - 1) - layer.size;
+      const slice = pending.slice(0, room);
+      pending = pending.slice(room);
+      const seen = layer.runChunk(OP_ADD, placeChunk(saved, slice, layer.arena));
+      for (let j = 0; j < slice.length; j++) answers[slice[j]] = seen[j];
+    }
+    return answers;
   }
 
   #live(): BloomFilter[] {
@@ -364,7 +346,7 @@ export class ScalableBloomFilter implements Disposable {
   /** The newest layer, after adding a layer if it is full. */
   #current(): BloomFilter {
     const last = this.#layers.length - 1;
-    if (this.#layers[last].count >= this.layerCapacity(last)) this.#addLayer();
+    if (this.#layers[last].size >= this.layerCapacity(last)) this.#addLayer();
     return this.#layers[this.#layers.length - 1];
   }
 

@@ -1,20 +1,24 @@
 // Split-block Bloom filter compatible with Apache Parquet's (see
 // assembly/split-block.ts): one 32-byte block per key, so one cache line per
 // add or query, at the cost of a few more bits per key than a standard filter.
-import { core, heapU8, MAX_BLOCK_BYTES } from "./wasm.js";
 import { WasmBlock } from "./wasm-block.js";
-import { checkInteger, checkOptions, checkPositive, checkProbability, describe } from "./errors.js";
-import { bytesOf, bytesOfPacked, intsOf, linesEach, linesOf, one, type IntsCall, type LinesCall, type WasmBatch } from "./batch.js";
+import { MAX_BLOCK_BYTES } from "./memory.js";
+import { HASH_XXH64, OP_ADD, OP_HAS } from "./constants.generated.js";
+import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
+import { type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { isBytes, type Key } from "./keys.js";
+import type { Filter } from "./filter.js";
 import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, writeRecord } from "./format.js";
 
-const HEADER_BYTES = core.sbbfHeaderBytes();
+/** Bytes before the first block: the block count, padded so blocks stay 32-byte aligned (assembly/split-block.ts). */
+const HEADER_BYTES = 32;
 /** Bytes of one block: eight 32-bit words. */
 export const SBBF_BLOCK_BYTES = 32;
+/** The specification fixes the key hash: xxh64 with seed 0. */
+const KEY_HASH: KeyHash = { id: HASH_XXH64, seed: 0 };
 /** The Parquet specification's bounds on a filter's size in bytes. */
 const MIN_BYTES = 32;
 const MAX_BLOCKS = Math.floor((MAX_BLOCK_BYTES - HEADER_BYTES) / SBBF_BLOCK_BYTES);
-const OP = { add: 0, has: 1 } as const;
 
 /**
  * Bytes for n distinct values at rate p. With `powerOfTwo` (the default),
@@ -56,13 +60,14 @@ export function splitBlockFalsePositiveRate(n: number, blocks: number): number {
 }
 
 /** A Parquet-compatible split-block Bloom filter (xxh64 with seed 0, as the specification fixes). */
-export class SplitBlockBloomFilter extends WasmBlock {
+export class SplitBlockBloomFilter extends WasmBlock implements Filter {
   readonly #blocks: number;
   #count = 0;
 
   private constructor(blocks: number) {
-    super(core.sbbfBlockBytes(blocks), `a split-block Bloom filter of ${blocks} blocks`);
-    core.sbbfInit(this.live(), blocks);
+    const bytes = HEADER_BYTES + blocks * SBBF_BLOCK_BYTES;
+    super(bytes, `a split-block Bloom filter of ${blocks} blocks (${formatBytes(bytes)})`);
+    this.core.sbbfInit(this.live(), blocks);
     this.#blocks = blocks;
   }
 
@@ -97,7 +102,7 @@ export class SplitBlockBloomFilter extends WasmBlock {
       throw new RangeError(`a Parquet bitset is a whole number of 32-byte blocks; got ${bitset.length} bytes`);
     }
     const filter = SplitBlockBloomFilter.withSize(bitset.length / SBBF_BLOCK_BYTES);
-    heapU8().set(bitset, filter.live() + HEADER_BYTES);
+    filter.arena.u8().set(bitset, filter.live() + HEADER_BYTES);
     filter.#count = Math.round(filter.estimatedCount());
     return filter;
   }
@@ -117,22 +122,27 @@ export class SplitBlockBloomFilter extends WasmBlock {
   }
 
   /** Keys added that set at least one new bit. */
-  get count(): number {
+  get size(): number {
     this.live();
     return this.#count;
   }
 
+  /** @deprecated Use `size`; `count` is kept for one release. */
+  get count(): number {
+    return this.size;
+  }
+
   get fillRatio(): number {
-    return core.sbbfSetBits(this.live()) / this.bits;
+    return this.core.sbbfSetBits(this.live()) / this.bits;
   }
 
   /** The rate given the bits set now: the mean over blocks of Π (set bits of word i / 32). */
   falsePositiveRate(): number {
-    return core.sbbfFalsePositiveRate(this.live());
+    return this.core.sbbfFalsePositiveRate(this.live());
   }
 
   /** The rate for `items` random keys: Σ_j Poisson(j; n/blocks) · (1 − (31/32)^j)^8. */
-  expectedFalsePositiveRate(items: number = this.count): number {
+  expectedFalsePositiveRate(items: number = this.size): number {
     return splitBlockFalsePositiveRate(items, this.#blocks);
   }
 
@@ -143,95 +153,98 @@ export class SplitBlockBloomFilter extends WasmBlock {
   }
 
   add(key: Key): this {
-    this.#added(one(key, this.#op(OP.add)) ^ 1);
+    this.testAndAdd(key);
     return this;
   }
 
   has(key: Key): boolean {
-    return one(key, this.#op(OP.has)) === 1;
+    const { ptr, length } = this.oneKey(key);
+    return this.core.sbbfKey(this.live(), OP_HAS, ptr, length) === 1;
   }
 
   testAndAdd(key: Key): boolean {
-    const seen = one(key, this.#op(OP.add));
-    this.#added(seen ^ 1);
+    const { ptr, length } = this.oneKey(key);
+    const seen = this.core.sbbfKey(this.live(), OP_ADD, ptr, length);
+    this.#count += seen ^ 1;
     return seen === 1;
   }
 
   addMany(keys: readonly Key[]): this {
-    this.testAndAddMany(keys);
+    this.#add({ kind: "keys", keys });
     return this;
   }
 
   hasMany(keys: readonly Key[]): Uint8Array {
-    return bytesOf(keys, this.#op(OP.has));
+    return this.runOp(OP_HAS, { kind: "keys", keys }).answers;
   }
 
   testAndAddMany(keys: readonly Key[]): Uint8Array {
-    return this.#seen(bytesOf(keys, this.#op(OP.add)));
+    return this.#add({ kind: "keys", keys });
   }
 
   addPacked(bytes: Uint8Array, ends: Uint32Array): this {
-    this.#seen(bytesOfPacked(bytes, ends, this.#op(OP.add)));
+    this.#add({ kind: "packed", bytes, ends });
     return this;
   }
 
   hasPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
-    return bytesOfPacked(bytes, ends, this.#op(OP.has));
+    return this.runOp(OP_HAS, { kind: "packed", bytes, ends }).answers;
+  }
+
+  testAndAddPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
+    return this.#add({ kind: "packed", bytes, ends });
   }
 
   /**
    * Adds integer keys (a Uint32Array or a BigUint64Array): no encoding, one
-   * wasm call per 131,072 keys (as BloomFilter.addInts). Integers are their own key space, hashed by
+   * wasm call per chunk (as BloomFilter.addInts). Integers are their own key space, hashed by
    * a 64-bit mix, not as bytes: add(bytes) and addInts of the same number are
    * different keys; a 32-bit key equals the 64-bit key of the same value.
    */
   addInts(keys: Uint32Array | BigUint64Array): this {
-    this.testAndAddInts(keys);
+    this.#add({ kind: "ints", keys });
     return this;
   }
 
   /** Queries integer keys (as addInts): 1 = probably present, 0 = definitely absent. */
   hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
-    return intsOf(keys, this.#intsCall(1));
+    return this.runOp(OP_HAS, { kind: "ints", keys }).answers;
   }
 
   /** Adds integer keys in order; 1 where a key was probably present before. */
   testAndAddInts(keys: Uint32Array | BigUint64Array): Uint8Array {
-    const answers = intsOf(keys, this.#intsCall(0));
-    this.#seen(answers);
-    return answers;
+    return this.#add({ kind: "ints", keys });
   }
 
   /** Newline-delimited keys, split inside wasm (as BloomFilter.addLines). */
   addLines(buffer: Uint8Array): this {
-    this.#lines(OP.add, buffer, false);
+    this.#add({ kind: "lines", buffer });
     return this;
   }
 
   hasLines(buffer: Uint8Array): Uint8Array {
-    return this.#lines(OP.has, buffer, false).answers;
+    return this.runOp(OP_HAS, { kind: "lines", buffer }).answers;
   }
 
   testAndAddLines(buffer: Uint8Array): Uint8Array {
-    return this.#lines(OP.add, buffer, false).answers;
+    return this.#add({ kind: "lines", buffer });
   }
 
   /** As BloomFilter.testAndAddLinesEach: answers and line ends as views of wasm memory, no copies. */
   testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
-    linesEach(buffer, this.#linesCall(OP.add), (answers, ends, offset) => {
-      this.#seen(answers);
-      visit(answers, ends, offset);
-    });
+    this.#count += this.runLinesEach(OP_ADD, buffer, visit);
   }
 
   testAndAddLinesWithEnds(buffer: Uint8Array): { answers: Uint8Array; ends: Uint32Array } {
-    return this.#lines(OP.add, buffer, true);
+    const { answers, total, ends } = this.runOp(OP_ADD, { kind: "lines", buffer }, Uint8Array, true);
+    this.#count += total;
+    return { answers, ends: ends! };
   }
 
   /** A copy of the bitset exactly as Parquet stores it: blocks of eight little-endian u32 words. */
   toParquetBitset(): Uint8Array {
     const data = this.live() + HEADER_BYTES;
-    return heapU8().slice(data, data + this.#blocks * SBBF_BLOCK_BYTES);
+    return this.arena.u8().slice(data, data + this.#blocks * SBBF_BLOCK_BYTES);
   }
 
   /** The filter in bloomkit's binary format (docs/FORMAT.md, type 5). */
@@ -239,12 +252,13 @@ export class SplitBlockBloomFilter extends WasmBlock {
     const ptr = this.live();
     const data = ptr + HEADER_BYTES;
     const length = this.#blocks * SBBF_BLOCK_BYTES;
+    const arena = this.arena;
     return writeRecord({
       type: FilterType.splitBlock,
       params: new ParamWriter().u32(this.#blocks).u64(this.#count).bytes(),
       payloadLength: length,
-      writePayload: (target) => target.set(heapU8().subarray(data, data + length)),
-      payloadChecksum: checksumAt(data, length),
+      writePayload: (target) => target.set(arena.u8().subarray(data, data + length)),
+      payloadChecksum: checksumAt(arena, data, length),
     });
   }
 
@@ -258,8 +272,8 @@ export class SplitBlockBloomFilter extends WasmBlock {
     if (record.payload.length !== blocks * SBBF_BLOCK_BYTES) throw new FormatError(`corrupted: payload of ${record.payload.length} bytes for ${blocks} blocks`);
     const filter = new SplitBlockBloomFilter(blocks);
     const data = filter.live() + HEADER_BYTES;
-    heapU8().set(record.payload, data);
-    if (checksumAt(data, record.payload.length) !== record.payloadChecksum) {
+    filter.arena.u8().set(record.payload, data);
+    if (checksumAt(filter.arena, data, record.payload.length) !== record.payloadChecksum) {
       filter.dispose();
       throw new FormatError("corrupted: the payload checksum does not match");
     }
@@ -271,40 +285,25 @@ export class SplitBlockBloomFilter extends WasmBlock {
     return SplitBlockBloomFilter.deserialize(fromBase64(text));
   }
 
-  #intsCall(op: number): IntsCall {
+  /** The kernel for OP_ADD / OP_HAS over a chunk of hashes or integer keys. */
+  protected kernel(op: number): Kernel {
     const ptr = this.live();
-    return (keys, count, wide, out) => core.sbbfInts(ptr, op, keys, count, wide, out);
+    const core = this.core;
+    return (chunk) => core.sbbfRun(ptr, op, chunk.source, chunk.src, chunk.count, chunk.scratch.out, chunk.scratch.room);
   }
 
-  #op(op: number): WasmBatch {
-    const ptr = this.live();
-    return (keys, ends, count, start, out) => core.sbbfPacked(ptr, op, keys, ends, count, start, out);
+  protected get keyHash(): KeyHash {
+    return KEY_HASH;
   }
 
-  #added(fresh: number): void {
-    this.#count += fresh;
+  protected describeParameters(): Record<string, unknown> {
+    return { blocks: this.#blocks, bits: this.bits, size: this.#count };
   }
 
-  /** Counts the keys that were new (answer 0) in add answers. */
-  #seen(answers: Uint8Array): Uint8Array {
-    let fresh = 0;
-    for (const seen of answers) fresh += seen ^ 1;
-    this.#added(fresh);
+  /** Adds a batch; answers 1 where a key was probably present before. */
+  #add(source: KeySource): Uint8Array {
+    const { answers, total } = this.runOp(OP_ADD, source);
+    this.#count += total;
     return answers;
   }
-
-  /** The wasm lines loop for `op`, as batch.ts's runners take it. */
-  #linesCall(op: number): LinesCall {
-    const ptr = this.live();
-    return {
-      run: (keys, len, final, maxLines, out, lineEnds) => core.sbbfLines(ptr, op, keys, len, final ? 1 : 0, maxLines, out, lineEnds),
-      consumed: () => core.sbbfLinesConsumed(),
-    };
-  }
-
-  #lines(op: number, buffer: Uint8Array, wantEnds: boolean): { answers: Uint8Array; ends: Uint32Array } {
-    const call = this.#linesCall(op);
-    return linesOf(buffer, call, wantEnds, op === OP.add ? (answers) => this.#seen(answers) : undefined);
-  }
 }
-

@@ -91,7 +91,7 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
     if (filter instanceof BloomFilter || filter instanceof SplitBlockBloomFilter) lines += filter.testAndAddLines(piece).length;
     else {
       const { keys } = splitLines(piece);
-      if (filter instanceof CuckooFilter) for (const stored of filter.addMany(keys)) full += stored ^ 1;
+      if (filter instanceof CuckooFilter) for (const stored of filter.tryAddMany(keys)) full += stored ^ 1;
       else filter.addMany(keys);
       lines += keys.length;
     }

@@ -44,7 +44,8 @@ describe("BloomFilter.create and withSize reject bad parameters", () => {
   });
 
   it("says what the size limit is", () => {
-    expect(MAX_FILTER_BITS).toBe(Math.floor(((1 << 30) - 4 - 64) / 8) * 64); // block limit less the 64-byte header
+    // One wasm memory (4 GiB) less its first page of static data, the 2 MiB scratch reserve and the 64-byte header.
+    expect(MAX_FILTER_BITS).toBe(Math.floor((2 ** 32 - 65536 - 2 * 2 ** 20 - 64) / 8) * 64);
     expect(() => BloomFilter.withSize(MAX_FILTER_BITS + 64, 1)).toThrow(new RegExp(`from 1 to ${MAX_FILTER_BITS}`));
     expect(() => BloomFilter.create(1e10, 0.01)).toThrow(RangeError);
     expect(() => BloomFilter.create(1e10, 0.01)).toThrow(/needs 95850583774 bits \(11.16 GiB\); one filter holds at most 8589934016 bits \(1024.00 MiB\)/);

@@ -8,7 +8,7 @@ const probes = urls(500_000, "counting-absent", 71);
 describe("CountingBloomFilter", () => {
   it("has 4-bit counters by default and BloomFilter's m and k", () => {
     const filter = CountingBloomFilter.create(10_000, 0.001);
-    expect([filter.counterBits, filter.bits, filter.hashes]).toEqual([4, 143_776, 10]);
+    expect([filter.counterBits, filter.counters, filter.bits, filter.hashes]).toEqual([4, 143_776, 4 * 143_776, 10]);
     expect(CountingBloomFilter.create(10, 0.1, { counterBits: 16 }).counterBits).toBe(16);
   });
 
@@ -98,6 +98,7 @@ describe("CountingBloomFilter", () => {
     const converted = counting.toBloomFilter();
     const direct = BloomFilter.create(20_000, 0.01, { hash: "murmur3_128", seed: 4 }).addMany(held);
     expect([converted.bits, converted.hashes, converted.hash, converted.seed]).toEqual([direct.bits, direct.hashes, direct.hash, direct.seed]);
+    expect(counting.counters).toBe(direct.bits);
     expect(converted.fillRatio).toBe(direct.fillRatio);
     expect(Array.from(converted.hasMany(probes.slice(0, 100_000)))).toEqual(Array.from(direct.hasMany(probes.slice(0, 100_000))));
     expect(converted.serialize().subarray(80)).toEqual(direct.serialize().subarray(80)); // same bits (count aside)
@@ -130,7 +131,7 @@ describe("CountingBloomFilter", () => {
     const before = filter.serialize();
     expect(() => filter.addMany(["b", 1 as unknown as string])).toThrow(/keys\[1\]/);
     expect(() => filter.remove({} as string)).toThrow(TypeError);
-    expect(() => filter.counter(filter.bits)).toThrow(RangeError);
+    expect(() => filter.counter(filter.counters)).toThrow(RangeError);
     expect(filter.serialize()).toEqual(before);
   });
 });

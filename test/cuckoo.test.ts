@@ -18,7 +18,7 @@ describe("CuckooFilter sizing", () => {
   it.each([1_000, 100_000, 300_000])("a filter created for %i holds at least that many keys", (n) => {
     const filter = CuckooFilter.create(n, 0.01);
     const keys = urls(n, `cuckoo-n-${n}`, 82);
-    expect(ones(filter.addMany(keys))).toBe(n);
+    expect(ones(filter.tryAddMany(keys))).toBe(n);
     expect(ones(filter.hasMany(keys))).toBe(n);
     expect(filter.size).toBe(n);
   });
@@ -31,7 +31,7 @@ describe("CuckooFilter when full", () => {
     let stored = 0;
     for (const key of keys) {
       const before = filter.loadFactor > 0.9 ? filter.serialize() : undefined; // failures only come near full
-      if (!filter.add(key)) {
+      if (!filter.tryAdd(key)) {
         // Rolled back: the table is exactly as before the failed insert.
         expect(filter.serialize()).toEqual(before);
         break;
@@ -45,7 +45,7 @@ describe("CuckooFilter when full", () => {
     const half = keys.slice(0, Math.floor(stored / 2));
     expect(ones(filter.removeMany(half))).toBe(half.length);
     expect(ones(filter.hasMany(keys.slice(half.length, stored)))).toBe(stored - half.length);
-    const again = filter.addMany(half);
+    const again = filter.tryAddMany(half);
     const firstFailure = again.indexOf(0);
     if (firstFailure >= 0) expect((stored - half.length + firstFailure) / filter.capacity).toBeGreaterThanOrEqual(0.95);
     expect(filter.loadFactor).toBeGreaterThanOrEqual(0.95);
@@ -55,9 +55,10 @@ describe("CuckooFilter when full", () => {
 
   it("takes the same key 2b = 8 times (its two buckets), not a 9th, and keeps the 8", () => {
     const filter = CuckooFilter.create(1000, 0.01);
-    for (let i = 0; i < 8; i++) expect(filter.add("again")).toBe(true);
+    for (let i = 0; i < 8; i++) expect(filter.tryAdd("again")).toBe(true);
     const before = filter.serialize();
-    expect(filter.add("again")).toBe(false);
+    expect(filter.tryAdd("again")).toBe(false);
+    expect(() => filter.add("again")).toThrow(/the cuckoo filter is full .*more than 8 times/);
     expect(filter.serialize()).toEqual(before);
     expect(filter.count("again")).toBe(8);
     for (let i = 0; i < 8; i++) expect(filter.remove("again")).toBe(true);

@@ -1,45 +1,104 @@
-// Wasm memory is released: at once by dispose(), and for dropped filters by
-// the garbage collector while the program yields to the event loop.
+// Wasm memory: released at once by dispose() and for dropped filters by the
+// garbage collector; addresses past 2 GiB and filters in many memories work
+// like any other; a request the machine cannot serve fails cleanly.
 import { describe, expect, it } from "vitest";
-import { BloomFilter } from "../bindings/index.js";
-import { core } from "../bindings/wasm.js";
+import { BloomFilter, CountingBloomFilter, SplitBlockBloomFilter } from "../bindings/index.js";
+import { DEDICATED_BYTES, freeMemory, poolBytes } from "../bindings/memory.js";
+import { distinctInts, urls } from "./helpers.js";
 
 const MiB = 1024 * 1024;
 const ONE_MB_OF_BITS = 8 * MiB;
 const yieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
+const encode = (text: string) => new TextEncoder().encode(text);
+
+/** Every kind of key on one filter: no false negatives, and definite absents answered. */
+function checkAllKeyKinds(filter: BloomFilter, label: string): void {
+  const strings = urls(2_000, `${label}-strings`, 5);
+  const bytes = strings.slice(0, 500).map(encode);
+  const ints = distinctInts(2_000, true, 17);
+  filter.addMany(strings).addMany(bytes).addInts(ints);
+  filter.add("carol");
+  expect(filter.has("carol")).toBe(true);
+  expect(filter.hasMany(strings).every((hit) => hit === 1)).toBe(true);
+  expect(filter.hasMany(bytes).every((hit) => hit === 1)).toBe(true);
+  expect(filter.hasInts(ints).every((hit) => hit === 1)).toBe(true);
+  // The failure this guards against hashed every string as the empty string: then "dave" would be present.
+  const absent = urls(2_000, `${label}-absent`, 6);
+  expect(filter.hasMany(absent).reduce((sum, hit) => sum + hit, 0)).toBeLessThan(100);
+}
 
 describe("wasm memory", () => {
   it("stays bounded while 10,000 dropped filters of 1 MB come and go", async () => {
-    const start = core.memory.buffer.byteLength;
+    const start = poolBytes();
     let peak = start;
     for (let i = 0; i < 10_000; i++) {
       const filter = BloomFilter.withSize(ONE_MB_OF_BITS, 7);
       filter.add(`key ${i}`);
       expect(filter.has(`key ${i}`)).toBe(true);
       if (i % 10 === 9) await yieldToEventLoop(); // a long-running process yields between jobs
-      peak = Math.max(peak, core.memory.buffer.byteLength);
+      peak = Math.max(peak, poolBytes());
     }
-    // 10,000 MB were allocated in all; without release the 4 GiB wasm memory would run out.
+    // 10,000 MB were allocated in all; without release the pools would hold all of it.
     expect(peak - start).toBeLessThan(1024 * MiB);
   });
 
   it("dispose() gives the memory back at once, even in a synchronous loop", () => {
-    const start = core.memory.buffer.byteLength;
+    const start = poolBytes();
     for (let i = 0; i < 10_000; i++) {
       const filter = BloomFilter.withSize(ONE_MB_OF_BITS, 7);
       filter.add("x");
       filter.dispose();
     }
-    expect(core.memory.buffer.byteLength - start).toBeLessThanOrEqual(16 * MiB);
+    expect(poolBytes() - start).toBeLessThanOrEqual(16 * MiB);
   });
 
-  it("reuses a disposed filter's block for the next one", () => {
+  it("reuses a disposed filter's block for the next one, zeroed", () => {
     const a = BloomFilter.withSize(ONE_MB_OF_BITS, 3);
     a.add("dirty");
     a.dispose();
     const b = BloomFilter.withSize(ONE_MB_OF_BITS, 3);
-    expect(b.fillRatio).toBe(0); // a reused block starts zeroed
+    expect(b.fillRatio).toBe(0);
     expect(b.has("dirty")).toBe(false);
     b.dispose();
+  });
+
+  it("keeps every key kind working once the small filters' memory passes 2 GiB", () => {
+    // 40 filters just under the size that gets its own memory: about 2.5 GB of pool, so new blocks sit above 2^31.
+    const bits = (DEDICATED_BYTES - 4096) * 8;
+    const held = Array.from({ length: 40 }, () => BloomFilter.withSize(bits, 7));
+    expect(poolBytes()).toBeGreaterThan(2 ** 31);
+    const small = BloomFilter.create(10_000, 0.01);
+    checkAllKeyKinds(small, "pool-small");
+    checkAllKeyKinds(held[held.length - 1], "pool-last");
+    // Saving and loading through addresses above 2^31.
+    const copy = BloomFilter.deserialize(small.serialize());
+    expect(copy.hasMany(urls(2_000, "pool-small-strings", 5)).every((hit) => hit === 1)).toBe(true);
+    for (const filter of [...held, small, copy]) filter.dispose();
+  });
+
+  it("holds 40 filters of 100 MB at once, each in a memory of its own", () => {
+    const held = Array.from({ length: 40 }, () => BloomFilter.withSize(800_000_000, 7));
+    expect(new Set(held.map((filter) => filter.arena)).size).toBe(40);
+    const small = BloomFilter.create(10_000, 0.01);
+    checkAllKeyKinds(small, "big-small");
+    checkAllKeyKinds(held[held.length - 1], "big-last");
+    const sbbf = SplitBlockBloomFilter.create(10_000, 0.01);
+    sbbf.addMany(["kept"]);
+    expect(sbbf.has("kept")).toBe(true);
+    for (const filter of [...held, small, sbbf]) filter.dispose();
+  });
+
+  it("refuses a filter larger than the free memory before allocating, naming both, and leaves the others working", () => {
+    const keep = BloomFilter.create(10_000, 0.01).addMany(["kept"]);
+    const counting = CountingBloomFilter.create(1_000, 0.01).add("kept");
+    const free = freeMemory();
+    const bits = Math.ceil((free * 1.5) / 8 / 2 ** 32) * 2 ** 32 * 8; // half again the free memory
+    expect(() => BloomFilter.withSize(bits, 7)).toThrow(RangeError);
+    expect(() => BloomFilter.withSize(bits, 7)).toThrow(/cannot allocate .* GiB .*only .* of memory is free/);
+    expect(keep.has("kept")).toBe(true);
+    expect(counting.count("kept")).toBe(1);
+    checkAllKeyKinds(BloomFilter.create(10_000, 0.01), "after-failure");
+    keep.dispose();
+    counting.dispose();
   });
 });

@@ -265,7 +265,7 @@ function showStats() {
 function readCells() {
   const filter = state.filter;
   if (state.type === "standard") state.bits = filter.bitArray();
-  else if (state.type === "counting") state.counters = filter.counters();
+  else if (state.type === "counting") state.counters = filter.counterValues();
   else state.slots = filter.entries();
 }
 

@@ -1,0 +1,91 @@
+// The contract every filter type keeps, so code that holds "a filter" (the
+// CLI, the page, a user's pipeline) needs no instanceof chains: the query
+// half every type answers, the adding half of the types that grow, and the
+// removing half of the deletable ones.
+/// <reference lib="esnext.disposable" />
+import type { Key } from "./keys.js";
+import { toBase64 } from "./format.js";
+
+/** What every filter answers: membership of every kind of key, its size, and its bytes. */
+export interface FilterQueries extends Disposable {
+  /** True when the key is probably present; false when it is definitely absent. */
+  has(key: Key): boolean;
+  /** One answer per key: 1 = probably present, 0 = definitely absent. */
+  hasMany(keys: readonly Key[]): Uint8Array;
+  /** Keys packed in one buffer: key i is bytes[ends[i−1] .. ends[i]) (key 0 starts at 0). */
+  hasPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array;
+  /** Newline-delimited keys (a line without its "\n" and one trailing "\r"). */
+  hasLines(buffer: Uint8Array): Uint8Array;
+  /** Integer keys: their own key space, hashed by a 64-bit mix (a u32 key equals the u64 key of the same value). */
+  hasInts(keys: Uint32Array | BigUint64Array): Uint8Array;
+  /** The keys it holds (for filters that cannot tell repeats apart: keys that changed it). */
+  readonly size: number;
+  /** Bits of memory its table takes. */
+  readonly bits: number;
+  /** The filter in bloomkit's binary format (docs/FORMAT.md). */
+  serialize(): Uint8Array;
+  /** serialize() as base64. */
+  toBase64(): string;
+  /** Releases its memory now; any later use throws. */
+  dispose(): void;
+  /** True once dispose() ran. */
+  readonly disposed: boolean;
+}
+
+/** A filter keys can be added to; the testAndAdd forms add and answer whether each key was probably present before. */
+export interface Filter extends FilterQueries {
+  add(key: Key): this;
+  addMany(keys: readonly Key[]): this;
+  addPacked(bytes: Uint8Array, ends: Uint32Array): this;
+  addLines(buffer: Uint8Array): this;
+  addInts(keys: Uint32Array | BigUint64Array): this;
+  testAndAdd(key: Key): boolean;
+  testAndAddMany(keys: readonly Key[]): Uint8Array;
+  testAndAddPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array;
+  testAndAddLines(buffer: Uint8Array): Uint8Array;
+  testAndAddInts(keys: Uint32Array | BigUint64Array): Uint8Array;
+}
+
+/** A filter keys can be removed from, that can tell how often a key was added. */
+export interface DeletableFilter extends Filter {
+  /** Removes one occurrence; false (and nothing changes) when the key is definitely absent. */
+  remove(key: Key): boolean;
+  removeMany(keys: readonly Key[]): Uint8Array;
+  removePacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array;
+  removeLines(buffer: Uint8Array): Uint8Array;
+  removeInts(keys: Uint32Array | BigUint64Array): Uint8Array;
+  /** How often the key was probably added (an upper bound; 0 = definitely absent). */
+  count(key: Key): number;
+  countMany(keys: readonly Key[]): Uint32Array;
+}
+
+const inspectSymbol = Symbol.for("nodejs.util.inspect.custom");
+
+/** What every filter class shares: base64, `using`, and a printable summary of its parameters (never its bits). */
+export abstract class FilterBase implements Disposable {
+  abstract serialize(): Uint8Array;
+  abstract dispose(): void;
+  abstract get disposed(): boolean;
+  /** The parameters that describe this filter, for toJSON() and console.log. */
+  protected abstract describeParameters(): Record<string, unknown>;
+
+  /** serialize() as base64. */
+  toBase64(): string {
+    return toBase64(this.serialize());
+  }
+
+  /** For `using filter = …`. */
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+
+  /** The type and parameters (not the bits): what JSON.stringify and console.log show. */
+  toJSON(): Record<string, unknown> {
+    return { type: this.constructor.name, ...(this.disposed ? { disposed: true } : this.describeParameters()) };
+  }
+
+  [inspectSymbol](): string {
+    const { type, ...rest } = this.toJSON();
+    return `${type as string} ${JSON.stringify(rest).replace(/"(\w+)":/g, "$1: ").replace(/,/g, ", ")}`;
+  }
+}
