@@ -32,6 +32,7 @@ import {
   keyStep,
 } from "./indices";
 import { Hashed, OP_ADD, OP_HAS, SOURCE_HASHES, SOURCE_U32, sourceHash } from "./batch";
+import { reduce } from "./reduce";
 
 export { FILTER_HEADER };
 
@@ -296,6 +297,36 @@ function addGrouped<T>(filter: usize, src: usize, hashes2: usize, count: u32, ou
 @inline function run<T>(filter: usize, op: u32, src: usize, hashes2: usize, count: u32, out: usize, room: usize): u32 {
   if (op == OP_ADD && load<u64>(filter, F_BITS) > GROUPED_ABOVE_BITS) return addGrouped<T>(filter, src, hashes2, count, out, room);
   return runDirect<T>(filter, op, src, hashes2, count, out);
+}
+
+/**
+ * The segment of each of `count` keys (u32 at `out`) for a filter held in
+ * `segments` segments: the second hash mapped onto [0, segments) by
+ * multiply-shift, so the segment is independent of a key's indices within
+ * it. Keys as bloomRun takes them; integer keys mixed with `seed`.
+ */
+export function bloomRoute(source: u32, src: usize, hashes2: usize, count: u32, seed: u32, segments: u32, out: usize): void {
+  for (let i: u32 = 0; i < count; i++) {
+    const h = source == SOURCE_HASHES ? sourceHash<Hashed>(src, i, 0) : source == SOURCE_U32 ? sourceHash<u32>(src, i, <u64>seed) : sourceHash<u64>(src, i, <u64>seed);
+    store<u32>(out + (<usize>i << 2), <u32>reduce(secondAt(source == SOURCE_HASHES ? hashes2 : 0, i, h), <u64>segments));
+  }
+}
+
+/** The k indices (as f64, within the segment) of each of `count` keys, as bloomRun takes them, at out + 8·k·i: for display and for filters kept elsewhere (Redis). */
+export function bloomIndices(filter: usize, source: u32, src: usize, hashes2: usize, count: u32, out: usize): void {
+  const seed = <u64>load<u32>(filter, F_SEED);
+  const m = load<u64>(filter, F_BITS);
+  const k = load<u32>(filter, F_HASHES);
+  const base = load<u64>(filter, F_BASE_BITS);
+  for (let i: u32 = 0; i < count; i++) {
+    let h = source == SOURCE_HASHES ? sourceHash<Hashed>(src, i, 0) : source == SOURCE_U32 ? sourceHash<u32>(src, i, seed) : sourceHash<u64>(src, i, seed);
+    const h2 = secondAt(source == SOURCE_HASHES ? hashes2 : 0, i, h);
+    const at = out + ((<usize>i * <usize>k) << 3);
+    for (let j: u32 = 0; j < k; j++) {
+      store<f64>(at + (<usize>j << 3), <f64>doubleIndex(h, m, base));
+      h += h2;
+    }
+  }
 }
 
 /**

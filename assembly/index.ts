@@ -14,14 +14,17 @@ export {
   bloomHas,
   bloomBytes,
   bloomRun,
+  bloomRoute,
+  bloomIndices,
   bloomSetBits,
   bloomPositions,
 } from "./bloom";
 export { hashBits, hashKey, hashPacked } from "./hash";
+export { xxh64Start, xxh64Update, xxh64Digest } from "./xxh64-stream";
 export { hashPackedKeys, hashLines, compactLines, combineWords } from "./batch";
 export { countingBlockBytes, countingBytes, countingKey, countingRun, countingSaturated, countingNonZero, countingToBloom, countingCounter } from "./counting";
 export { cuckooBlockBytes, cuckooInit, cuckooKey, cuckooRun, cuckooSize, cuckooHeaderBytes, cuckooSetSize, cuckooLocate } from "./cuckoo";
-export { sbbfBlockBytes, sbbfInit, sbbfHeaderBytes, sbbfKey, sbbfRun, sbbfFalsePositiveRate, sbbfSetBits } from "./split-block";
+export { sbbfBlockBytes, sbbfInit, sbbfHeaderBytes, sbbfKey, sbbfRun, sbbfRoute, sbbfFalsePositiveRate, sbbfSetBits } from "./split-block";
 
 import * as batch from "./batch";
 import * as bloom from "./bloom";
@@ -29,6 +32,7 @@ import * as splitBlock from "./split-block";
 import * as indices from "./indices";
 import * as cuckoo from "./cuckoo";
 import * as hash from "./hash";
+import * as xxh64Stream from "./xxh64-stream";
 
 export const SOURCE_HASHES = batch.SOURCE_HASHES;
 export const SOURCE_U32 = batch.SOURCE_U32;
@@ -51,3 +55,4 @@ export const HASH_COUNT = hash.HASH_COUNT;
 export const HASH_FNV1A_64 = hash.HASH_FNV1A_64;
 export const HASH_MURMUR3_128 = hash.HASH_MURMUR3_128;
 export const HASH_XXH64 = hash.HASH_XXH64;
+export const XXH64_STATE_BYTES = xxh64Stream.XXH64_STATE_BYTES;

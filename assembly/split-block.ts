@@ -26,9 +26,19 @@ import { Hashed, OP_ADD, SOURCE_HASHES, SOURCE_U32, sourceHash } from "./batch";
 // @ts-ignore: decorator
 @inline const SALT_7: u32 = 0x5c6bfb31;
 
-/** Header: u32 block count, then the blocks at SBBF_HEADER (32-byte aligned within the 16-aligned block). */
+/**
+ * Header: the blocks in this block of memory, the blocks of the whole filter
+ * and the first of them held here (a filter larger than one wasm memory is
+ * held in segments, each a run of consecutive blocks: a key's block is the
+ * specification's over the whole filter, so the segments put together are
+ * its Parquet bitset); then the blocks at SBBF_HEADER.
+ */
 // @ts-ignore: decorator
 @inline const S_BLOCKS: usize = 0;
+// @ts-ignore: decorator
+@inline const S_TOTAL: usize = 4;
+// @ts-ignore: decorator
+@inline const S_FIRST: usize = 8;
 // @ts-ignore: decorator
 @inline const SBBF_HEADER: usize = 32;
 
@@ -36,24 +46,33 @@ export function sbbfBlockBytes(blocks: f64): f64 {
   return <f64>SBBF_HEADER + blocks * 32;
 }
 
-export function sbbfInit(filter: usize, blocks: u32): void {
+/** Writes the header of a segment of `blocks` blocks, from block `first` of a filter of `total` (a whole filter: total = blocks, first = 0). */
+export function sbbfInit(filter: usize, blocks: u32, total: u32, first: u32): void {
   store<u32>(filter, blocks, S_BLOCKS);
+  store<u32>(filter, total, S_TOTAL);
+  store<u32>(filter, first, S_FIRST);
 }
 
 export function sbbfHeaderBytes(): u32 {
   return <u32>SBBF_HEADER;
 }
 
-/** The block of a hash: ((h >> 32) · blocks) >> 32. */
+/** The specification's block of a hash in a filter of `total` blocks: ((h >> 32) · total) >> 32. */
 // @ts-ignore: decorator
-@inline function blockAt(filter: usize, blocks: u64, h: u64): usize {
-  return filter + SBBF_HEADER + (<usize>(((h >> 32) * blocks) >> 32) << 5);
+@inline function globalBlock(total: u64, h: u64): u32 {
+  return <u32>(((h >> 32) * total) >> 32);
 }
 
-/** The block of a hash, reading the block count from the header. */
+/** Where the block of a hash is held: `data` is the segment's first block, the number `first` of the whole filter's `total`. */
+// @ts-ignore: decorator
+@inline function blockAt(data: usize, total: u64, first: u32, h: u64): usize {
+  return data + (<usize>(globalBlock(total, h) - first) << 5);
+}
+
+/** The block of a hash, reading the header. */
 // @ts-ignore: decorator
 @inline function blockOf(filter: usize, h: u64): usize {
-  return blockAt(filter, <u64>load<u32>(filter, S_BLOCKS), h);
+  return blockAt(filter + SBBF_HEADER, <u64>load<u32>(filter, S_TOTAL), load<u32>(filter, S_FIRST), h);
 }
 
 /**
@@ -122,6 +141,17 @@ const MASK_CONSTANTS: usize = memory.data<u32>([
   return testBlock(blockOf(filter, h), hashMask(h, 0), hashMask(h, 16));
 }
 
+/**
+ * The segment of each of `count` keys (u32 at `out`) for a filter of
+ * `total` blocks held in segments of `perSegment` blocks; keys as sbbfRun takes them.
+ */
+export function sbbfRoute(source: u32, src: usize, count: u32, total: u32, perSegment: u32, out: usize): void {
+  for (let i: u32 = 0; i < count; i++) {
+    const h = source == SOURCE_HASHES ? sourceHash<Hashed>(src, i, 0) : source == SOURCE_U32 ? sourceHash<u32>(src, i, 0) : sourceHash<u64>(src, i, 0);
+    store<u32>(out + (<usize>i << 2), globalBlock(<u64>total, h) / perSegment);
+  }
+}
+
 /** OP_ADD or OP_HAS for one key of `len` bytes: 1 when it was probably present (before it was added). */
 export function sbbfKey(filter: usize, op: u32, key: usize, len: usize): u32 {
   const h = xxh64(key, len, 0);
@@ -176,7 +206,9 @@ export function sbbfRun(filter: usize, op: u32, source: u32, src: usize, count: 
 
 /** The loop for filters that fit in cache: hash, then set or test, key by key. */
 function runDirect<T>(filter: usize, op: u32, src: usize, count: u32, out: usize): u32 {
-  const blocks = <u64>load<u32>(filter, S_BLOCKS);
+  const wholeBlocks = <u64>load<u32>(filter, S_TOTAL);
+  const first0 = load<u32>(filter, S_FIRST);
+  const data = filter + SBBF_HEADER;
   const c = MASK_CONSTANTS;
   const salts0 = v128.load(c), salts1 = v128.load(c, 16);
   const spread = v128.load(c, 32), firstBits = v128.load(c, 48), table = v128.load(c, 64);
@@ -186,7 +218,7 @@ function runDirect<T>(filter: usize, op: u32, src: usize, count: u32, out: usize
       const h = sourceHash<T>(src, i, 0);
       const key = i32x4.splat(<u32>h);
       const fresh = setBlock(
-        blockAt(filter, blocks, h),
+        blockAt(data, wholeBlocks, first0, h),
         maskHalf(key, salts0, spread, firstBits, table),
         maskHalf(key, salts1, spread, firstBits, table),
       );
@@ -198,7 +230,7 @@ function runDirect<T>(filter: usize, op: u32, src: usize, count: u32, out: usize
       const h = sourceHash<T>(src, i, 0);
       const key = i32x4.splat(<u32>h);
       const hit = testBlock(
-        blockAt(filter, blocks, h),
+        blockAt(data, wholeBlocks, first0, h),
         maskHalf(key, salts0, spread, firstBits, table),
         maskHalf(key, salts1, spread, firstBits, table),
       );
@@ -215,7 +247,9 @@ function runDirect<T>(filter: usize, op: u32, src: usize, count: u32, out: usize
  * then set or test the group's blocks, which are in cache by then.
  */
 function runGrouped<T>(filter: usize, op: u32, src: usize, count: u32, out: usize, room: usize): u32 {
-  const blocks = <u64>load<u32>(filter, S_BLOCKS);
+  const wholeBlocks = <u64>load<u32>(filter, S_TOTAL);
+  const first0 = load<u32>(filter, S_FIRST);
+  const data = filter + SBBF_HEADER;
   const c = MASK_CONSTANTS;
   const salts0 = v128.load(c), salts1 = v128.load(c, 16);
   const spread = v128.load(c, 32), firstBits = v128.load(c, 48), table = v128.load(c, 64);
@@ -224,7 +258,7 @@ function runGrouped<T>(filter: usize, op: u32, src: usize, count: u32, out: usiz
   for (let first: u32 = 0; first < count; first += GROUP) {
     const group = min<u32>(GROUP, count - first);
     for (let g: u32 = 0; g < group; g++) {
-      const block = blockAt(filter, blocks, sourceHash<T>(src, first + g, 0));
+      const block = blockAt(data, wholeBlocks, first0, sourceHash<T>(src, first + g, 0));
       store<u32>(room + (<usize>g << 2), <u32>block);
       sink += load<u8>(block);
     }

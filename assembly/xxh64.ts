@@ -1,25 +1,25 @@
 // xxHash64 (Yann Collet), the reference algorithm of xxhash.h, over raw bytes.
 
 // @ts-ignore: decorator
-@inline const XXH64_P1: u64 = 0x9E3779B185EBCA87;
+@inline export const XXH64_P1: u64 = 0x9E3779B185EBCA87;
 // @ts-ignore: decorator
-@inline const XXH64_P2: u64 = 0xC2B2AE3D27D4EB4F;
+@inline export const XXH64_P2: u64 = 0xC2B2AE3D27D4EB4F;
 // @ts-ignore: decorator
-@inline const XXH64_P3: u64 = 0x165667B19E3779F9;
+@inline export const XXH64_P3: u64 = 0x165667B19E3779F9;
 // @ts-ignore: decorator
-@inline const XXH64_P4: u64 = 0x85EBCA77C2B2AE63;
+@inline export const XXH64_P4: u64 = 0x85EBCA77C2B2AE63;
 // @ts-ignore: decorator
-@inline const XXH64_P5: u64 = 0x27D4EB2F165667C5;
+@inline export const XXH64_P5: u64 = 0x27D4EB2F165667C5;
 
 /** One accumulator round over an 8-byte lane. */
 // @ts-ignore: decorator
-@inline function round(acc: u64, lane: u64): u64 {
+@inline export function round(acc: u64, lane: u64): u64 {
   return rotl<u64>(acc + lane * XXH64_P2, 31) * XXH64_P1;
 }
 
 /** Folds an accumulator into the converged hash. */
 // @ts-ignore: decorator
-@inline function mergeRound(acc: u64, val: u64): u64 {
+@inline export function mergeRound(acc: u64, val: u64): u64 {
   return (acc ^ round(0, val)) * XXH64_P1 + XXH64_P4;
 }
 

@@ -1,18 +1,35 @@
 // The standard Bloom filter: an m-bit array in wasm memory and k indices per
 // key, by default from Kirsch–Mitzenmacher double hashing over one 64-bit
-// xxh64 hash (see assembly/bloom.ts).
+// xxh64 hash (see assembly/bloom.ts). A filter larger than one wasm memory
+// (4 GiB) is held in segments of equal size: a key's second hash picks its
+// segment, and its k bits are set in that segment alone.
 import { WasmBlock } from "./wasm-block.js";
 import type { Arena } from "./arena.js";
-import { MAX_BLOCK_BYTES } from "./memory.js";
+import { MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_HAS } from "./constants.generated.js";
 import { checkInteger, checkIntsHashing, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
-import { type Key } from "./keys.js";
+import { maxKeyBytes, type Key } from "./keys.js";
 import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { combineInto } from "./combine.js";
+import { segmentIndices, type Indexing } from "./indices.js";
 import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
 import type { Filter } from "./filter.js";
 import { hashId, type HashName } from "./hash.js";
-import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, writeRecord } from "./format.js";
+import {
+  FilterType,
+  FormatError,
+  ParamReader,
+  ParamWriter,
+  fromBase64,
+  readRecordBytes,
+  readRecordStream,
+  recordBytes,
+  recordChunks,
+  type ByteSource,
+  type Loader,
+  type RecordSource,
+  type Region,
+} from "./format.js";
 import {
   HASHING_OPTION_NAMES,
   hashingDifference,
@@ -36,13 +53,17 @@ export interface BloomFilterOptions extends HashingOptions {
 const OPTION_NAMES = [...HASHING_OPTION_NAMES, "foldable"] as const;
 const HEADER_BYTES = FILTER_HEADER;
 
-/** Bytes of a filter's block: the header, then m bits as whole u64 words. */
+/** Bytes of a segment's block: the header, then its bits as whole u64 words. */
 function blockBytes(bits: number): number {
   return HEADER_BYTES + Math.ceil(bits / 64) * 8;
 }
 
-/** Largest m a single filter can have: its block must fit one wasm memory (4 GiB less the arena's own room). */
-export const MAX_FILTER_BITS = Math.floor((MAX_BLOCK_BYTES - HEADER_BYTES) / 8) * 64;
+/** Bits one segment can hold: its block must fit one wasm memory (4 GiB less the arena's own room). */
+export const MAX_SEGMENT_BITS = Math.floor((MAX_BLOCK_BYTES - HEADER_BYTES) / 8) * 64;
+/** Most segments a filter is held in. */
+export const MAX_SEGMENTS = 64;
+/** Largest m a filter can have: 64 segments of almost 4 GiB, 256 GiB in all (the machine's memory is the real limit). */
+export const MAX_FILTER_BITS = MAX_SEGMENTS * MAX_SEGMENT_BITS;
 /** Most folds a foldable create() prepares for: m a multiple of 64 · 2^16 at most. */
 const MAX_FOLD_LOG2 = 16;
 
@@ -54,24 +75,34 @@ function foldableBits(m: number): number {
   return Math.ceil(m / block) * block;
 }
 
+/** Segments a filter of `bits` bits is held in. */
+function segmentsFor(bits: number): number {
+  return Math.ceil(bits / MAX_SEGMENT_BITS);
+}
+
 /** A standard Bloom filter: no false negatives, false positives at a rate set by m, k and n. */
 export class BloomFilter extends WasmBlock implements Filter {
   readonly #bits: number;
+  readonly #segmentBits: number;
   readonly #hashes: number;
   readonly #hashing: Hashing;
+  readonly #baseBits: number;
+  readonly #keyHash: KeyHash | null;
   #count = 0;
   /** Set bits, or −1 when an add may have changed them. */
   #setBits = 0;
 
-  readonly #baseBits: number;
-
-  readonly #keyHash: KeyHash | null;
-
-  private constructor(bits: number, hashes: number, hashing: Hashing, baseBits = bits, near?: Arena) {
-    super(blockBytes(bits), `a Bloom filter of ${bits} bits (${formatBytes(blockBytes(bits))})`, near);
-    writeIndexHeader(this.core, this.live(), bits, hashes, hashing, baseBits);
+  private constructor(bits: number, hashes: number, hashing: Hashing, baseBits = bits, near?: Arena | readonly Arena[], segments = 1) {
+    const segmentBits = bits / segments;
+    super(
+      Array.from({ length: segments }, () => blockBytes(segmentBits)),
+      `a Bloom filter of ${bits} bits (${formatBytes(segments * blockBytes(segmentBits))})`,
+      near,
+    );
+    for (const block of this.segments()) writeIndexHeader(block.arena.core, block.ptr, segmentBits, hashes, hashing, baseBits / segments);
     this.#keyHash = hashing.strategy === "double" ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;
     this.#bits = bits;
+    this.#segmentBits = segmentBits;
     this.#hashes = hashes;
     this.#hashing = hashing;
     this.#baseBits = baseBits;
@@ -81,7 +112,8 @@ export class BloomFilter extends WasmBlock implements Filter {
    * A filter sized for `expectedItems` keys at `falsePositiveRate`:
    * m = ⌈−n·ln p / (ln 2)²⌉ bits and k = round(m/n · ln 2) hashes (at least
    * 1). With the independent strategy, k is the number of hashes listed and
-   * m the smallest that reaches p with that k.
+   * m the smallest that reaches p with that k. Above MAX_SEGMENT_BITS (one
+   * wasm memory) m is rounded up to whole 64-bit words in each of the segments.
    */
   static create(expectedItems: number, falsePositiveRate: number, options?: BloomFilterOptions): BloomFilter {
     const n = checkPositive("expectedItems", expectedItems);
@@ -91,19 +123,32 @@ export class BloomFilter extends WasmBlock implements Filter {
     if (checked.foldable !== undefined && typeof checked.foldable !== "boolean") {
       throw new TypeError(`options.foldable must be a boolean, got ${describe(checked.foldable)}`);
     }
-    const sized = hashing.strategy === "independent" ? optimal({ n, p, k: hashing.names.length }) : optimal({ n, p });
-    const m = checked.foldable ? foldableBits(sized.m) : sized.m;
-    const k = sized.k;
-    if (m > MAX_FILTER_BITS) {
-      throw new RangeError(
-        `a filter for ${n} items at p = ${p} needs ${m} bits (${formatBytes(m / 8)}); ` +
-          `one filter holds at most ${MAX_FILTER_BITS} bits (${formatBytes(MAX_FILTER_BITS / 8)})`,
-      );
-    }
-    return new BloomFilter(m, k, hashing);
+    const { bits, hashes, segments } = BloomFilter.sizeFor(n, p, hashing, checked.foldable === true);
+    return new BloomFilter(bits, hashes, hashing, bits, undefined, segments);
   }
 
-  /** A filter of exactly `bits` bits and `hashes` hash functions (with the independent strategy, as many as listed). */
+  /** The m, k and segments create() gives for n keys at rate p; a RangeError when no filter can be that large. @internal */
+  static sizeFor(n: number, p: number, hashing: Hashing, foldable = false): { bits: number; hashes: number; segments: number } {
+    const sized = hashing.strategy === "independent" ? optimal({ n, p, k: hashing.names.length }) : optimal({ n, p });
+    const segments = segmentsFor(sized.m);
+    const perSegment = foldable ? foldableBits(sized.m / segments) : segments > 1 ? Math.ceil(sized.m / segments / 64) * 64 : sized.m;
+    const m = perSegment * segments;
+    if (m > MAX_FILTER_BITS || perSegment > MAX_SEGMENT_BITS) {
+      throw new RangeError(
+        `a filter for ${n} items at p = ${p} needs ${m} bits (${formatBytes(m / 8)}); ` +
+          `a filter holds at most ${MAX_FILTER_BITS} bits (${formatBytes(MAX_FILTER_BITS / 8)})`,
+      );
+    }
+    checkSegmentable(hashing, segments);
+    return { bits: m, hashes: sized.k, segments };
+  }
+
+  /**
+   * A filter of exactly `bits` bits and `hashes` hash functions (with the
+   * independent strategy, as many as listed). Above MAX_SEGMENT_BITS it is
+   * held in equal segments, so `bits` must then be a multiple of 64 times
+   * their number.
+   */
   static withSize(bits: number, hashes: number, options?: BloomFilterOptions): BloomFilter {
     checkInteger("bits", bits, 1, MAX_FILTER_BITS);
     checkInteger("hashes", hashes, 1, MAX_HASHES);
@@ -113,7 +158,16 @@ export class BloomFilter extends WasmBlock implements Filter {
     if (hashing.strategy === "independent" && hashing.names.length !== hashes) {
       throw new RangeError(`hashes is ${hashes} but options.hash lists ${hashing.names.length} hashes for strategy "independent"`);
     }
-    return new BloomFilter(bits, hashes, hashing);
+    const segments = segmentsFor(bits);
+    if (segments > 1 && bits % (64 * segments) !== 0) {
+      const next = Math.ceil(bits / (64 * segments)) * 64 * segments;
+      throw new RangeError(
+        `bits = ${bits} needs ${segments} segments of equal size (one wasm memory holds ${MAX_SEGMENT_BITS} bits): ` +
+          `give a multiple of ${64 * segments}, such as ${next}`,
+      );
+    }
+    checkSegmentable(hashing, segments);
+    return new BloomFilter(bits, hashes, hashing, bits, undefined, segments);
   }
 
   /** m, the number of bits. */
@@ -176,23 +230,29 @@ export class BloomFilter extends WasmBlock implements Filter {
 
   /** Adds a key. */
   add(key: Key): this {
-    this.#insertOne(key);
+    this.testAndAdd(key);
     return this;
   }
 
   /** True when the key is probably present; false when it is definitely absent. */
   has(key: Key): boolean {
+    if (this.segmentCount > 1) return this.runOp(OP_HAS, { kind: "keys", keys: [checkKey(key)] }).answers[0] === 1;
     const { ptr, length } = this.oneKey(key);
     return this.core.bloomHas(this.live(), ptr, length) === 1;
   }
 
   /** Adds a key and returns true when it was probably present before (a de-duplication step in one call). */
   testAndAdd(key: Key): boolean {
-    return !this.#insertOne(key);
+    if (this.segmentCount > 1) return this.#add({ kind: "keys", keys: [checkKey(key)] })[0] === 1;
+    const { ptr, length } = this.oneKey(key);
+    const fresh = this.core.bloomAdd(this.live(), ptr, length);
+    this.#added(fresh);
+    return fresh === 0;
   }
 
   /** The key's k bit indices, in the order the hashes produce them (duplicates possible). */
   positions(key: Key): number[] {
+    if (this.segmentCount > 1) return Array.from(this.indices({ kind: "keys", keys: [checkKey(key)] }));
     const { ptr, length, out } = this.oneKey(key);
     // The scratch answer room holds 8 bytes per batch key, far more than 8 × MAX_HASHES.
     this.core.bloomPositions(this.live(), ptr, length, out);
@@ -200,8 +260,22 @@ export class BloomFilter extends WasmBlock implements Filter {
   }
 
   /**
+   * The k bit indices of every key of a batch, key i's at [k·i, k·(i+1)):
+   * where a copy of this filter kept elsewhere (Redis) sets and tests bits.
+   * Double hashing only. @internal
+   */
+  indices(source: KeySource): Float64Array {
+    checkIntsHashing(this.#hashing.strategy);
+    return segmentIndices(this.#indexing(), source);
+  }
+
+  #indexing(): Indexing {
+    return { blocks: this.segments(), segmentBits: this.#segmentBits, hashes: this.#hashes, keyHash: this.#keyHash!, batchArena: this.batchArena, route: (chunk) => this.routeChunk(chunk) };
+  }
+
+  /**
    * Adds integer keys (a Uint32Array or a BigUint64Array): no encoding, one
-   * wasm call per 131,072 keys. Integers are their own key space, hashed by
+   * wasm call per chunk of keys. Integers are their own key space, hashed by
    * a 64-bit mix, not as bytes: add(bytes) and addInts of the same number are
    * different keys; a 32-bit key equals the 64-bit key of the same value.
    */
@@ -224,8 +298,14 @@ export class BloomFilter extends WasmBlock implements Filter {
 
   /** A copy of the bit array: bit i is bit (i & 7) of byte (i >> 3), ⌈m/8⌉ bytes. */
   bitArray(): Uint8Array {
-    const data = this.live() + HEADER_BYTES;
-    return this.arena.u8().slice(data, data + Math.ceil(this.#bits / 8));
+    const out = new Uint8Array(Math.ceil(this.#bits / 8));
+    let at = 0;
+    for (const { arena, ptr } of this.segments()) {
+      const bytes = Math.ceil(this.#segmentBits / 8);
+      out.set(arena.u8().subarray(ptr + HEADER_BYTES, ptr + HEADER_BYTES + bytes), at);
+      at += bytes;
+    }
+    return out;
   }
 
   /** Adds every key, in one wasm call per chunk. */
@@ -263,7 +343,7 @@ export class BloomFilter extends WasmBlock implements Filter {
   /**
    * A new filter holding the keys of both (bitwise OR): it answers exactly
    * like a filter built from both key sets. Both operands stay unchanged.
-   * Its count is the fill-based estimate (at most the operands' counts added),
+   * Its size is the fill-based estimate (at most the operands' sizes added),
    * since keys added to both cannot be told apart.
    */
   union(other: BloomFilter): BloomFilter {
@@ -282,25 +362,28 @@ export class BloomFilter extends WasmBlock implements Filter {
 
   /**
    * A new filter with m / factor bits, the halves of the array OR-ed together
-   * `log2(factor)` times (the seeds' compressed filter). Every key added stays
-   * present; the false-positive rate becomes that of m / factor bits. `factor`
-   * is a power of two and m / factor a multiple of 64: see maxFoldFactor, and
-   * create(n, p, { foldable: true }).
+   * `log2(factor)` times (the compressed filter of the classic articles).
+   * Every key added stays present; the false-positive rate becomes that of
+   * m / factor bits. `factor` is a power of two and m / factor a multiple of
+   * 64: see maxFoldFactor, and create(n, p, { foldable: true }). A filter in
+   * segments folds each segment.
    */
   fold(factor: number): BloomFilter {
-    const ptr = this.live();
+    this.live();
     checkInteger("factor", factor, 2, Number.MAX_SAFE_INTEGER);
     if ((factor & (factor - 1)) !== 0 || factor > this.maxFoldFactor) {
       throw new RangeError(
         `cannot fold ${this.#bits} bits by ${factor}: the factor must be a power of two up to maxFoldFactor = ${this.maxFoldFactor} ` +
-          `(m / factor a whole number of 64-bit words); create with { foldable: true } to allow folding`,
+          `(m / factor a whole number of 64-bit words${this.segmentCount > 1 ? " in each segment" : ""}); create with { foldable: true } to allow folding`,
       );
     }
-    const folded = new BloomFilter(this.#bits / factor, this.#hashes, this.#hashing, this.#baseBits, this.arena);
-    const partBytes = (this.#bits / factor) / 8;
-    for (let t = 0; t < factor; t++) {
-      combineInto(folded.arena, folded.live() + HEADER_BYTES, this.arena, ptr + HEADER_BYTES + t * partBytes, partBytes, false);
-    }
+    const blocks = this.segments();
+    const folded = new BloomFilter(this.#bits / factor, this.#hashes, this.#hashing, this.#baseBits, blocks.map((block) => block.arena), blocks.length);
+    const partBytes = this.#segmentBits / factor / 8;
+    folded.segments().forEach((target, s) => {
+      const source = blocks[s];
+      for (let t = 0; t < factor; t++) combineInto(target.arena, target.ptr + HEADER_BYTES, source.arena, source.ptr + HEADER_BYTES + t * partBytes, partBytes, false);
+    });
     folded.#count = this.#count;
     folded.#setBits = -1;
     return folded;
@@ -308,77 +391,109 @@ export class BloomFilter extends WasmBlock implements Filter {
 
   /** The largest factor fold() accepts now (1 when m is not a multiple of 128). */
   get maxFoldFactor(): number {
+    this.live();
+    const m = this.#segmentBits;
     let factor = 1;
-    while ((this.#bits / (factor * 2)) % 64 === 0 && this.#bits / (factor * 2) >= 64) factor *= 2;
+    while ((m / (factor * 2)) % 64 === 0 && m / (factor * 2) >= 64) factor *= 2;
     return factor;
   }
 
-  /** The filter in bloomkit's binary format (docs/FORMAT.md). */
+  /** The filter in bloomkit's binary format (docs/FORMAT.md); a RangeError when it is larger than one Uint8Array can be (see serializeChunks). */
   serialize(): Uint8Array {
-    const ptr = this.live();
+    return recordBytes(this.recordSource());
+  }
+
+  /**
+   * serialize() in pieces of at most `chunkBytes` (16 MiB by default), for
+   * filters larger than one Uint8Array and for writing without a second copy
+   * in memory: write every piece, in order, to a file or stream.
+   */
+  serializeChunks(chunkBytes?: number): Generator<Uint8Array> {
+    return recordChunks(this.recordSource(), chunkBytes);
+  }
+
+  /** What serialize() writes: parameters and where the payload lies. @internal */
+  recordSource(): RecordSource {
+    this.live();
+    const segments = this.segmentCount;
     const w = new ParamWriter().u64(this.#bits).u64(this.#baseBits).u32(this.#hashes).u64(this.#count);
     writeHashing(w, this.#hashing);
-    const data = ptr + HEADER_BYTES;
-    const length = blockBytes(this.#bits) - HEADER_BYTES;
-    const arena = this.arena;
-    return writeRecord({
-      type: FilterType.bloom,
-      params: w.bytes(),
-      payloadLength: length,
-      writePayload: (target) => target.set(arena.u8().subarray(data, data + length)),
-      payloadChecksum: checksumAt(arena, data, length),
-    });
+    if (segments > 1) w.u32(segments);
+    const bytes = blockBytes(this.#segmentBits) - HEADER_BYTES;
+    const payload: Region[] = this.segments().map(({ arena, ptr }) => ({ arena, ptr: ptr + HEADER_BYTES, bytes }));
+    return { type: FilterType.bloom, version: segments > 1 ? 2 : 1, params: w.bytes(), payload };
   }
 
   /** A filter from serialize()'s bytes; truncated, corrupted or foreign bytes throw a FormatError. */
   static deserialize(bytes: Uint8Array): BloomFilter {
-    return BloomFilter.fromRecord(bytes).filter;
+    return readRecordBytes(bytes, { [FilterType.bloom]: BloomFilter.loader }, FilterType.bloom);
   }
 
-  /** Reads one BloomFilter record from the start of `bytes`; also says how many bytes it took. @internal */
-  static fromRecord(bytes: Uint8Array): { filter: BloomFilter; length: number } {
-    const record = readRecord(bytes, FilterType.bloom);
-    const r = new ParamReader(record.params);
+  /** A filter from a stream of serializeChunks()'s pieces (a file stream, say), read piece by piece into wasm memory. */
+  static deserializeChunks(source: ByteSource): Promise<BloomFilter> {
+    return readRecordStream(source, { [FilterType.bloom]: BloomFilter.loader }, FilterType.bloom);
+  }
+
+  /** Checks a record's parameters and allocates the filter its payload fills. @internal */
+  static loader: Loader<BloomFilter> = (header) => {
+    const r = new ParamReader(header.params);
     const bits = r.u64("bits");
     const baseBits = r.u64("base bits");
     const hashes = r.u32();
     const count = r.u64("count");
     const hashing = readHashing(r);
+    const segments = header.version >= 2 ? r.u32() : 1;
     r.end();
     if (bits < 1 || bits > MAX_FILTER_BITS) throw new FormatError(`corrupted: bits = ${bits} is out of range`);
     if (hashes < 1 || hashes > MAX_HASHES) throw new FormatError(`corrupted: hashes = ${hashes} is out of range`);
+    if (segments < 1 || segments > MAX_SEGMENTS || (header.version >= 2 && segments === 1)) throw new FormatError(`corrupted: ${segments} segments`);
+    if (segments !== segmentsFor(bits) || (segments > 1 && bits % (64 * segments) !== 0)) {
+      throw new FormatError(`corrupted: ${bits} bits cannot be held in ${segments} segment${segments === 1 ? "" : "s"}`);
+    }
     const factor = baseBits / bits;
-    if (!Number.isInteger(factor) || (factor & (factor - 1)) !== 0 || (factor > 1 && bits % 64 !== 0)) {
+    if (!Number.isInteger(factor) || factor < 1 || !Number.isInteger(Math.log2(factor)) || (factor > 1 && (bits / segments) % 64 !== 0)) {
       throw new FormatError(`corrupted: base bits ${baseBits} is not a power-of-two multiple of bits ${bits}`);
     }
     if (hashing.strategy === "independent" && hashing.names.length !== hashes) {
       throw new FormatError(`corrupted: ${hashing.names.length} hashes listed for k = ${hashes}`);
     }
-    const length = blockBytes(bits) - HEADER_BYTES;
-    if (record.payload.length !== length) throw new FormatError(`corrupted: payload of ${record.payload.length} bytes for ${bits} bits`);
-    const filter = new BloomFilter(bits, hashes, hashing, baseBits);
-    const data = filter.live() + HEADER_BYTES;
-    filter.arena.u8().set(record.payload, data);
-    // A filter never sets the bits of its last word past m.
-    const lastWord = new DataView(record.payload.buffer, record.payload.byteOffset + length - 8, 8).getBigUint64(0, true);
-    const padding = bits % 64 !== 0 && lastWord >> BigInt(bits % 64) !== 0n;
-    if (padding || checksumAt(filter.arena, data, length) !== record.payloadChecksum) {
-      filter.dispose();
-      throw new FormatError(padding ? "corrupted: bits past m are set" : "corrupted: the payload checksum does not match");
-    }
-    filter.#count = count;
-    filter.#setBits = -1;
-    return { filter, length: record.length };
-  }
+    if (segments > 1 && hashing.strategy !== "double") throw new FormatError("corrupted: a filter in segments uses double hashing");
+    const expected = segments * (blockBytes(bits / segments) - HEADER_BYTES);
+    if (header.payloadLength !== expected) throw new FormatError(`corrupted: payload of ${header.payloadLength} bytes for ${bits} bits`);
+    const filter = new BloomFilter(bits, hashes, hashing, baseBits, undefined, segments);
+    const bytes = expected / segments;
+    return {
+      target: filter.segments().map(({ arena, ptr }) => ({ arena, ptr: ptr + HEADER_BYTES, bytes })),
+      finish: () => {
+        // A filter never sets the bits of its last word past m.
+        if (bits % 64 !== 0) {
+          const { arena, ptr } = filter.segments()[0];
+          const last = arena.readU64(ptr + HEADER_BYTES + bytes - 8);
+          if (last >> BigInt(bits % 64) !== 0n) {
+            filter.dispose();
+            throw new FormatError("corrupted: bits past m are set");
+          }
+        }
+        filter.#count = count;
+        filter.#setBits = -1;
+        return filter;
+      },
+      abandon: () => filter.dispose(),
+    };
+  };
 
-  /** @internal A filter with these parameters whose bits `fill` writes, given the block pointer. */
-  static fromFill(bits: number, hashes: number, hashing: Hashing, count: number, near: Arena, fill: (ptr: number) => void): BloomFilter {
-    const filter = new BloomFilter(bits, hashes, hashing, bits, near);
-    if (filter.arena !== near) {
+  /**
+   * @internal A filter with these parameters, segment s of it in `near[s]`'s
+   * arena (or a RangeError when one has no room), whose bits `fill(ptr, s)` writes.
+   */
+  static fromFill(bits: number, hashes: number, hashing: Hashing, count: number, near: readonly Arena[], fill: (ptr: number, segment: number) => void): BloomFilter {
+    const filter = new BloomFilter(bits, hashes, hashing, bits, near, near.length);
+    const blocks = filter.segments();
+    if (blocks.some((block, s) => block.arena !== near[s])) {
       filter.dispose();
       throw new RangeError(`no room beside the source filter for a Bloom filter of ${bits} bits`);
     }
-    fill(filter.live());
+    blocks.forEach((block, s) => fill(block.ptr, s));
     filter.#count = count;
     filter.#setBits = -1;
     return filter;
@@ -427,20 +542,21 @@ export class BloomFilter extends WasmBlock implements Filter {
   }
 
   /**
-   * Runs OP_ADD or OP_HAS over a chunk already in this filter's arena and
-   * counts the keys an add made new; the answers are a view of wasm memory,
-   * valid until the next batch. @internal
+   * Runs OP_ADD or OP_HAS over a chunk already in this filter's batch arena
+   * and counts the keys an add made new; the answers are a view of wasm
+   * memory, valid until the next batch. @internal
    */
   runChunk(op: number, chunk: Chunk): Uint8Array {
     const total = this.kernel(op)(chunk);
     if (op === OP_ADD) this.#added(total);
-    return this.arena.u8().subarray(chunk.scratch.out, chunk.scratch.out + chunk.count);
+    const arena = chunk.scratch.arena;
+    return arena.u8().subarray(chunk.scratch.out, chunk.scratch.out + chunk.count);
   }
 
-  /** The kernel for OP_ADD / OP_HAS over a chunk: over hashes or integers, or over key bytes for the independent strategy. */
-  protected kernel(op: number): Kernel {
-    const ptr = this.live();
-    const core = this.core;
+  /** The kernel for OP_ADD / OP_HAS over a chunk in one segment's arena: over hashes or integers, or over key bytes for the independent strategy. */
+  protected blockKernel(op: number, block: Block): Kernel {
+    const { core } = block.arena;
+    const ptr = block.ptr;
     return (chunk) => {
       const { scratch, count } = chunk;
       if (chunk.source === SOURCE_BYTES) return core.bloomBytes(ptr, op, chunk.src, scratch.ends, count, chunk.start, scratch.out);
@@ -448,12 +564,17 @@ export class BloomFilter extends WasmBlock implements Filter {
     };
   }
 
+  protected routeChunk(chunk: Chunk): void {
+    chunk.scratch.arena.core.bloomRoute(chunk.source, chunk.src, chunk.hashes2, chunk.count, this.#hashing.seed, this.segmentCount, chunk.scratch.ends);
+  }
+
   protected get keyHash(): KeyHash | null {
     return this.#keyHash;
   }
 
   protected describeParameters(): Record<string, unknown> {
-    return { bits: this.#bits, hashes: this.#hashes, size: this.#count, hash: this.hash, seed: this.seed, strategy: this.strategy };
+    const segments = this.segmentCount;
+    return { bits: this.#bits, hashes: this.#hashes, size: this.#count, hash: this.hash, seed: this.seed, strategy: this.strategy, ...(segments > 1 ? { segments } : {}) };
   }
 
   /** Adds a batch; answers 1 where a key was probably present before. */
@@ -464,34 +585,31 @@ export class BloomFilter extends WasmBlock implements Filter {
   }
 
   #combine(other: BloomFilter, op: "union" | "intersect"): BloomFilter {
-    const ptr = this.live();
+    this.live();
     if (!(other instanceof BloomFilter)) throw new TypeError(`${op}() takes a BloomFilter, got ${describe(other)}`);
-    const otherPtr = other.live();
+    if (other.disposed) throw new Error(`the BloomFilter given to ${op}() was disposed`);
     const differs =
       this.#bits !== other.#bits ? `bits: ${this.#bits} vs ${other.#bits}`
       : this.#hashes !== other.#hashes ? `hashes: ${this.#hashes} vs ${other.#hashes}`
       : this.#baseBits !== other.#baseBits ? `folding: base bits ${this.#baseBits} vs ${other.#baseBits}`
+      : this.segmentCount !== other.segmentCount ? `segments: ${this.segmentCount} vs ${other.segmentCount}`
       : hashingDifference(this.#hashing, other.#hashing);
     if (differs) throw new RangeError(`cannot ${op} filters with different ${differs}`);
-    const result = new BloomFilter(this.#bits, this.#hashes, this.#hashing, this.#baseBits, this.arena);
-    const bytes = blockBytes(this.#bits) - HEADER_BYTES;
-    const data = result.live() + HEADER_BYTES;
-    combineInto(result.arena, data, this.arena, ptr + HEADER_BYTES, bytes, false);
-    combineInto(result.arena, data, other.arena, otherPtr + HEADER_BYTES, bytes, op === "intersect");
+    const mine = this.segments();
+    const theirs = other.segments();
+    const result = new BloomFilter(this.#bits, this.#hashes, this.#hashing, this.#baseBits, mine.map((block) => block.arena), mine.length);
+    const bytes = blockBytes(this.#segmentBits) - HEADER_BYTES;
+    result.segments().forEach((target, s) => {
+      const data = target.ptr + HEADER_BYTES;
+      combineInto(target.arena, data, mine[s].arena, mine[s].ptr + HEADER_BYTES, bytes, false);
+      combineInto(target.arena, data, theirs[s].arena, theirs[s].ptr + HEADER_BYTES, bytes, op === "intersect");
+    });
     result.#setBits = -1;
     // Shared keys cannot be told apart: the fill estimate, bounded by what the operands hold.
     const bound = op === "union" ? this.#count + other.#count : Math.min(this.#count, other.#count);
     const estimate = result.estimatedCount();
     result.#count = Number.isFinite(estimate) ? Math.min(bound, Math.round(estimate)) : bound;
     return result;
-  }
-
-  /** Inserts one key; true when it set a new bit. */
-  #insertOne(key: Key): boolean {
-    const { ptr, length } = this.oneKey(key);
-    const fresh = this.core.bloomAdd(this.live(), ptr, length);
-    this.#added(fresh);
-    return fresh === 1;
   }
 
   #added(fresh: number): void {
@@ -502,8 +620,21 @@ export class BloomFilter extends WasmBlock implements Filter {
   }
 
   #countSetBits(): number {
-    const ptr = this.live();
-    if (this.#setBits < 0) this.#setBits = this.core.bloomSetBits(ptr);
+    if (this.#setBits < 0) this.#setBits = this.segments().reduce((sum, { arena, ptr }) => sum + arena.core.bloomSetBits(ptr), 0);
+    else this.live();
     return this.#setBits;
   }
+}
+
+/** A filter in segments routes keys by their double hashing; the independent strategy has no second hash to route by. */
+function checkSegmentable(hashing: Hashing, segments: number): void {
+  if (segments > 1 && hashing.strategy !== "double") {
+    throw new RangeError(`a filter above ${MAX_SEGMENT_BITS} bits is held in segments, which needs double hashing; the independent strategy is limited to one segment`);
+  }
+}
+
+/** Throws the TypeError for a single key that is not a key, before it is wrapped in a batch (which would call it keys[0]). */
+function checkKey(key: unknown): Key {
+  maxKeyBytes(key);
+  return key as Key;
 }

@@ -2,15 +2,29 @@
 // the spectral filter's minimum selection as a frequency estimate. Indexed
 // exactly like BloomFilter (same m, k and hashing give the same positions).
 import { WasmBlock } from "./wasm-block.js";
-import { MAX_BLOCK_BYTES } from "./memory.js";
+import { freeMemory, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_COUNT, OP_HAS, OP_REMOVE } from "./constants.generated.js";
 import { checkInteger, checkIntsHashing, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
-import { SOURCE_BYTES, type Kernel, type KeyHash, type KeySource } from "./batch.js";
-import { type Key } from "./keys.js";
+import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
+import { maxKeyBytes, type Key } from "./keys.js";
+import { segmentIndices } from "./indices.js";
 import type { DeletableFilter } from "./filter.js";
 import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
 import { BloomFilter } from "./bloom-filter.js";
-import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, writeRecord } from "./format.js";
+import {
+  FilterType,
+  FormatError,
+  ParamReader,
+  ParamWriter,
+  fromBase64,
+  readRecordBytes,
+  readRecordStream,
+  recordBytes,
+  recordChunks,
+  type ByteSource,
+  type Loader,
+  type RecordSource,
+} from "./format.js";
 import { HASHING_OPTION_NAMES, readHashing, resolveHashing, writeHashing, writeIndexHeader, type Hashing, type HashingOptions } from "./hashing.js";
 import { hashId, type HashName } from "./hash.js";
 
@@ -35,9 +49,22 @@ function checkCounterBits(options: Record<string, unknown>): CounterBits {
   return bits;
 }
 
-/** Largest number of counters of `width` bits one block holds. */
-function maxCounters(width: CounterBits): number {
+/** Largest number of counters of `width` bits one segment holds (one wasm memory). */
+function maxSegmentCounters(width: CounterBits): number {
   return Math.floor((MAX_BLOCK_BYTES - HEADER_BYTES) / 8) * (64 / width);
+}
+
+/** Most segments a filter is held in. */
+const MAX_SEGMENTS = 64;
+
+/** Largest number of counters of `width` bits a filter holds. */
+function maxCounters(width: CounterBits): number {
+  return MAX_SEGMENTS * maxSegmentCounters(width);
+}
+
+/** Segments a filter of `counters` counters is held in. */
+function segmentsFor(counters: number, width: CounterBits): number {
+  return Math.ceil(counters / maxSegmentCounters(width));
 }
 
 /** A Bloom filter with counters: add, remove, and how often a key was added. */
@@ -48,11 +75,14 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
   readonly #hashing: Hashing;
   #size = 0;
   readonly #keyHash: KeyHash | null;
+  readonly #segmentCounters: number;
 
-  private constructor(counters: number, hashes: number, width: CounterBits, hashing: Hashing) {
-    const bytes = blockBytes(counters, width);
-    super(bytes, `a counting Bloom filter of ${counters} ${width}-bit counters (${formatBytes(bytes)})`);
-    writeIndexHeader(this.core, this.live(), counters, hashes, hashing);
+  private constructor(counters: number, hashes: number, width: CounterBits, hashing: Hashing, segments = 1) {
+    const perSegment = counters / segments;
+    const bytes = blockBytes(perSegment, width);
+    super(Array.from({ length: segments }, () => bytes), `a counting Bloom filter of ${counters} ${width}-bit counters (${formatBytes(segments * bytes)})`);
+    for (const block of this.segments()) writeIndexHeader(block.arena.core, block.ptr, perSegment, hashes, hashing);
+    this.#segmentCounters = perSegment;
     this.#keyHash = hashing.strategy === "double" ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;
     this.#counters = counters;
     this.#hashes = hashes;
@@ -67,14 +97,17 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     const checked = checkOptions("options", options, OPTION_NAMES);
     const width = checkCounterBits(checked);
     const hashing = resolveHashing(checked);
-    const { m, k } = hashing.strategy === "independent" ? optimal({ n, p, k: hashing.names.length }) : optimal({ n, p });
+    const sized = hashing.strategy === "independent" ? optimal({ n, p, k: hashing.names.length }) : optimal({ n, p });
+    const segments = segmentsFor(sized.m, width);
+    const m = segments > 1 ? Math.ceil(sized.m / segments / 64) * 64 * segments : sized.m;
     if (m > maxCounters(width)) {
       throw new RangeError(
         `a counting filter for ${n} items at p = ${p} needs ${m} ${width}-bit counters (${formatBytes((m * width) / 8)}); ` +
-          `one filter holds at most ${maxCounters(width)} of them`,
+          `a filter holds at most ${maxCounters(width)} of them`,
       );
     }
-    return new CountingBloomFilter(m, k, width, hashing);
+    checkSegmentable(hashing, segments);
+    return new CountingBloomFilter(m, sized.k, width, hashing, segments);
   }
 
   /** Exactly `counters` counters and `hashes` hash functions. */
@@ -87,7 +120,14 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     if (hashing.strategy === "independent" && hashing.names.length !== hashes) {
       throw new RangeError(`hashes is ${hashes} but options.hash lists ${hashing.names.length} hashes for strategy "independent"`);
     }
-    return new CountingBloomFilter(counters, hashes, width, hashing);
+    const segments = segmentsFor(counters, width);
+    if (segments > 1 && counters % (64 * segments) !== 0) {
+      throw new RangeError(
+        `counters = ${counters} needs ${segments} segments of equal size: give a multiple of ${64 * segments}, such as ${Math.ceil(counters / (64 * segments)) * 64 * segments}`,
+      );
+    }
+    checkSegmentable(hashing, segments);
+    return new CountingBloomFilter(counters, hashes, width, hashing, segments);
   }
 
   /** m, the number of counters (the m of a BloomFilter that indexes keys the same way). */
@@ -128,12 +168,12 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
 
   /** Counters stuck at their maximum (2^counterBits − 1). */
   get saturatedCounters(): number {
-    return this.core.countingSaturated(this.live(), this.#width);
+    return this.segments().reduce((sum, { arena, ptr }) => sum + arena.core.countingSaturated(ptr, this.#width), 0);
   }
 
   /** Fraction of counters above 0. */
   get fillRatio(): number {
-    return this.core.countingNonZero(this.live(), this.#width) / this.#counters;
+    return this.segments().reduce((sum, { arena, ptr }) => sum + arena.core.countingNonZero(ptr, this.#width), 0) / this.#counters;
   }
 
   /** The rate now, from the fill: (nonzero / m)^k. */
@@ -278,6 +318,15 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
 
   /** The key's k counter indices (the positions a BloomFilter with the same m, k and hashing would use). */
   positions(key: Key): number[] {
+    if (this.segmentCount > 1) {
+      maxKeyBytes(key);
+      return Array.from(
+        segmentIndices(
+          { blocks: this.segments(), segmentBits: this.#segmentCounters, hashes: this.#hashes, keyHash: this.#keyHash!, batchArena: this.batchArena, route: (chunk) => this.routeChunk(chunk) },
+          { kind: "keys", keys: [key] },
+        ),
+      );
+    }
     const { ptr, length, out } = this.oneKey(key);
     this.core.bloomPositions(this.live(), ptr, length, out); // same header and indexing as BloomFilter
     return Array.from(this.arena.f64().subarray(out / 8, out / 8 + this.#hashes));
@@ -285,8 +334,9 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
 
   /** Every counter's value, in one copy (for display): Uint8Array for 4- and 8-bit counters, Uint16Array for 16-bit. */
   counterValues(): Uint8Array | Uint16Array {
-    const data = this.live() + HEADER_BYTES;
-    const raw = this.arena.u8().slice(data, data + Math.ceil((this.#counters * this.#width) / 8));
+    const perSegment = Math.ceil((this.#segmentCounters * this.#width) / 8);
+    const raw = new Uint8Array(perSegment * this.segmentCount);
+    this.segments().forEach(({ arena, ptr }, s) => raw.set(arena.u8().subarray(ptr + HEADER_BYTES, ptr + HEADER_BYTES + perSegment), s * perSegment));
     if (this.#width === 8) return raw.slice(0, this.#counters);
     if (this.#width === 16) return new Uint16Array(raw.buffer, 0, this.#counters);
     const values = new Uint8Array(this.#counters);
@@ -296,82 +346,111 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
 
   /** Counter i, for display and inspection. */
   counter(index: number): number {
-    const ptr = this.live();
     checkInteger("index", index, 0, this.#counters - 1);
-    return this.core.countingCounter(ptr, this.#width, index);
+    const segment = Math.floor(index / this.#segmentCounters);
+    const { arena, ptr } = this.segments()[segment];
+    return arena.core.countingCounter(ptr, this.#width, index - segment * this.#segmentCounters);
   }
 
   /** The standard BloomFilter with the same m, k and hashing: bit i is set where counter i > 0. */
   toBloomFilter(): BloomFilter {
-    const ptr = this.live();
-    const core = this.core;
-    return BloomFilter.fromFill(this.#counters, this.#hashes, this.#hashing, this.#size, this.arena, (dst) => core.countingToBloom(ptr, this.#width, dst));
+    const blocks = this.segments();
+    return BloomFilter.fromFill(this.#counters, this.#hashes, this.#hashing, this.#size, blocks.map((block) => block.arena), (dst, s) =>
+      blocks[s].arena.core.countingToBloom(blocks[s].ptr, this.#width, dst),
+    );
   }
 
-  /** The filter in bloomkit's binary format (docs/FORMAT.md, type 3). */
+  /** The filter in bloomkit's binary format (docs/FORMAT.md, type 3); a RangeError when it is larger than one Uint8Array can be (see serializeChunks). */
   serialize(): Uint8Array {
-    const ptr = this.live();
+    return recordBytes(this.#record());
+  }
+
+  /** serialize() in pieces of at most `chunkBytes` (16 MiB by default), for filters larger than one Uint8Array. */
+  serializeChunks(chunkBytes?: number): Generator<Uint8Array> {
+    return recordChunks(this.#record(), chunkBytes);
+  }
+
+  #record(): RecordSource {
+    const segments = this.segmentCount;
     const w = new ParamWriter().u64(this.#counters).u32(this.#hashes).u8(this.#width).u8(0).u8(0).u8(0).u64(this.#size);
     writeHashing(w, this.#hashing);
-    const data = ptr + HEADER_BYTES;
-    const length = blockBytes(this.#counters, this.#width) - HEADER_BYTES;
-    const arena = this.arena;
-    return writeRecord({
-      type: FilterType.counting,
-      params: w.bytes(),
-      payloadLength: length,
-      writePayload: (target) => target.set(arena.u8().subarray(data, data + length)),
-      payloadChecksum: checksumAt(arena, data, length),
-    });
+    if (segments > 1) w.u32(segments);
+    const bytes = blockBytes(this.#segmentCounters, this.#width) - HEADER_BYTES;
+    return { type: FilterType.counting, version: segments > 1 ? 2 : 1, params: w.bytes(), payload: this.segments().map(({ arena, ptr }) => ({ arena, ptr: ptr + HEADER_BYTES, bytes })) };
   }
 
   /** A filter from serialize()'s bytes; truncated, corrupted or foreign bytes throw a FormatError. */
   static deserialize(bytes: Uint8Array): CountingBloomFilter {
-    const record = readRecord(bytes, FilterType.counting);
-    const r = new ParamReader(record.params);
+    return readRecordBytes(bytes, { [FilterType.counting]: CountingBloomFilter.loader }, FilterType.counting);
+  }
+
+  /** A filter from a stream of serializeChunks()'s pieces, read piece by piece into wasm memory. */
+  static deserializeChunks(source: ByteSource): Promise<CountingBloomFilter> {
+    return readRecordStream(source, { [FilterType.counting]: CountingBloomFilter.loader }, FilterType.counting);
+  }
+
+  /** Checks a record's parameters and allocates the filter its payload fills. @internal */
+  static loader: Loader<CountingBloomFilter> = (header) => {
+    const r = new ParamReader(header.params);
     const counters = r.u64("counters");
     const hashes = r.u32();
     const width = r.u8();
     if (r.u8() !== 0 || r.u8() !== 0 || r.u8() !== 0) throw new FormatError("corrupted: reserved bytes are not 0");
     const size = r.u64("size");
     const hashing = readHashing(r);
+    const segments = header.version >= 2 ? r.u32() : 1;
     r.end();
     if (width !== 4 && width !== 8 && width !== 16) throw new FormatError(`corrupted: counter bits = ${width}`);
     if (counters < 1 || counters > maxCounters(width)) throw new FormatError(`corrupted: counters = ${counters} is out of range`);
     if (hashes < 1 || hashes > MAX_HASHES) throw new FormatError(`corrupted: hashes = ${hashes} is out of range`);
-    if (hashing.strategy === "independent" && hashing.names.length !== hashes) {
+    if (segments !== segmentsFor(counters, width) || (header.version >= 2 && segments === 1) || (segments > 1 && counters % (64 * segments) !== 0)) {
+      throw new FormatError(`corrupted: ${counters} counters cannot be held in ${segments} segment${segments === 1 ? "" : "s"}`);
+    }
+    if (hashing.strategy === "independent" && (hashing.names.length !== hashes || segments > 1)) {
       throw new FormatError(`corrupted: ${hashing.names.length} hashes listed for k = ${hashes}`);
     }
-    const length = blockBytes(counters, width) - HEADER_BYTES;
-    if (record.payload.length !== length) throw new FormatError(`corrupted: payload of ${record.payload.length} bytes for ${counters} counters`);
-    const usedBits = counters * width;
-    const lastByte = Math.floor(usedBits / 8);
-    const padding = (usedBits % 8 !== 0 && record.payload[lastByte] >> (usedBits % 8) !== 0) || record.payload.subarray(Math.ceil(usedBits / 8)).some((b) => b !== 0);
-    const filter = new CountingBloomFilter(counters, hashes, width, hashing);
-    const data = filter.live() + HEADER_BYTES;
-    filter.arena.u8().set(record.payload, data);
-    if (padding || checksumAt(filter.arena, data, length) !== record.payloadChecksum) {
-      filter.dispose();
-      throw new FormatError(padding ? "corrupted: counters past m are set" : "corrupted: the payload checksum does not match");
-    }
-    filter.#size = size;
-    return filter;
-  }
+    const bytes = blockBytes(counters / segments, width) - HEADER_BYTES;
+    if (header.payloadLength !== bytes * segments) throw new FormatError(`corrupted: payload of ${header.payloadLength} bytes for ${counters} counters`);
+    if (bytes * segments > freeMemory()) throw new RangeError(`a counting filter of ${formatBytes(bytes * segments)} is more than the free memory`);
+    const filter = new CountingBloomFilter(counters, hashes, width, hashing, segments);
+    return {
+      target: filter.segments().map(({ arena, ptr }) => ({ arena, ptr: ptr + HEADER_BYTES, bytes })),
+      finish: () => {
+        // A filter never sets the counters past m, nor the padding after them.
+        const usedBits = (counters / segments) * width;
+        const { arena, ptr } = filter.segments()[0];
+        const payload = arena.u8().subarray(ptr + HEADER_BYTES, ptr + HEADER_BYTES + bytes);
+        const lastByte = Math.floor(usedBits / 8);
+        const padding = (usedBits % 8 !== 0 && payload[lastByte] >> (usedBits % 8) !== 0) || payload.subarray(Math.ceil(usedBits / 8)).some((b) => b !== 0);
+        if (padding) {
+          filter.dispose();
+          throw new FormatError("corrupted: counters past m are set");
+        }
+        filter.#size = size;
+        return filter;
+      },
+      abandon: () => filter.dispose(),
+    };
+  };
 
   static fromBase64(text: string): CountingBloomFilter {
     return CountingBloomFilter.deserialize(fromBase64(text));
   }
 
   /** The kernel for OP_ADD, OP_HAS, OP_REMOVE or OP_COUNT over a chunk: hashes or integers, or key bytes for the independent strategy. */
-  protected kernel(op: number): Kernel {
-    const ptr = this.live();
-    const core = this.core;
+  protected blockKernel(op: number, block: Block): Kernel {
+    const { core } = block.arena;
+    const ptr = block.ptr;
     const width = this.#width;
     return (chunk) => {
       const { scratch, count } = chunk;
       if (chunk.source === SOURCE_BYTES) return core.countingBytes(ptr, width, op, chunk.src, scratch.ends, count, chunk.start, scratch.out);
       return core.countingRun(ptr, width, op, chunk.source, chunk.src, chunk.hashes2, count, scratch.out);
     };
+  }
+
+  protected routeChunk(chunk: Chunk): void {
+    chunk.scratch.arena.core.bloomRoute(chunk.source, chunk.src, chunk.hashes2, chunk.count, this.#hashing.seed, this.segmentCount, chunk.scratch.ends);
   }
 
   protected get keyHash(): KeyHash | null {
@@ -384,6 +463,10 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
 
   /** `op` for one key; its answer (0/1, or the count). */
   #one(op: number, key: Key): number {
+    if (this.segmentCount > 1) {
+      maxKeyBytes(key);
+      return this.runOp(op, { kind: "keys", keys: [key] }, Uint32Array).answers[0];
+    }
     const { ptr, length, out } = this.oneKey(key);
     return this.core.countingKey(this.live(), this.#width, op, ptr, length, out);
   }
@@ -400,5 +483,12 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     const { answers, total } = this.runOp(OP_REMOVE, source);
     this.#size -= total;
     return answers;
+  }
+}
+
+/** A filter in segments routes keys by their double hashing; the independent strategy has no second hash to route by. */
+function checkSegmentable(hashing: Hashing, segments: number): void {
+  if (segments > 1 && hashing.strategy !== "double") {
+    throw new RangeError("a counting filter larger than one wasm memory is held in segments, which needs double hashing; the independent strategy is limited to one segment");
   }
 }

@@ -1,13 +1,26 @@
 // Cuckoo filter (Fan et al., CoNEXT 2014; seed 003): fingerprints in buckets
 // of four, deletable, with a false-positive rate set by the fingerprint size.
 import { WasmBlock } from "./wasm-block.js";
-import { MAX_BLOCK_BYTES } from "./memory.js";
+import { MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { BUCKET_SIZE as CORE_BUCKET_SIZE, MAX_KICKS as CORE_MAX_KICKS, OP_ADD, OP_COUNT, OP_HAS, OP_REMOVE, OP_TEST_AND_ADD } from "./constants.generated.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { type Key } from "./keys.js";
 import type { DeletableFilter } from "./filter.js";
-import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, writeRecord } from "./format.js";
+import {
+  FilterType,
+  FormatError,
+  ParamReader,
+  ParamWriter,
+  fromBase64,
+  readRecordBytes,
+  readRecordStream,
+  recordBytes,
+  recordChunks,
+  type ByteSource,
+  type Loader,
+  type RecordSource,
+} from "./format.js";
 import { readHashing, resolveHashing, writeHashing, type Hashing } from "./hashing.js";
 import { hashId, type HashName } from "./hash.js";
 
@@ -315,47 +328,62 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
 
   /** The filter in bloomkit's binary format (docs/FORMAT.md, type 4). */
   serialize(): Uint8Array {
+    return recordBytes(this.#record());
+  }
+
+  /** serialize() in pieces of at most `chunkBytes` (16 MiB by default). */
+  serializeChunks(chunkBytes?: number): Generator<Uint8Array> {
+    return recordChunks(this.#record(), chunkBytes);
+  }
+
+  #record(): RecordSource {
     const ptr = this.live();
     const w = new ParamWriter().u32(this.#buckets).u8(this.#fingerprintBits).u8(0).u8(0).u8(0).u64(this.size);
     writeHashing(w, this.#hashing);
-    const data = ptr + HEADER_BYTES;
-    const length = blockBytes(this.#buckets, this.#fingerprintBits) - HEADER_BYTES;
-    const arena = this.arena;
-    return writeRecord({
-      type: FilterType.cuckoo,
-      params: w.bytes(),
-      payloadLength: length,
-      writePayload: (target) => target.set(arena.u8().subarray(data, data + length)),
-      payloadChecksum: checksumAt(arena, data, length),
-    });
+    const bytes = blockBytes(this.#buckets, this.#fingerprintBits) - HEADER_BYTES;
+    return { type: FilterType.cuckoo, version: 1, params: w.bytes(), payload: [{ arena: this.arena, ptr: ptr + HEADER_BYTES, bytes }] };
   }
 
   /** A filter from serialize()'s bytes; truncated, corrupted or foreign bytes throw a FormatError. */
   static deserialize(bytes: Uint8Array): CuckooFilter {
-    const record = readRecord(bytes, FilterType.cuckoo);
-    const r = new ParamReader(record.params);
+    return readRecordBytes(bytes, { [FilterType.cuckoo]: CuckooFilter.loader }, FilterType.cuckoo);
+  }
+
+  /** A filter from a stream of serializeChunks()'s pieces. */
+  static deserializeChunks(source: ByteSource): Promise<CuckooFilter> {
+    return readRecordStream(source, { [FilterType.cuckoo]: CuckooFilter.loader }, FilterType.cuckoo);
+  }
+
+  /** Checks a record's parameters and allocates the filter its payload fills. @internal */
+  static loader: Loader<CuckooFilter> = (header) => {
+    const r = new ParamReader(header.params);
     const buckets = r.u32();
     const fingerprintBits = r.u8();
     if (r.u8() !== 0 || r.u8() !== 0 || r.u8() !== 0) throw new FormatError("corrupted: reserved bytes are not 0");
     const size = r.u64("size");
     const hashing = readHashing(r);
     r.end();
+    if (header.version !== 1) throw new FormatError(`corrupted: a cuckoo record of version ${header.version}`);
     if (buckets < 1 || buckets > MAX_BUCKETS || (buckets & (buckets - 1)) !== 0) throw new FormatError(`corrupted: buckets = ${buckets}`);
     if (fingerprintBits !== 8 && fingerprintBits !== 16 && fingerprintBits !== 32) throw new FormatError(`corrupted: fingerprint bits = ${fingerprintBits}`);
     const length = blockBytes(buckets, fingerprintBits) - HEADER_BYTES;
-    if (record.payload.length !== length) throw new FormatError(`corrupted: payload of ${record.payload.length} bytes for ${buckets} buckets`);
+    if (header.payloadLength !== length) throw new FormatError(`corrupted: payload of ${header.payloadLength} bytes for ${buckets} buckets`);
     const filter = new CuckooFilter(buckets, fingerprintBits, hashing);
-    const data = filter.live() + HEADER_BYTES;
-    filter.arena.u8().set(record.payload, data);
-    let stored = 0;
-    for (const fp of filter.entries()) stored += fp === 0 ? 0 : 1;
-    if (checksumAt(filter.arena, data, length) !== record.payloadChecksum || stored !== size) {
-      filter.dispose();
-      throw new FormatError(stored !== size ? `corrupted: ${stored} fingerprints stored, the header says ${size}` : "corrupted: the payload checksum does not match");
-    }
-    filter.core.cuckooSetSize(filter.live(), size);
-    return filter;
-  }
+    return {
+      target: [{ arena: filter.arena, ptr: filter.live() + HEADER_BYTES, bytes: length }],
+      finish: () => {
+        let stored = 0;
+        for (const fp of filter.entries()) stored += fp === 0 ? 0 : 1;
+        if (stored !== size) {
+          filter.dispose();
+          throw new FormatError(`corrupted: ${stored} fingerprints stored, the header says ${size}`);
+        }
+        filter.core.cuckooSetSize(filter.live(), size);
+        return filter;
+      },
+      abandon: () => filter.dispose(),
+    };
+  };
 
   static fromBase64(text: string): CuckooFilter {
     return CuckooFilter.deserialize(fromBase64(text));
@@ -366,9 +394,9 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
   }
 
   /** The kernel for OP_ADD, OP_HAS, OP_REMOVE or OP_COUNT over a chunk of hashes or integer keys. */
-  protected kernel(op: number): Kernel {
-    const ptr = this.live();
-    const core = this.core;
+  protected blockKernel(op: number, block: Block): Kernel {
+    const { core } = block.arena;
+    const ptr = block.ptr;
     return (chunk) => core.cuckooRun(ptr, op, chunk.source, chunk.src, chunk.count, chunk.scratch.out);
   }
 

@@ -1,34 +1,40 @@
-// The generic reader: any serialised filter back as the right type.
+// The generic reader: any serialised filter back as the right type, from
+// bytes or from a stream of pieces.
 import { BloomFilter } from "./bloom-filter.js";
 import { ScalableBloomFilter } from "./scalable-bloom-filter.js";
 import { CountingBloomFilter } from "./counting-bloom-filter.js";
 import { CuckooFilter } from "./cuckoo-filter.js";
 import { SplitBlockBloomFilter } from "./split-block-bloom-filter.js";
-import { FilterType, FormatError, fromBase64, recordType } from "./format.js";
+import { FilterType, fromBase64, readRecordBytes, readRecordStream, type ByteSource, type Loaders } from "./format.js";
 
 /** Any filter this version can read. */
 export type AnyFilter = BloomFilter | ScalableBloomFilter | CountingBloomFilter | CuckooFilter | SplitBlockBloomFilter;
 
+/** Every type's loader. */
+const LOADERS: Loaders<AnyFilter> = {
+  [FilterType.bloom]: BloomFilter.loader,
+  [FilterType.scalable]: ScalableBloomFilter.loader,
+  [FilterType.counting]: CountingBloomFilter.loader,
+  [FilterType.cuckoo]: CuckooFilter.loader,
+  [FilterType.splitBlock]: SplitBlockBloomFilter.loader,
+};
+
 /** A filter of whichever type the bytes hold (checked as each type's deserialize checks). */
 export function deserialize(bytes: Uint8Array): AnyFilter {
-  const type = recordType(bytes);
-  switch (type) {
-    case FilterType.bloom:
-      return BloomFilter.deserialize(bytes);
-    case FilterType.scalable:
-      return ScalableBloomFilter.deserialize(bytes);
-    case FilterType.counting:
-      return CountingBloomFilter.deserialize(bytes);
-    case FilterType.cuckoo:
-      return CuckooFilter.deserialize(bytes);
-    case FilterType.splitBlock:
-      return SplitBlockBloomFilter.deserialize(bytes);
-    default:
-      throw new FormatError(`filter type ${type} is not supported by this version of bloomkit`);
-  }
+  return readRecordBytes(bytes, LOADERS);
 }
 
 /** deserialize() of base64 text. */
 export function deserializeBase64(text: string): AnyFilter {
   return deserialize(fromBase64(text));
+}
+
+/**
+ * A filter of whichever type a stream holds: any async or sync iterable of
+ * Uint8Array pieces (a Node file stream, a fetch body, serializeChunks()'s
+ * pieces). The payload goes piece by piece into wasm memory, so filters larger
+ * than one Uint8Array load. The stream must hold one record and nothing after it.
+ */
+export function deserializeChunks(source: ByteSource): Promise<AnyFilter> {
+  return readRecordStream(source, LOADERS);
 }

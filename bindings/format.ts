@@ -4,13 +4,14 @@
 // a filter is built from it.
 import type { Arena } from "./arena.js";
 import { defaultArena } from "./memory.js";
-import { HASH_XXH64 } from "./constants.generated.js";
-import { describe } from "./errors.js";
+import { HASH_XXH64, XXH64_STATE_BYTES } from "./constants.generated.js";
+import { describe, formatBytes } from "./errors.js";
 import { isBytes, scratchOf } from "./keys.js";
 
 /** "BLMK". */
 export const MAGIC = 0x4b4d4c42;
-export const FORMAT_VERSION = 1;
+/** The newest version this bloomkit writes and reads: 2 for filters held in segments (larger than one wasm memory), 1 for everything else. */
+export const FORMAT_VERSION = 2;
 /** Fixed bytes around the parameters and payload: magic … header checksum, and the payload checksum. */
 const FRAME_BEFORE_PARAMS = 12;
 const FRAME_AFTER_PARAMS = 16;
@@ -52,76 +53,397 @@ export function checksumOf(bytes: Uint8Array): bigint {
   }
 }
 
-/** A serialised record, written in one pass. */
-export interface RecordParts {
-  type: FilterTypeCode;
-  params: Uint8Array;
-  payloadLength: number;
-  /** Copies the payload into `target` (exactly payloadLength bytes). */
-  writePayload(target: Uint8Array): void;
-  /** xxh64 of the payload; computed where the payload lives (wasm memory for one filter). */
-  payloadChecksum: bigint;
+/** A run of wasm memory that holds part of a payload. */
+export interface Region {
+  readonly arena: Arena;
+  readonly ptr: number;
+  readonly bytes: number;
 }
 
-/** Frames parameters and payload into one record. */
-export function writeRecord(parts: RecordParts): Uint8Array {
-  const h = parts.params.length;
-  const out = new Uint8Array(FRAME_BEFORE_PARAMS + h + FRAME_AFTER_PARAMS + parts.payloadLength + FRAME_TRAILER);
-  const view = new DataView(out.buffer);
+/**
+ * xxh64 (seed 0) of a payload that comes in pieces, wherever each piece is:
+ * in a filter's memory (hashed where it lies, no copy) or in JS bytes. The
+ * state moves between memories as an 80-byte copy.
+ */
+export class PayloadHash {
+  readonly #state = new Uint8Array(XXH64_STATE_BYTES);
+  #started = false;
+
+  /** Adds `bytes` bytes at `ptr` in `arena`'s memory. */
+  update(arena: Arena, ptr: number, bytes: number): void {
+    const { room } = scratchOf(arena);
+    const u8 = arena.u8();
+    if (this.#started) u8.set(this.#state, room);
+    else arena.core.xxh64Start(room, 0n);
+    this.#started = true;
+    arena.core.xxh64Update(room, ptr, bytes);
+    this.#state.set(arena.u8().subarray(room, room + XXH64_STATE_BYTES));
+  }
+
+  /** Adds bytes held in JS (through the default arena's scratch area). */
+  updateBytes(bytes: Uint8Array): void {
+    const arena = defaultArena();
+    const scratch = scratchOf(arena);
+    for (let at = 0; at < bytes.length || !this.#started; at += scratch.capacity) {
+      const piece = bytes.subarray(at, at + scratch.capacity);
+      arena.u8().set(piece, scratch.bytes);
+      this.update(arena, scratch.bytes, piece.length);
+    }
+  }
+
+  /** The checksum of everything added. */
+  digest(): bigint {
+    const arena = defaultArena();
+    const { room, out } = scratchOf(arena);
+    if (this.#started) arena.u8().set(this.#state, room);
+    else arena.core.xxh64Start(room, 0n);
+    arena.core.xxh64Digest(room, out);
+    return arena.readU64(out);
+  }
+}
+
+/** What a filter writes: its type, the format version its parameters need, the parameters, and where the payload is. */
+export interface RecordSource {
+  readonly type: FilterTypeCode;
+  readonly version: number;
+  readonly params: Uint8Array;
+  /** The payload: regions of wasm memory in order, or (nested records) its length and its pieces. */
+  readonly payload: readonly Region[] | { readonly length: number; chunks(): Iterable<Uint8Array> };
+}
+
+/** Bytes of the payload a source describes. */
+function payloadLengthOf(source: RecordSource): number {
+  const { payload } = source;
+  return "length" in payload && !Array.isArray(payload) ? (payload as { length: number }).length : (payload as readonly Region[]).reduce((sum, r) => sum + r.bytes, 0);
+}
+
+/** Bytes of the record a source describes. */
+export function recordLength(source: RecordSource): number {
+  return FRAME_BEFORE_PARAMS + source.params.length + FRAME_AFTER_PARAMS + payloadLengthOf(source) + FRAME_TRAILER;
+}
+
+/** Default piece size of serializeChunks(): 16 MiB. */
+export const CHUNK_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The record in pieces: the frame and parameters, the payload in pieces of
+ * at most `chunkBytes` (copied out of wasm memory unless `views`, when each
+ * piece is a view valid until the next), then the payload checksum, computed
+ * as the pieces go. Nothing larger than one piece is ever held in JS.
+ */
+export function* recordChunks(source: RecordSource, chunkBytes = CHUNK_BYTES, views = false): Generator<Uint8Array> {
+  const h = source.params.length;
+  const head = new Uint8Array(FRAME_BEFORE_PARAMS + h + FRAME_AFTER_PARAMS);
+  const view = new DataView(head.buffer);
   view.setUint32(0, MAGIC, true);
-  view.setUint16(4, FORMAT_VERSION, true);
-  view.setUint8(6, parts.type);
+  view.setUint16(4, source.version, true);
+  view.setUint8(6, source.type);
   view.setUint32(8, h, true);
-  out.set(parts.params, 12);
-  view.setBigUint64(12 + h, BigInt(parts.payloadLength), true);
-  view.setBigUint64(20 + h, checksumOf(out.subarray(0, 20 + h)), true);
-  parts.writePayload(out.subarray(28 + h, 28 + h + parts.payloadLength));
-  view.setBigUint64(28 + h + parts.payloadLength, parts.payloadChecksum, true);
+  head.set(source.params, 12);
+  view.setBigUint64(12 + h, BigInt(payloadLengthOf(source)), true);
+  view.setBigUint64(20 + h, checksumOf(head.subarray(0, 20 + h)), true);
+  yield head;
+  const hash = new PayloadHash();
+  if (Array.isArray(source.payload)) {
+    for (const region of source.payload as readonly Region[]) {
+      for (let at = 0; at < region.bytes; at += chunkBytes) {
+        const n = Math.min(chunkBytes, region.bytes - at);
+        hash.update(region.arena, region.ptr + at, n);
+        const piece = region.arena.u8().subarray(region.ptr + at, region.ptr + at + n);
+        yield views ? piece : piece.slice();
+      }
+    }
+  } else {
+    for (const piece of (source.payload as { chunks(): Iterable<Uint8Array> }).chunks()) {
+      hash.updateBytes(piece);
+      yield piece;
+    }
+  }
+  const trailer = new Uint8Array(FRAME_TRAILER);
+  new DataView(trailer.buffer).setBigUint64(0, hash.digest(), true);
+  yield trailer;
+}
+
+/** The largest Uint8Array this engine makes. */
+function maxBytes(): number {
+  const constants = (globalThis as { process?: { getBuiltinModule?: (name: string) => { constants?: { MAX_LENGTH?: number } } | undefined } }).process?.getBuiltinModule?.("node:buffer")?.constants;
+  return constants?.MAX_LENGTH ?? 2 ** 31 - 1;
+}
+
+/** The whole record in one Uint8Array; a RangeError pointing to serializeChunks() when it is larger than one can be. */
+export function recordBytes(source: RecordSource): Uint8Array {
+  const length = recordLength(source);
+  if (length > maxBytes()) {
+    throw new RangeError(
+      `this filter's record is ${formatBytes(length)}, more than one Uint8Array can hold here (${formatBytes(maxBytes())}); ` +
+        `write it in pieces with serializeChunks() (or saveFilter() from "bloomkit/node")`,
+    );
+  }
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const piece of recordChunks(source, CHUNK_BYTES, true)) {
+    out.set(piece, at);
+    at += piece.length;
+  }
   return out;
 }
 
-/** A record whose frame and header checksum have been checked; the payload checksum is the reader's to check. */
-export interface ParsedRecord {
-  type: FilterTypeCode;
-  params: DataView;
-  payload: Uint8Array;
-  payloadChecksum: bigint;
-  /** Bytes the record occupies (records can follow one another). */
-  length: number;
+/** The checked header of a record being read. */
+export interface RecordHeader {
+  readonly type: FilterTypeCode;
+  readonly version: number;
+  readonly params: DataView;
+  readonly payloadLength: number;
 }
 
-/** Checks the frame of a record at the start of `bytes` and splits it. */
-export function readRecord(bytes: unknown, expected?: FilterTypeCode): ParsedRecord {
-  if (!isBytes(bytes)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const need = (n: number, what: string) => {
-    if (bytes.length < n) throw new FormatError(`truncated: ${bytes.length} bytes, the ${what} needs ${n}`);
-  };
-  need(FRAME_BEFORE_PARAMS, "frame");
-  if (view.getUint32(0, true) !== MAGIC) throw new FormatError("not a bloomkit filter: the magic number is missing");
-  const version = view.getUint16(4, true);
-  if (version !== FORMAT_VERSION) throw new FormatError(`unsupported format version ${version} (this bloomkit reads version ${FORMAT_VERSION})`);
-  const type = view.getUint8(6);
-  if (!(type in TYPE_NAMES)) throw new FormatError(`unknown filter type ${type}`);
-  if (view.getUint8(7) !== 0) throw new FormatError(`reserved byte 7 is ${view.getUint8(7)}, not 0`);
-  const h = view.getUint32(8, true);
-  need(FRAME_BEFORE_PARAMS + h + FRAME_AFTER_PARAMS, "header");
-  const stored = view.getBigUint64(20 + h, true);
-  if (checksumOf(bytes.subarray(0, 20 + h)) !== stored) throw new FormatError("corrupted: the header checksum does not match");
-  const payloadLength = view.getBigUint64(12 + h, true);
-  const total = BigInt(28 + h) + payloadLength + BigInt(FRAME_TRAILER);
-  if (total > BigInt(bytes.length)) throw new FormatError(`truncated: ${bytes.length} bytes, the record needs ${total}`);
-  const p = Number(payloadLength);
-  if (expected !== undefined && type !== expected) {
-    throw new FormatError(`these bytes hold a ${TYPE_NAMES[type]}, not a ${TYPE_NAMES[expected]}`);
+/** Where a record's payload goes while it is read, and what it becomes. */
+export interface Loading<F> {
+  /** Regions of wasm memory the payload fills in order, or a sink for nested records. */
+  readonly target: readonly Region[] | { push(bytes: Uint8Array): void; end(): void };
+  /** After the checksum matched: the filter, checked against what its payload holds (a FormatError otherwise, with everything released). */
+  finish(): F;
+  /** Releases what was allocated, after a failure. */
+  abandon(): void;
+}
+
+/** Turns a header into a Loading: checks the parameters (FormatError) and allocates the filter (RangeError when it cannot). */
+export type Loader<F> = (header: RecordHeader) => Loading<F>;
+/** The loaders a reader knows, by type code. */
+export type Loaders<F> = Partial<Record<FilterTypeCode, Loader<F>>>;
+
+/** Largest parameter block a reader accepts; real ones are well under 1 KiB. */
+const MAX_PARAMS_BYTES = 1 << 16;
+
+/**
+ * Reads one record from bytes pushed in pieces of any size. It keeps only the
+ * header in JS: the payload goes straight to where the filter keeps it, and
+ * its checksum is computed there. It never reads past the record's end: push
+ * returns how many bytes of a piece it took.
+ */
+export class RecordReader<F> {
+  readonly #loaders: Loaders<F>;
+  readonly #expected: FilterTypeCode | undefined;
+  #head = new Uint8Array(FRAME_BEFORE_PARAMS);
+  #headLength = 0;
+  #header: RecordHeader | undefined;
+  #loading: Loading<F> | undefined;
+  #payloadRead = 0;
+  #region = 0;
+  #regionOffset = 0;
+  readonly #hash = new PayloadHash();
+  readonly #trailer = new Uint8Array(FRAME_TRAILER);
+  #trailerLength = 0;
+  #result: F | undefined;
+  #failed = false;
+
+  constructor(loaders: Loaders<F>, expected?: FilterTypeCode) {
+    this.#loaders = loaders;
+    this.#expected = expected;
   }
-  return {
-    type: type as FilterTypeCode,
-    params: new DataView(bytes.buffer, bytes.byteOffset + 12, h),
-    payload: bytes.subarray(28 + h, 28 + h + p),
-    payloadChecksum: view.getBigUint64(28 + h + p, true),
-    length: 28 + h + p + FRAME_TRAILER,
-  };
+
+  /** True once the whole record was read and checked. */
+  get done(): boolean {
+    return this.#result !== undefined;
+  }
+
+  /** Bytes the record still needs, as far as the reader knows yet (the header tells the rest). */
+  get missing(): number {
+    if (!this.#header) return this.#head.length - this.#headLength;
+    return this.#header.payloadLength - this.#payloadRead + FRAME_TRAILER - this.#trailerLength;
+  }
+
+  /** The filter, once done. */
+  result(): F {
+    if (this.#result === undefined) throw new FormatError(`truncated: the record needs ${this.missing} more bytes`);
+    return this.#result;
+  }
+
+  /** Takes bytes of the record from the start of `bytes`; returns how many it took (fewer than given only at the record's end). */
+  push(bytes: Uint8Array): number {
+    if (this.#failed) throw new FormatError("this record already failed to load");
+    try {
+      return this.#push(bytes);
+    } catch (error) {
+      this.#failed = true;
+      this.#loading?.abandon();
+      throw error;
+    }
+  }
+
+  /** Releases whatever a record that will not be finished holds. */
+  abandon(): void {
+    if (this.#result === undefined && !this.#failed) this.#loading?.abandon();
+    this.#failed = true;
+  }
+
+  #push(bytes: Uint8Array): number {
+    let at = 0;
+    while (at < bytes.length && this.#result === undefined) {
+      if (!this.#header) at += this.#takeHead(bytes.subarray(at));
+      else if (this.#payloadRead < this.#header.payloadLength) at += this.#takePayload(bytes.subarray(at));
+      else at += this.#takeTrailer(bytes.subarray(at));
+    }
+    return at;
+  }
+
+  #takeHead(bytes: Uint8Array): number {
+    const n = Math.min(bytes.length, this.#head.length - this.#headLength);
+    this.#head.set(bytes.subarray(0, n), this.#headLength);
+    this.#headLength += n;
+    if (this.#headLength < this.#head.length) return n;
+    const view = new DataView(this.#head.buffer);
+    if (this.#head.length === FRAME_BEFORE_PARAMS) {
+      if (view.getUint32(0, true) !== MAGIC) throw new FormatError("not a bloomkit filter: the magic number is missing");
+      const version = view.getUint16(4, true);
+      if (version < 1 || version > FORMAT_VERSION) throw new FormatError(`unsupported format version ${version} (this bloomkit reads versions 1 to ${FORMAT_VERSION})`);
+      const type = view.getUint8(6);
+      if (!(type in TYPE_NAMES)) throw new FormatError(`unknown filter type ${type}`);
+      if (view.getUint8(7) !== 0) throw new FormatError(`reserved byte 7 is ${view.getUint8(7)}, not 0`);
+      if (this.#expected !== undefined && type !== this.#expected) {
+        throw new FormatError(`these bytes hold a ${TYPE_NAMES[type]}, not a ${TYPE_NAMES[this.#expected]}`);
+      }
+      const h = view.getUint32(8, true);
+      if (h > MAX_PARAMS_BYTES) throw new FormatError(`corrupted: ${h} bytes of parameters`);
+      const grown = new Uint8Array(FRAME_BEFORE_PARAMS + h + FRAME_AFTER_PARAMS);
+      grown.set(this.#head);
+      this.#head = grown;
+      return n;
+    }
+    const h = this.#head.length - FRAME_BEFORE_PARAMS - FRAME_AFTER_PARAMS;
+    if (checksumOf(this.#head.subarray(0, 20 + h)) !== view.getBigUint64(20 + h, true)) throw new FormatError("corrupted: the header checksum does not match");
+    const payloadLength = view.getBigUint64(12 + h, true);
+    if (payloadLength > BigInt(Number.MAX_SAFE_INTEGER)) throw new FormatError(`corrupted: a payload of ${payloadLength} bytes`);
+    const header: RecordHeader = {
+      type: view.getUint8(6) as FilterTypeCode,
+      version: view.getUint16(4, true),
+      params: new DataView(this.#head.buffer, 12, h),
+      payloadLength: Number(payloadLength),
+    };
+    const loader = this.#loaders[header.type];
+    if (!loader) throw new FormatError(`a ${TYPE_NAMES[header.type]} cannot be read here`);
+    const loading = loader(header);
+    this.#loading = loading;
+    if (Array.isArray(loading.target)) {
+      const room = (loading.target as readonly Region[]).reduce((sum, region) => sum + region.bytes, 0);
+      if (room !== header.payloadLength) throw new FormatError(`corrupted: a payload of ${header.payloadLength} bytes where the parameters give ${room}`);
+    }
+    this.#header = header;
+    return n;
+  }
+
+  #takePayload(bytes: Uint8Array): number {
+    const header = this.#header!;
+    const target = this.#loading!.target;
+    const n = Math.min(bytes.length, header.payloadLength - this.#payloadRead);
+    if (!Array.isArray(target)) {
+      const piece = bytes.subarray(0, n);
+      this.#hash.updateBytes(piece);
+      (target as { push(bytes: Uint8Array): void }).push(piece);
+    } else {
+      let taken = 0;
+      while (taken < n) {
+        const region = (target as readonly Region[])[this.#region];
+        const m = Math.min(n - taken, region.bytes - this.#regionOffset);
+        const ptr = region.ptr + this.#regionOffset;
+        region.arena.u8().set(bytes.subarray(taken, taken + m), ptr);
+        this.#hash.update(region.arena, ptr, m);
+        taken += m;
+        this.#regionOffset += m;
+        if (this.#regionOffset === region.bytes) {
+          this.#region++;
+          this.#regionOffset = 0;
+        }
+      }
+    }
+    this.#payloadRead += n;
+    return n;
+  }
+
+  #takeTrailer(bytes: Uint8Array): number {
+    const n = Math.min(bytes.length, FRAME_TRAILER - this.#trailerLength);
+    this.#trailer.set(bytes.subarray(0, n), this.#trailerLength);
+    this.#trailerLength += n;
+    if (this.#trailerLength < FRAME_TRAILER) return n;
+    if (new DataView(this.#trailer.buffer).getBigUint64(0, true) !== this.#hash.digest()) throw new FormatError("corrupted: the payload checksum does not match");
+    const target = this.#loading!.target;
+    if (!Array.isArray(target)) (target as { end(): void }).end();
+    this.#result = this.#loading!.finish();
+    return n;
+  }
+}
+
+/** Reads exactly one record from `bytes`: truncated bytes, and bytes after the record, are a FormatError. */
+export function readRecordBytes<F>(bytes: unknown, loaders: Loaders<F>, expected?: FilterTypeCode): F {
+  if (!isBytes(bytes)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
+  const reader = new RecordReader(loaders, expected);
+  const taken = reader.push(bytes);
+  if (!reader.done) {
+    reader.abandon();
+    throw new FormatError(`truncated: ${bytes.length} bytes, the record needs ${bytes.length + reader.missing}`);
+  }
+  if (taken < bytes.length) {
+    const filter = reader.result() as { dispose?: () => void };
+    filter.dispose?.();
+    throw new FormatError(`${bytes.length - taken} bytes follow the record; a record is read alone`);
+  }
+  return reader.result();
+}
+
+/** A source of bytes in pieces: a Node stream, a web ReadableStream, an array of chunks, any (async) iterable of Uint8Arrays. */
+export type ByteSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array> | ReadableStream<Uint8Array>;
+
+/** The pieces of a ByteSource, as an async iterable. */
+function piecesOf(source: ByteSource): AsyncIterable<Uint8Array> | Iterable<Uint8Array> {
+  if (typeof (source as ReadableStream).getReader === "function" && !(Symbol.asyncIterator in (source as object))) {
+    const reader = (source as ReadableStream<Uint8Array>).getReader();
+    return {
+      async *[Symbol.asyncIterator]() {
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return;
+            yield value;
+          }
+        } finally {
+          reader.releaseLock();
+        }
+      },
+    };
+  }
+  return source as AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+}
+
+/**
+ * Reads exactly one record from a stream of pieces: the payload goes straight
+ * into the filter's memory piece by piece, so a filter larger than any one
+ * Uint8Array loads too. A stream that ends early, or goes on after the
+ * record (for example an endless device), is a FormatError; reading stops
+ * at the first byte past the record.
+ */
+export async function readRecordStream<F>(source: ByteSource, loaders: Loaders<F>, expected?: FilterTypeCode): Promise<F> {
+  const reader = new RecordReader(loaders, expected);
+  let read = 0;
+  try {
+    for await (const piece of piecesOf(source)) {
+      if (!isBytes(piece)) throw new TypeError(`the stream must yield Uint8Arrays, got ${describe(piece)}`);
+      if (reader.done) {
+        if (piece.length > 0) throw new FormatError("bytes follow the record; a record is read alone");
+        continue;
+      }
+      const taken = reader.push(piece);
+      read += taken;
+      if (taken < piece.length) throw new FormatError(`bytes follow the record after byte ${read}; a record is read alone`);
+    }
+  } catch (error) {
+    if (reader.done) (reader.result() as { dispose?: () => void }).dispose?.();
+    else reader.abandon();
+    throw error;
+  }
+  if (!reader.done) {
+    reader.abandon();
+    throw new FormatError(`truncated: the stream ended after ${read} bytes, the record needs ${reader.missing} more`);
+  }
+  return reader.result();
 }
 
 /** Reads parameters in order, failing with a FormatError when they run out. */
@@ -186,10 +508,6 @@ export class ParamWriter {
   }
 }
 
-/** The type code of serialised bytes (frame checked), for the generic deserializer. */
-export function recordType(bytes: unknown): FilterTypeCode {
-  return readRecord(bytes).type;
-}
 
 /** Base64 of bytes (standard alphabet, padded), in Node and in browsers. */
 export function toBase64(bytes: Uint8Array): string {

@@ -5,7 +5,22 @@
 import { BloomFilter } from "./bloom-filter.js";
 import { OP_ADD, OP_HAS } from "./constants.generated.js";
 import { checkIntsHashing, checkOptions, checkPositive, checkProbability } from "./errors.js";
-import { FilterType, FormatError, ParamReader, ParamWriter, checksumOf, fromBase64, readRecord, writeRecord } from "./format.js";
+import {
+  FilterType,
+  FormatError,
+  ParamReader,
+  ParamWriter,
+  RecordReader,
+  fromBase64,
+  readRecordBytes,
+  readRecordStream,
+  recordBytes,
+  recordChunks,
+  recordLength,
+  type ByteSource,
+  type Loader,
+  type RecordSource,
+} from "./format.js";
 import { HASHING_OPTION_NAMES, hashingOptions, readHashing, resolveHashing, writeHashing, type Hashing, type HashingOptions } from "./hashing.js";
 import { hashId } from "./hash.js";
 import { maxKeyBytes, type Key } from "./keys.js";
@@ -196,56 +211,91 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
 
   /** The filter in bloomkit's binary format (docs/FORMAT.md): parameters, then every layer as a BloomFilter record. */
   serialize(): Uint8Array {
-    const layers = this.#live().map((layer) => layer.serialize());
+    return recordBytes(this.#record());
+  }
+
+  /** serialize() in pieces of at most `chunkBytes` (16 MiB by default), for filters larger than one Uint8Array. */
+  serializeChunks(chunkBytes?: number): Generator<Uint8Array> {
+    return recordChunks(this.#record(), chunkBytes);
+  }
+
+  #record(): RecordSource {
+    const layers = this.#live().map((layer) => layer.recordSource());
     const w = new ParamWriter().f64(this.#initialCapacity).f64(this.#p).f64(this.#growth).f64(this.#tightening).u32(layers.length);
     writeHashing(w, this.#hashing);
-    const payload = new Uint8Array(layers.reduce((sum, layer) => sum + layer.length, 0));
-    let at = 0;
-    for (const layer of layers) {
-      payload.set(layer, at);
-      at += layer.length;
-    }
-    return writeRecord({
+    return {
       type: FilterType.scalable,
+      version: 1,
       params: w.bytes(),
-      payloadLength: payload.length,
-      writePayload: (target) => target.set(payload),
-      payloadChecksum: checksumOf(payload),
-    });
+      payload: {
+        length: layers.reduce((sum, layer) => sum + recordLength(layer), 0),
+        *chunks() {
+          for (const layer of layers) yield* recordChunks(layer);
+        },
+      },
+    };
   }
 
   /** A filter from serialize()'s bytes; truncated, corrupted or foreign bytes throw a FormatError. */
   static deserialize(bytes: Uint8Array): ScalableBloomFilter {
-    const record = readRecord(bytes, FilterType.scalable);
-    const r = new ParamReader(record.params);
+    return readRecordBytes(bytes, { [FilterType.scalable]: ScalableBloomFilter.loader }, FilterType.scalable);
+  }
+
+  /** A filter from a stream of serializeChunks()'s pieces. */
+  static deserializeChunks(source: ByteSource): Promise<ScalableBloomFilter> {
+    return readRecordStream(source, { [FilterType.scalable]: ScalableBloomFilter.loader }, FilterType.scalable);
+  }
+
+  /** Checks a record's parameters; its payload, the layers' records, is read layer by layer as it comes. @internal */
+  static loader: Loader<ScalableBloomFilter> = (header) => {
+    const r = new ParamReader(header.params);
     const [initialCapacity, p, growth, tightening] = [r.f64(), r.f64(), r.f64(), r.f64()];
     const layerCount = r.u32();
     const hashing = readHashing(r);
     r.end();
+    if (header.version !== 1) throw new FormatError(`corrupted: a scalable record of version ${header.version}`);
     if (!(Number.isInteger(initialCapacity) && initialCapacity >= 1 && p > 0 && p < 1 && growth >= 1 && Number.isFinite(growth) && tightening > 0 && tightening < 1)) {
       throw new FormatError("corrupted: the scalable filter's parameters are out of range");
     }
     if (layerCount < 1) throw new FormatError("corrupted: a scalable filter has at least one layer");
-    if (checksumOf(record.payload) !== record.payloadChecksum) throw new FormatError("corrupted: the payload checksum does not match");
     const filter = new ScalableBloomFilter(initialCapacity, p, growth, tightening, hashing);
-    try {
-      let at = 0;
-      for (let i = 0; i < layerCount; i++) {
-        const { filter: layer, length } = BloomFilter.fromRecord(record.payload.subarray(at));
-        filter.#layers.push(layer);
-        at += length;
-        const expected = BloomFilter.create(filter.layerCapacity(i), filter.layerFalsePositiveRate(i), hashingOptions(hashing));
-        const same = expected.bits === layer.bits && expected.hashes === layer.hashes && expected.seed === layer.seed && String(expected.hash) === String(layer.hash);
-        expected.dispose();
-        if (!same) throw new FormatError(`corrupted: layer ${i} does not have the size or hashing its parameters give`);
+    let reader = new RecordReader({ [FilterType.bloom]: BloomFilter.loader }, FilterType.bloom);
+    const layerDone = () => {
+      const i = filter.#layers.length;
+      const layer = reader.result();
+      filter.#layers.push(layer);
+      let expected: { bits: number; hashes: number } | undefined;
+      try {
+        expected = BloomFilter.sizeFor(filter.layerCapacity(i), filter.layerFalsePositiveRate(i), hashing);
+      } catch {
+        expected = undefined;
       }
-      if (at !== record.payload.length) throw new FormatError("corrupted: bytes left over after the last layer");
-    } catch (error) {
-      filter.dispose();
-      throw error;
-    }
-    return filter;
-  }
+      const same = expected !== undefined && expected.bits === layer.bits && expected.hashes === layer.hashes && layer.seed === hashing.seed && String(layer.hash) === String(hashingOptions(hashing).hash);
+      if (!same) throw new FormatError(`corrupted: layer ${i} does not have the size or hashing its parameters give`);
+      if (layer.size > filter.layerCapacity(i)) throw new FormatError(`corrupted: layer ${i} holds ${layer.size} keys, more than its capacity ${filter.layerCapacity(i)}`);
+      reader = new RecordReader({ [FilterType.bloom]: BloomFilter.loader }, FilterType.bloom);
+    };
+    return {
+      target: {
+        push(bytes: Uint8Array) {
+          let at = 0;
+          while (at < bytes.length) {
+            if (filter.#layers.length === layerCount) throw new FormatError("corrupted: bytes left over after the last layer");
+            at += reader.push(bytes.subarray(at));
+            if (reader.done) layerDone();
+          }
+        },
+        end() {
+          if (filter.#layers.length !== layerCount) throw new FormatError(`corrupted: ${filter.#layers.length} of ${layerCount} layers`);
+        },
+      },
+      finish: () => filter,
+      abandon: () => {
+        reader.abandon();
+        filter.dispose();
+      },
+    };
+  };
 
   static fromBase64(text: string): ScalableBloomFilter {
     return ScalableBloomFilter.deserialize(fromBase64(text));
@@ -284,7 +334,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     const length = sourceLength(source);
     const whole = length >= 0 ? new Uint8Array(length) : undefined;
     const parts: Uint8Array[] = [];
-    forEachChunk(layers[layers.length - 1].arena, this.#keyHash, source, (chunk) => {
+    forEachChunk(layers[layers.length - 1].batchArena, this.#keyHash, source, (chunk) => {
       const answers = add ? this.#testAndAddChunk(chunk) : this.#hasChunk(chunk).answers;
       if (whole) whole.set(answers, chunk.first);
       else parts.push(answers);
@@ -298,9 +348,9 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     let saved: SavedChunk | undefined;
     for (const layer of this.#layers) {
       let here = chunk;
-      if (layer.arena !== chunk.scratch.arena) {
+      if (layer.batchArena !== chunk.scratch.arena) {
         saved ??= saveChunk(chunk);
-        here = placeChunk(saved, null, layer.arena);
+        here = placeChunk(saved, null, layer.batchArena);
       }
       const hits = layer.runChunk(OP_HAS, here);
       for (let i = 0; i < answers.length; i++) answers[i] |= hits[i];
@@ -322,7 +372,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
         // A layer filled during this chunk: the keys still to come may repeat ones it took.
         layerCount = this.#layers.length;
         const full = this.#layers[layerCount - 2];
-        const again = full.runChunk(OP_HAS, placeChunk(saved, pending, full.arena));
+        const again = full.runChunk(OP_HAS, placeChunk(saved, pending, full.batchArena));
         pending = pending.filter((i, j) => {
           if (again[j] === 1) answers[i] = 1;
           return again[j] === 0;
@@ -332,7 +382,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       const room = this.layerCapacity(layerCount - 1) - layer.size;
       const slice = pending.slice(0, room);
       pending = pending.slice(room);
-      const seen = layer.runChunk(OP_ADD, placeChunk(saved, slice, layer.arena));
+      const seen = layer.runChunk(OP_ADD, placeChunk(saved, slice, layer.batchArena));
       for (let j = 0; j < slice.length; j++) answers[slice[j]] = seen[j];
     }
     return answers;

@@ -2,13 +2,27 @@
 // assembly/split-block.ts): one 32-byte block per key, so one cache line per
 // add or query, at the cost of a few more bits per key than a standard filter.
 import { WasmBlock } from "./wasm-block.js";
-import { MAX_BLOCK_BYTES } from "./memory.js";
+import { MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { HASH_XXH64, OP_ADD, OP_HAS } from "./constants.generated.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
-import { type Kernel, type KeyHash, type KeySource } from "./batch.js";
+import { type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { isBytes, type Key } from "./keys.js";
 import type { Filter } from "./filter.js";
-import { FilterType, FormatError, ParamReader, ParamWriter, checksumAt, fromBase64, readRecord, writeRecord } from "./format.js";
+import {
+  FilterType,
+  FormatError,
+  ParamReader,
+  ParamWriter,
+  fromBase64,
+  readRecordBytes,
+  readRecordStream,
+  recordBytes,
+  recordChunks,
+  type ByteSource,
+  type Loader,
+  type RecordSource,
+  type Region,
+} from "./format.js";
 
 /** Bytes before the first block: the block count, padded so blocks stay 32-byte aligned (assembly/split-block.ts). */
 const HEADER_BYTES = 32;
@@ -18,7 +32,16 @@ export const SBBF_BLOCK_BYTES = 32;
 const KEY_HASH: KeyHash = { id: HASH_XXH64, seed: 0 };
 /** The Parquet specification's bounds on a filter's size in bytes. */
 const MIN_BYTES = 32;
-const MAX_BLOCKS = Math.floor((MAX_BLOCK_BYTES - HEADER_BYTES) / SBBF_BLOCK_BYTES);
+/** Blocks one segment holds (one wasm memory). */
+const MAX_SEGMENT_BLOCKS = Math.floor((MAX_BLOCK_BYTES - HEADER_BYTES) / SBBF_BLOCK_BYTES);
+/** Blocks a filter holds: block numbers are u32 in the specification's formula (128 GiB). */
+const MAX_BLOCKS = 2 ** 32 - 1;
+
+/** Blocks per segment for a filter of `blocks` blocks: all of them, or an equal share (the last segment takes what is left). */
+function segmentBlocks(blocks: number): number {
+  const segments = Math.ceil(blocks / MAX_SEGMENT_BLOCKS);
+  return Math.ceil(blocks / segments);
+}
 
 /**
  * Bytes for n distinct values at rate p. With `powerOfTwo` (the default),
@@ -62,13 +85,22 @@ export function splitBlockFalsePositiveRate(n: number, blocks: number): number {
 /** A Parquet-compatible split-block Bloom filter (xxh64 with seed 0, as the specification fixes). */
 export class SplitBlockBloomFilter extends WasmBlock implements Filter {
   readonly #blocks: number;
+  readonly #perSegment: number;
   #count = 0;
 
   private constructor(blocks: number) {
-    const bytes = HEADER_BYTES + blocks * SBBF_BLOCK_BYTES;
-    super(bytes, `a split-block Bloom filter of ${blocks} blocks (${formatBytes(bytes)})`);
-    this.core.sbbfInit(this.live(), blocks);
+    const perSegment = segmentBlocks(blocks);
+    const sizes: number[] = [];
+    for (let first = 0; first < blocks; first += perSegment) sizes.push(HEADER_BYTES + Math.min(perSegment, blocks - first) * SBBF_BLOCK_BYTES);
+    super(sizes, `a split-block Bloom filter of ${blocks} blocks (${formatBytes(HEADER_BYTES * sizes.length + blocks * SBBF_BLOCK_BYTES)})`);
+    this.segments().forEach(({ arena, ptr }, s) => arena.core.sbbfInit(ptr, Math.min(perSegment, blocks - s * perSegment), blocks, s * perSegment));
     this.#blocks = blocks;
+    this.#perSegment = perSegment;
+  }
+
+  /** Where the blocks are: one region of wasm memory per segment, in order (together, the Parquet bitset). */
+  #regions(): Region[] {
+    return this.segments().map(({ arena, ptr }, s) => ({ arena, ptr: ptr + HEADER_BYTES, bytes: Math.min(this.#perSegment, this.#blocks - s * this.#perSegment) * SBBF_BLOCK_BYTES }));
   }
 
   /**
@@ -86,7 +118,7 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
       throw new TypeError(`options.powerOfTwo must be a boolean, got ${describe(checked.powerOfTwo)}`);
     }
     const blocks = splitBlockBytesFor(n, p, checked.powerOfTwo !== false) / SBBF_BLOCK_BYTES;
-    if (blocks > MAX_BLOCKS) throw new RangeError(`a split-block filter for ${n} items at p = ${p} needs ${blocks} blocks; one filter holds at most ${MAX_BLOCKS}`);
+    if (blocks > MAX_BLOCKS) throw new RangeError(`a split-block filter for ${n} items at p = ${p} needs ${blocks} blocks; a filter holds at most ${MAX_BLOCKS}`);
     return new SplitBlockBloomFilter(blocks);
   }
 
@@ -102,7 +134,11 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
       throw new RangeError(`a Parquet bitset is a whole number of 32-byte blocks; got ${bitset.length} bytes`);
     }
     const filter = SplitBlockBloomFilter.withSize(bitset.length / SBBF_BLOCK_BYTES);
-    filter.arena.u8().set(bitset, filter.live() + HEADER_BYTES);
+    let at = 0;
+    for (const { arena, ptr, bytes } of filter.#regions()) {
+      arena.u8().set(bitset.subarray(at, at + bytes), ptr);
+      at += bytes;
+    }
     filter.#count = Math.round(filter.estimatedCount());
     return filter;
   }
@@ -133,12 +169,13 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
   }
 
   get fillRatio(): number {
-    return this.core.sbbfSetBits(this.live()) / this.bits;
+    return this.segments().reduce((sum, { arena, ptr }) => sum + arena.core.sbbfSetBits(ptr), 0) / this.bits;
   }
 
   /** The rate given the bits set now: the mean over blocks of Π (set bits of word i / 32). */
   falsePositiveRate(): number {
-    return this.core.sbbfFalsePositiveRate(this.live());
+    // Each segment gives the mean over its blocks: weigh it by its blocks.
+    return this.#regions().reduce((sum, region, s) => sum + this.segments()[s].arena.core.sbbfFalsePositiveRate(this.segments()[s].ptr) * region.bytes, 0) / (this.#blocks * SBBF_BLOCK_BYTES);
   }
 
   /** The rate for `items` random keys: Σ_j Poisson(j; n/blocks) · (1 − (31/32)^j)^8. */
@@ -158,11 +195,13 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
   }
 
   has(key: Key): boolean {
+    if (this.segmentCount > 1) return this.runOp(OP_HAS, { kind: "keys", keys: [key as Key] }).answers[0] === 1;
     const { ptr, length } = this.oneKey(key);
     return this.core.sbbfKey(this.live(), OP_HAS, ptr, length) === 1;
   }
 
   testAndAdd(key: Key): boolean {
+    if (this.segmentCount > 1) return this.#add({ kind: "keys", keys: [key as Key] })[0] === 1;
     const { ptr, length } = this.oneKey(key);
     const seen = this.core.sbbfKey(this.live(), OP_ADD, ptr, length);
     this.#count += seen ^ 1;
@@ -243,53 +282,72 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
 
   /** A copy of the bitset exactly as Parquet stores it: blocks of eight little-endian u32 words. */
   toParquetBitset(): Uint8Array {
-    const data = this.live() + HEADER_BYTES;
-    return this.arena.u8().slice(data, data + this.#blocks * SBBF_BLOCK_BYTES);
+    const out = new Uint8Array(this.#blocks * SBBF_BLOCK_BYTES);
+    let at = 0;
+    for (const { arena, ptr, bytes } of this.#regions()) {
+      out.set(arena.u8().subarray(ptr, ptr + bytes), at);
+      at += bytes;
+    }
+    return out;
   }
 
-  /** The filter in bloomkit's binary format (docs/FORMAT.md, type 5). */
+  /** The filter in bloomkit's binary format (docs/FORMAT.md, type 5); a RangeError when it is larger than one Uint8Array can be (see serializeChunks). */
   serialize(): Uint8Array {
-    const ptr = this.live();
-    const data = ptr + HEADER_BYTES;
-    const length = this.#blocks * SBBF_BLOCK_BYTES;
-    const arena = this.arena;
-    return writeRecord({
-      type: FilterType.splitBlock,
-      params: new ParamWriter().u32(this.#blocks).u64(this.#count).bytes(),
-      payloadLength: length,
-      writePayload: (target) => target.set(arena.u8().subarray(data, data + length)),
-      payloadChecksum: checksumAt(arena, data, length),
-    });
+    return recordBytes(this.#record());
+  }
+
+  /** serialize() in pieces of at most `chunkBytes` (16 MiB by default), for filters larger than one Uint8Array. */
+  serializeChunks(chunkBytes?: number): Generator<Uint8Array> {
+    return recordChunks(this.#record(), chunkBytes);
+  }
+
+  #record(): RecordSource {
+    this.live();
+    return { type: FilterType.splitBlock, version: 1, params: new ParamWriter().u32(this.#blocks).u64(this.#count).bytes(), payload: this.#regions() };
   }
 
   static deserialize(bytes: Uint8Array): SplitBlockBloomFilter {
-    const record = readRecord(bytes, FilterType.splitBlock);
-    const r = new ParamReader(record.params);
+    return readRecordBytes(bytes, { [FilterType.splitBlock]: SplitBlockBloomFilter.loader }, FilterType.splitBlock);
+  }
+
+  /** A filter from a stream of serializeChunks()'s pieces, read piece by piece into wasm memory. */
+  static deserializeChunks(source: ByteSource): Promise<SplitBlockBloomFilter> {
+    return readRecordStream(source, { [FilterType.splitBlock]: SplitBlockBloomFilter.loader }, FilterType.splitBlock);
+  }
+
+  /** Checks a record's parameters and allocates the filter its payload fills. @internal */
+  static loader: Loader<SplitBlockBloomFilter> = (header) => {
+    const r = new ParamReader(header.params);
     const blocks = r.u32();
     const count = r.u64("count");
     r.end();
+    if (header.version !== 1) throw new FormatError(`corrupted: a split-block record of version ${header.version}`);
     if (blocks < 1 || blocks > MAX_BLOCKS) throw new FormatError(`corrupted: blocks = ${blocks} is out of range`);
-    if (record.payload.length !== blocks * SBBF_BLOCK_BYTES) throw new FormatError(`corrupted: payload of ${record.payload.length} bytes for ${blocks} blocks`);
+    if (header.payloadLength !== blocks * SBBF_BLOCK_BYTES) throw new FormatError(`corrupted: payload of ${header.payloadLength} bytes for ${blocks} blocks`);
     const filter = new SplitBlockBloomFilter(blocks);
-    const data = filter.live() + HEADER_BYTES;
-    filter.arena.u8().set(record.payload, data);
-    if (checksumAt(filter.arena, data, record.payload.length) !== record.payloadChecksum) {
-      filter.dispose();
-      throw new FormatError("corrupted: the payload checksum does not match");
-    }
-    filter.#count = count;
-    return filter;
-  }
+    return {
+      target: filter.#regions(),
+      finish: () => {
+        filter.#count = count;
+        return filter;
+      },
+      abandon: () => filter.dispose(),
+    };
+  };
 
   static fromBase64(text: string): SplitBlockBloomFilter {
     return SplitBlockBloomFilter.deserialize(fromBase64(text));
   }
 
   /** The kernel for OP_ADD / OP_HAS over a chunk of hashes or integer keys. */
-  protected kernel(op: number): Kernel {
-    const ptr = this.live();
-    const core = this.core;
+  protected blockKernel(op: number, block: Block): Kernel {
+    const { core } = block.arena;
+    const ptr = block.ptr;
     return (chunk) => core.sbbfRun(ptr, op, chunk.source, chunk.src, chunk.count, chunk.scratch.out, chunk.scratch.room);
+  }
+
+  protected routeChunk(chunk: Chunk): void {
+    chunk.scratch.arena.core.sbbfRoute(chunk.source, chunk.src, chunk.count, this.#blocks, this.#perSegment, chunk.scratch.ends);
   }
 
   protected get keyHash(): KeyHash {

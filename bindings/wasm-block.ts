@@ -1,48 +1,121 @@
-// The base of every structure that owns one block of wasm memory: freed at
-// once by dispose() (or `using`), or by the garbage collector when dropped.
-// It also runs the structure's batches: each subclass declares its kernel
-// for an operation code (its table of operations) and its key hash, and the
-// batch layer feeds it every kind of key.
+// The base of every structure that owns blocks of wasm memory: freed at once
+// by dispose() (or `using`), or by the garbage collector when dropped. A
+// structure larger than one wasm memory is held in segments, one block each,
+// and its keys are routed to them by hash. It also runs the structure's
+// batches: each subclass declares its kernel for an operation code (its
+// table of operations) and its key hash, and the batch layer feeds it every
+// kind of key.
 /// <reference lib="esnext.disposable" />
 import type { Arena } from "./arena.js";
 import type { Core } from "./core.generated.js";
-import { allocate, disown, own, type Block } from "./memory.js";
-import { runBatch, forEachChunk, type BatchResult, type Kernel, type KeyHash, type KeySource } from "./batch.js";
+import { allocate, defaultArena, disown, freeMemory, own, type Block } from "./memory.js";
+import { placeChunk, runBatch, forEachChunk, saveChunk, type BatchResult, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
+import { OP_COUNT } from "./constants.generated.js";
 import { writeKey } from "./keys.js";
+import { formatBytes } from "./errors.js";
 import { FilterBase } from "./filter.js";
 
 export abstract class WasmBlock extends FilterBase {
-  #block: Block | undefined;
+  #blocks: Block[] | undefined;
 
-  /** Allocates the structure's zeroed block of `bytes` (in `near`'s arena when it has room); `what` names it in a failure. */
-  protected constructor(bytes: number, what: string, near?: Arena) {
+  /**
+   * Allocates the structure's zeroed blocks of `sizes` bytes, one per
+   * segment (in `near`'s arena, or segment i in near[i]'s, when it has
+   * room); `what` names it in a failure. Nothing stays allocated when one of
+   * them fails.
+   */
+  protected constructor(sizes: number | readonly number[], what: string, near?: Arena | readonly Arena[]) {
     super();
-    this.#block = allocate(bytes, what, near);
-    own(this, this.#block);
+    const list = typeof sizes === "number" ? [sizes] : sizes;
+    if (list.length > 1) {
+      const total = list.reduce((sum, bytes) => sum + bytes, 0);
+      const free = freeMemory();
+      if (total > free) throw new RangeError(`cannot allocate ${formatBytes(total)} for ${what}: only ${formatBytes(free)} of memory is free on this machine`);
+    }
+    const blocks: Block[] = [];
+    try {
+      for (const bytes of list) blocks.push(allocate(bytes, what, Array.isArray(near) ? near[blocks.length] : blocks.length === 0 ? (near as Arena | undefined) : undefined));
+    } catch (error) {
+      for (const block of blocks) block.arena.free(block.ptr);
+      throw error;
+    }
+    this.#blocks = blocks;
+    for (const block of blocks) own(this, block);
   }
 
-  /** The block's address; throws once the structure was disposed. */
+  /** The first block's address; throws once the structure was disposed. */
   protected live(): number {
-    if (this.#block === undefined) throw new Error(`this ${this.constructor.name} was disposed`);
-    return this.#block.ptr;
+    if (this.#blocks === undefined) throw new Error(`this ${this.constructor.name} was disposed`);
+    return this.#blocks[0].ptr;
   }
 
-  /** The arena the block lives in. @internal */
-  get arena(): Arena {
+  /** The blocks, one per segment. */
+  protected segments(): readonly Block[] {
     this.live();
-    return this.#block!.arena;
+    return this.#blocks!;
   }
 
-  /** The wasm instance of the block's arena. */
+  /** Number of segments (1 unless the structure is larger than one wasm memory). */
+  get segmentCount(): number {
+    return this.segments().length;
+  }
+
+  /** The arena the first block lives in. @internal */
+  get arena(): Arena {
+    return this.segments()[0].arena;
+  }
+
+  /** Where batches for this structure are hashed: its own arena, or for a structure in segments a pool arena apart from them. @internal */
+  get batchArena(): Arena {
+    const blocks = this.segments();
+    return blocks.length === 1 ? blocks[0].arena : defaultArena();
+  }
+
+  /** The wasm instance of the first block's arena. */
   protected get core(): Core {
     return this.arena.core;
   }
 
-  /** The kernel that runs operation `op` over one chunk of keys. */
-  protected abstract kernel(op: number): Kernel;
+  /** The kernel that runs operation `op` over a chunk of keys in `block`'s arena. */
+  protected abstract blockKernel(op: number, block: Block): Kernel;
+
+  /** Writes the segment of each key of a chunk, as u32, at chunk.scratch.ends (structures in segments only). */
+  protected routeChunk(_chunk: Chunk): void {
+    throw new Error(`${this.constructor.name} is not held in segments`);
+  }
 
   /** The key hash the kernels expect, or null when they read key bytes themselves. */
   protected abstract get keyHash(): KeyHash | null;
+
+  /** The kernel for `op`: the block's own, or for a structure in segments one that routes each key to its segment's. */
+  protected kernel(op: number): Kernel {
+    const blocks = this.segments();
+    if (blocks.length === 1) return this.blockKernel(op, blocks[0]);
+    const kernels = blocks.map((block) => this.blockKernel(op, block));
+    const wide = op === OP_COUNT;
+    return (chunk) => {
+      const home = chunk.scratch.arena;
+      this.routeChunk(chunk);
+      const ids = home.u32().slice(chunk.scratch.ends >>> 2, (chunk.scratch.ends >>> 2) + chunk.count);
+      const saved = saveChunk(chunk);
+      const picks: number[][] = blocks.map(() => []);
+      for (let i = 0; i < ids.length; i++) picks[ids[i]].push(i);
+      const answers = wide ? new Uint32Array(chunk.count) : new Uint8Array(chunk.count);
+      let total = 0;
+      for (let s = 0; s < blocks.length; s++) {
+        if (picks[s].length === 0) continue;
+        const { arena } = blocks[s];
+        const placed = placeChunk(saved, picks[s], arena);
+        total += kernels[s](placed);
+        const out = placed.scratch.out;
+        const got = wide ? arena.u32().subarray(out >>> 2, (out >>> 2) + placed.count) : arena.u8().subarray(out, out + placed.count);
+        for (let j = 0; j < got.length; j++) answers[picks[s][j]] = got[j];
+      }
+      if (wide) home.u32().set(answers, chunk.scratch.out >>> 2);
+      else home.u8().set(answers, chunk.scratch.out);
+      return total;
+    };
+  }
 
   /** Runs `op` over a batch; one byte per key (a u32 with `Answers` = Uint32Array). */
   protected runOp<T extends Uint8Array | Uint32Array = Uint8Array>(
@@ -51,8 +124,7 @@ export abstract class WasmBlock extends FilterBase {
     Answers: { new (length: number): T; readonly BYTES_PER_ELEMENT: number } = Uint8Array as never,
     wantEnds = false,
   ): BatchResult<T> {
-    this.live();
-    return runBatch(this.arena, this.keyHash, source, this.kernel(op), Answers, wantEnds);
+    return runBatch(this.batchArena, this.keyHash, source, this.kernel(op), Answers, wantEnds);
   }
 
   /**
@@ -62,8 +134,7 @@ export abstract class WasmBlock extends FilterBase {
    * sum the kernel returned.
    */
   protected runLinesEach(op: number, buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): number {
-    this.live();
-    const arena = this.arena;
+    const arena = this.batchArena;
     const kernel = this.kernel(op);
     let total = 0;
     forEachChunk(arena, this.keyHash, { kind: "lines", buffer }, (chunk) => {
@@ -74,23 +145,21 @@ export abstract class WasmBlock extends FilterBase {
     return total;
   }
 
-  /** Writes one key into the arena's scratch area: its address and length for a single-key kernel. */
+  /** Writes one key into the first block's arena's scratch area: its address and length for a single-key kernel. */
   protected oneKey(key: unknown): { ptr: number; length: number; out: number } {
-    this.live();
-    const arena = this.arena;
-    const { scratch, length } = writeKey(arena, key);
+    const { scratch, length } = writeKey(this.arena, key);
     return { ptr: scratch.bytes, length, out: scratch.out };
   }
 
   /** Releases the wasm memory now; any later use throws. Calling it again does nothing. */
   dispose(): void {
-    if (this.#block === undefined) return;
-    disown(this, this.#block);
-    this.#block = undefined;
+    if (this.#blocks === undefined) return;
+    for (const block of this.#blocks) disown(this, block);
+    this.#blocks = undefined;
   }
 
   /** True once dispose() ran. */
   get disposed(): boolean {
-    return this.#block === undefined;
+    return this.#blocks === undefined;
   }
 }

@@ -1,6 +1,6 @@
 // Bad input: a clear TypeError or RangeError naming the value, and the filter unchanged.
 import { describe, expect, it } from "vitest";
-import { BloomFilter, MAX_FILTER_BITS } from "../bindings/index.js";
+import { BloomFilter, MAX_FILTER_BITS, MAX_SEGMENT_BITS } from "../bindings/index.js";
 
 /** Everything observable about a filter, to show a failed call changed nothing. */
 function snapshot(filter: BloomFilter) {
@@ -44,11 +44,14 @@ describe("BloomFilter.create and withSize reject bad parameters", () => {
   });
 
   it("says what the size limit is", () => {
-    // One wasm memory (4 GiB) less its first page of static data, the 2 MiB scratch reserve and the 64-byte header.
-    expect(MAX_FILTER_BITS).toBe(Math.floor((2 ** 32 - 65536 - 2 * 2 ** 20 - 64) / 8) * 64);
+    // A segment is one wasm memory (4 GiB) less its first page of static data, the 2 MiB scratch reserve and the 64-byte header; a filter has up to 64.
+    expect(MAX_SEGMENT_BITS).toBe(Math.floor((2 ** 32 - 65536 - 2 * 2 ** 20 - 64) / 8) * 64);
+    expect(MAX_FILTER_BITS).toBe(64 * MAX_SEGMENT_BITS);
     expect(() => BloomFilter.withSize(MAX_FILTER_BITS + 64, 1)).toThrow(new RegExp(`from 1 to ${MAX_FILTER_BITS}`));
-    expect(() => BloomFilter.create(1e10, 0.01)).toThrow(RangeError);
-    expect(() => BloomFilter.create(1e10, 0.01)).toThrow(/needs 95850583774 bits \(11.16 GiB\); one filter holds at most 8589934016 bits \(1024.00 MiB\)/);
+    expect(() => BloomFilter.create(1e12, 0.01)).toThrow(RangeError);
+    expect(() => BloomFilter.create(1e12, 0.01)).toThrow(/needs 9585058380800 bits \(1\.09 TiB\); a filter holds at most 2197915926528 bits \(255\.87 GiB\)/);
+    // Above one segment, withSize needs bits that split into equal segments of whole words.
+    expect(() => BloomFilter.withSize(MAX_SEGMENT_BITS + 1, 1)).toThrow(/needs 2 segments of equal size .* give a multiple of 128/);
   });
 
   it("rejects bad options", () => {

@@ -92,9 +92,9 @@ describe("wasm memory", () => {
     const keep = BloomFilter.create(10_000, 0.01).addMany(["kept"]);
     const counting = CountingBloomFilter.create(1_000, 0.01).add("kept");
     const free = freeMemory();
-    const bits = Math.ceil((free * 1.5) / 8 / 2 ** 32) * 2 ** 32 * 8; // half again the free memory
-    expect(() => BloomFilter.withSize(bits, 7)).toThrow(RangeError);
-    expect(() => BloomFilter.withSize(bits, 7)).toThrow(/cannot allocate .* GiB .*only .* of memory is free/);
+    const items = Math.ceil((free * 1.5 * 8) / 9.6); // half again the free memory at 9.6 bits per key
+    expect(() => BloomFilter.create(items, 0.01)).toThrow(RangeError);
+    expect(() => BloomFilter.create(items, 0.01)).toThrow(/cannot allocate .* GiB for a Bloom filter of \d+ bits.*only .* of memory is free/);
     expect(keep.has("kept")).toBe(true);
     expect(counting.count("kept")).toBe(1);
     checkAllKeyKinds(BloomFilter.create(10_000, 0.01), "after-failure");

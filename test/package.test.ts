@@ -17,6 +17,17 @@ describe("package", () => {
     expect(JSON.parse(output)).toEqual({ has: true, absent: false, m: 143_776 });
   });
 
+  it("loads with require(\"bloomkit\") too: no top-level await, the core compiled synchronously", () => {
+    const script = `
+      const { BloomFilter, CountingBloomFilter } = require("bloomkit");
+      const filter = BloomFilter.create(1000, 0.01).add("carol");
+      const counting = CountingBloomFilter.create(1000, 0.01).add("carol").add("carol");
+      console.log(JSON.stringify({ has: filter.has("carol"), absent: filter.has("dave"), count: counting.count("carol"), shown: require("node:util").inspect(filter) }));
+    `;
+    const output = execFileSync(process.execPath, ["-e", script], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    expect(JSON.parse(output)).toEqual({ has: true, absent: false, count: 2, shown: expect.stringMatching(/^BloomFilter \{bits: 9586, hashes: 7, size: 1, /) });
+  });
+
   it("declares ESM, types first in exports, no side effects and a files list", () => {
     const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8"));
     expect(pkg.type).toBe("module");
