@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The `bloomkit` command: dispatches to a subcommand; errors are one line,
 // exit 1 (2 for wrong usage), with no stack trace for user mistakes.
+import { readFileSync } from "node:fs";
 import { CliError, UsageError, optionHelp, parseArgs, type OptionSpec, type Parsed } from "./args.js";
+import { runCleanups } from "./cleanup.js";
 import { dedup, dedupOptions, dedupUsage } from "./dedup.js";
 import { intersect, intersectOptions, intersectUsage } from "./intersect.js";
 import { build, buildOptions, buildUsage, info, infoOptions, infoUsage, merge, mergeOptions, mergeUsage, query, queryOptions, queryUsage } from "./filters.js";
@@ -36,18 +38,28 @@ ${Object.entries(COMMANDS)
 exit codes: 0 success, 1 error, 2 wrong usage
 `;
 
+/** The installed package's version: package.json sits two folders above dist/cli/main.js. */
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return manifest.version;
+}
+
+/** The command whose --help a usage error points to (none before a command is known). */
+let helpFor = "";
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     process.stdout.write(MAIN_HELP);
     return name === undefined ? 2 : 0;
   }
-  if (name === "--version") {
-    process.stdout.write("bloomkit 0.1.0\n");
+  if (name === "--version" || name === "-v") {
+    process.stdout.write(`bloomkit ${version()}\n`);
     return 0;
   }
-  const command = COMMANDS[name];
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) throw new UsageError(`unknown command "${name}"; commands: ${Object.keys(COMMANDS).join(", ")}`);
+  helpFor = name;
   const parsed = parseArgs(rest, command.options);
   if (parsed.options.has("help")) {
     process.stdout.write(`usage: ${command.usage}\n\n${command.summary}\n${command.options.length ? `\noptions:\n${optionHelp(command.options)}\n` : ""}`);
@@ -62,8 +74,9 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
+    runCleanups(); // temporary files go before the message, so none is left if the user stops reading here
     if (error instanceof UsageError) {
-      process.stderr.write(`bloomkit: ${error.message} (see bloomkit --help)\n`);
+      process.stderr.write(`bloomkit: ${error.message} (see bloomkit ${helpFor ? `${helpFor} ` : ""}--help)\n`);
       process.exitCode = 2;
       return;
     }
