@@ -48,8 +48,8 @@ export async function intersect({ options, positionals }: Parsed): Promise<void>
 /** How an input is named in the summary. */
 const named = (input: Input) => (input.path === STDIO ? "standard input" : input.path);
 
-/** A line written is a false match with more than this probability: the output is mostly noise, so say so. */
-const SWAMPED_SHARE = 0.1;
+/** More than this share of the lines written are expected to be false matches: the output is swamped, so say so. */
+const SWAMPED_SHARE = 0.25;
 
 async function approximate(a: Input, b: Input, memory: number, p: number, out: Output, quiet: boolean): Promise<string> {
   // A short standard input is read ahead to learn its size, so its filter is sized for it rather than for all the memory allowed.
@@ -102,10 +102,14 @@ async function approximate(a: Input, b: Input, memory: number, p: number, out: O
     `${count(common, "line")} of ${named(b)} (of ${fmt(linesB)}) ${common === 1 ? "is" : "are"} probably in ${named(a)} (${count(linesA, "line")}); ` +
     `each line of ${named(b)} not in ${named(a)} passes with probability ${rate.toPrecision(3)}, about ${fmt(falseMatches)} of them`;
   if (common === 0 || falseMatches <= Math.max(1, SWAMPED_SHARE * common)) return summary;
+  // A filter held to --memory answers well above p; one that reached p needs a smaller p for B's many other lines.
+  const cause =
+    rate > 2 * p
+      ? `a filter of ${formatBytes(filterBytes)} is too small for ${count(linesA, "line")}; give a larger --memory or use --exact`
+      : `${named(b)} has many lines not in ${named(a)} for --p ${p}; give a smaller --p or use --exact`;
   return (
     `${summary}\nbloomkit: warning: about ${fmt(falseMatches)} of the ${count(common, "line")} written ` +
-    `(${((100 * falseMatches) / common).toPrecision(3)}%) are expected to be false matches, lines not in ${named(a)}: ` +
-    `a filter of ${formatBytes(filterBytes)} is too small for ${count(linesA, "line")}; give a larger --memory or use --exact`
+    `(${((100 * falseMatches) / common).toPrecision(3)}%) are expected to be false matches, lines not in ${named(a)}: ${cause}`
   );
 }
 
