@@ -1,4 +1,4 @@
-// `bloomkit calc`: the hur.st calculator the seeds cite, from any three of n, p, m, k.
+// `bloomkit calc`: the parameter calculator of hur.st/bloomfilter, from any three of n, p, m, k.
 import { optimal, type OptimalInput } from "bloomkit";
 import { CliError, UsageError, hasByteUnit, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
 import { count, formatBytes } from "./words.js";

@@ -1,4 +1,4 @@
-// `bloomkit dedup`: seed 000's crawler program as a stream. Keeps the first
+// `bloomkit dedup`: the crawler de-duplication program as a stream. Keeps the first
 // occurrence of each line in input order; lines reach wasm as bytes.
 import { BloomFilter, MAX_FILTER_BITS, ScalableBloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, optimal, splitBlockFalsePositiveRate } from "bloomkit";
 import { UsageError, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";

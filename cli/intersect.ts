@@ -1,5 +1,6 @@
 // `bloomkit intersect A B`: the lines two huge files share, under a memory
-// limit (seed 002). Approximate: a Bloom filter of A, then stream B. Exact:
+// limit (the classic question of two files of 10 billion queries and 1 GB of
+// memory). Approximate: a Bloom filter of A, then stream B. Exact:
 // hash-partition both files into buckets on disk small enough for memory,
 // then intersect bucket by bucket.
 import { mkdtempSync, rmSync } from "node:fs";

@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { CliError, UsageError, optionHelp, parseArgs, type OptionSpec, type Parsed } from "./args.js";
 import { runCleanups } from "./cleanup.js";
+import { inWords } from "./os-errors.js";
 import { dedup, dedupOptions, dedupUsage } from "./dedup.js";
 import { intersect, intersectOptions, intersectUsage } from "./intersect.js";
 import { build, buildOptions, buildUsage, info, infoOptions, infoUsage, merge, mergeOptions, mergeUsage, query, queryOptions, queryUsage } from "./filters.js";
@@ -44,6 +45,13 @@ function version(): string {
   return manifest.version;
 }
 
+/** An error no command words itself: a system error in words with its path, never its code; else its message. */
+function unexpected(error: unknown): string {
+  const { code, path } = (error ?? {}) as NodeJS.ErrnoException;
+  if (typeof code === "string" && /^E[A-Z0-9]+$/.test(code)) return `${path ? `${path}: ` : ""}${inWords(error)}`;
+  return String((error as Error)?.message ?? error);
+}
+
 /** The command whose --help a usage error points to (none before a command is known). */
 let helpFor = "";
 
@@ -74,14 +82,14 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    runCleanups(); // temporary files go before the message, so none is left if the user stops reading here
+    runCleanups(); // a failed command leaves no temporary file behind, and every output as it was
     if (error instanceof UsageError) {
       process.stderr.write(`bloomkit: ${error.message} (see bloomkit ${helpFor ? `${helpFor} ` : ""}--help)\n`);
       process.exitCode = 2;
       return;
     }
     const known = error instanceof CliError || error instanceof RangeError || error instanceof TypeError;
-    process.stderr.write(`bloomkit: ${known ? (error as Error).message : String((error as Error)?.message ?? error)}\n`);
+    process.stderr.write(`bloomkit: ${known ? (error as Error).message : unexpected(error)}\n`);
     if (!known && process.env.BLOOMKIT_DEBUG) process.stderr.write(`${(error as Error)?.stack}\n`);
     process.exitCode = 1;
   },
