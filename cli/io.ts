@@ -1,10 +1,10 @@
 // Streams for the CLI: input in chunks of whole lines, buffered output with
 // backpressure, and a progress line on stderr when it is a terminal.
 import { closeSync, openSync, readSync, writeSync } from "node:fs";
+import { CliError } from "./args.js";
 import { AtomicFile } from "./atomic-output.js";
 import { STDIO, closeInput, openInput, type Input } from "./input.js";
 import { cannot, inWords } from "./os-errors.js";
-import { CliError } from "./args.js";
 
 /** Read size, and how much output is buffered before a write. */
 const CHUNK = 1 << 20;
