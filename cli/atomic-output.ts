@@ -146,3 +146,8 @@ export function writeFileAtomically(path: string, bytes: Uint8Array): void {
   file.write(bytes);
   file.commit();
 }
+
+/** Fails now, in words, if the output could not be written later: for commands that write only at the end of a long run. */
+export function checkWritable(path: string): void {
+  new AtomicFile(path).abort();
+}

@@ -11,7 +11,7 @@ import {
   type AnyFilter,
 } from "bloomkit";
 import { CliError, UsageError, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
-import { writeFileAtomically } from "./atomic-output.js";
+import { checkWritable, writeFileAtomically } from "./atomic-output.js";
 import { CuckooOverflow } from "./cuckoo-overflow.js";
 import { STDIO, closeInput, openInput, refuseOutputsThatAreInputs, type Input } from "./input.js";
 import { Output, Progress, countNewlines, linePieces, splitLines } from "./io.js";
@@ -78,6 +78,7 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   // The input is opened and checked first, and the filter file may not be the input.
   const source = openInput(input);
   refuseOutputsThatAreInputs([source], [output]);
+  checkWritable(output); // the filter file is written at the end: a folder it cannot go to should not cost the whole read
   if (n === undefined && type !== "scalable") n = Math.max(1, await countLines(source));
   const filter =
     type === "bloom" ? BloomFilter.create(n!, p)

@@ -89,6 +89,7 @@ describe("inputs are checked before any output is touched", () => {
     ["intersect --exact of a directory", ["intersect", "@a-folder", "@words.txt", "--exact", "-o", "@out"], /^bloomkit: cannot read .*a-folder: is a directory$/],
     ["intersect --exact with B a directory", ["intersect", "@words.txt", "@a-folder", "--exact", "-o", "@out"], /^bloomkit: cannot read .*a-folder: is a directory$/],
     ["build of a directory", ["build", "@a-folder", "-o", "@out"], /^bloomkit: cannot read .*a-folder: is a directory$/],
+    ["build into a missing folder", ["build", "@words.txt", "-o", "@no-folder/f.bloom"], /^bloomkit: cannot write .*no-folder\/f\.bloom: no such file or directory$/],
     ["merge with a missing filter", ["merge", "@nope.bloom", "@nope.bloom", "-o", "@out"], /^bloomkit: cannot read .*nope\.bloom: no such file or directory$/],
     ["info of a directory", ["info", "@a-folder"], /^bloomkit: cannot read .*a-folder: is a directory$/],
     ["an output into a missing folder", ["dedup", "@words.txt", "-o", "@no-folder/out"], /^bloomkit: cannot write .*no-folder\/out: no such file or directory$/],
