@@ -30,6 +30,7 @@ const COMMANDS: Record<string, Command> = {
 const MAIN_HELP = `bloomkit: Bloom filters and their relatives on the command line
 
 usage: bloomkit <command> [options]   (bloomkit <command> --help for its options)
+       bloomkit -v | --version
 
 commands:
 ${Object.entries(COMMANDS)

@@ -8,6 +8,7 @@ import {
   closeSync,
   existsSync,
   linkSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   openSync,
@@ -285,6 +286,15 @@ describe("a command stopped mid-write leaves the old output intact", () => {
     expect(run(["dedup", file("small.txt"), "-o", file("small-out.txt")]).code).toBe(0);
     expect(readFileSync(file("small-out.txt"), "utf8")).toBe("a\nb\n");
     expect(statSync(file("small-out.txt")).mode & 0o777).toBe(0o640);
+    expect(strays(dir)).toEqual([]);
+  });
+
+  it("an output that is a symbolic link: the file it points to is replaced, the link stays a link", () => {
+    writeFileSync(file("real-out.txt"), OLD);
+    symlinkSync(file("real-out.txt"), file("link-out.txt"));
+    expect(run(["dedup", file("small.txt"), "-o", file("link-out.txt")]).code).toBe(0);
+    expect(lstatSync(file("link-out.txt")).isSymbolicLink()).toBe(true);
+    expect(readFileSync(file("real-out.txt"), "utf8")).toBe("a\nb\n");
     expect(strays(dir)).toEqual([]);
   });
 });
