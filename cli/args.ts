@@ -75,11 +75,19 @@ const BYTE_UNITS: Record<string, number> = {
   kib: 1024, KiB: 1024, mib: 1024 ** 2, MiB: 1024 ** 2, gib: 1024 ** 3, GiB: 1024 ** 3, tib: 1024 ** 4, TiB: 1024 ** 4,
 };
 
+/** The forms parseCount accepts, for its error message. */
+export const COUNT_FORMS = "a positive number: 10000 or 2.5e6, or with k, M, G or T for thousand, million, billion, trillion (10k, 5M)";
+/** The forms parseBytes accepts, for its error message. */
+export const SIZE_FORMS =
+  "a size: a number of bytes with an optional unit, B, KB, MB, GB or TB (powers of 1000) or KiB, MiB, GiB or TiB (powers of 1024), as in 64MB, 17.55KiB or 1GiB";
+/** The forms parseProbability accepts, for its error message. */
+export const PROBABILITY_FORMS = "a probability between 0 and 1: a decimal (0.01, 1e-3), a percentage (1%) or a fraction (1/1000)";
+
 /** A count with an optional SI suffix: 10000, 1e6, 10k, 5M, 1G. */
 export function parseCount(name: string, text: string): number {
   const match = /^([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)([kKmMgGtT]?)$/.exec(text.trim());
   const value = match ? Number(match[1]) * SI[match[2]] : NaN;
-  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name} must be a positive number like 10000, 10k or 5M, got "${text}"`);
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name} must be ${COUNT_FORMS}; got "${text}"`);
   return value;
 }
 
@@ -88,7 +96,7 @@ export function parseBytes(name: string, text: string): number {
   const match = /^([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)\s*([a-zA-Z]*)$/.exec(text.trim());
   const unit = match ? BYTE_UNITS[match[2] || "B"] : undefined;
   const value = match && unit ? Number(match[1]) * unit : NaN;
-  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name} must be a size like 64MB, 17.55KiB or 1GiB, got "${text}"`);
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name} must be ${SIZE_FORMS}; got "${text}"`);
   return value;
 }
 
@@ -105,7 +113,7 @@ export function parseProbability(name: string, text: string): number {
   if (fraction) value = Number(fraction[1]) / Number(fraction[2]);
   else if (t.endsWith("%")) value = Number(t.slice(0, -1)) / 100;
   else value = Number(t);
-  if (!(value > 0 && value < 1)) throw new UsageError(`--${name} must be a probability between 0 and 1 (0.01, 1%, 1/100), got "${text}"`);
+  if (!(value > 0 && value < 1)) throw new UsageError(`--${name} must be ${PROBABILITY_FORMS}; got "${text}"`);
   return value;
 }
 

@@ -1,8 +1,10 @@
-// `bloomkit dedup`: seed 000's crawler program as a stream. Keeps the first
+// `bloomkit dedup`: the crawler de-duplication program as a stream. Keeps the first
 // occurrence of each line in input order; lines reach wasm as bytes.
 import { BloomFilter, MAX_FILTER_BITS, ScalableBloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, optimal, splitBlockFalsePositiveRate } from "bloomkit";
 import { UsageError, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
-import { Output, Progress, estimateLines, fmt, inputSize, linePieces, splitLines } from "./io.js";
+import { closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
+import { Output, Progress, estimateLines, linePieces, splitLines } from "./io.js";
+import { count, formatBytes } from "./words.js";
 
 export const dedupOptions: OptionSpec[] = [
   { name: "output", short: "o", value: "FILE", help: "unique lines go here (default: standard output)" },
@@ -29,6 +31,9 @@ function expectedLoss(n: number, rate: (x: number) => number): number {
   return (sum * h) / 3;
 }
 
+/** "There is 1 line", "There are 2 lines": the crawler program's summary, in good grammar. */
+const thereAre = (n: number, noun: string) => `There ${n === 1 ? "is" : "are"} ${count(n, noun)}`;
+
 export async function dedup({ options, positionals }: Parsed): Promise<void> {
   if (positionals.length > 1) throw new UsageError(`dedup takes one input, got ${positionals.length}`);
   const input = positionals[0] ?? "-";
@@ -38,16 +43,21 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   if (givenN !== undefined && memory !== undefined) throw new UsageError("give --n and --p, or --memory, not both");
   const type = String(options.get("type") ?? "split-block");
   if (type !== "split-block" && type !== "bloom") throw new UsageError(`--type must be split-block or bloom, got "${type}"`);
-  const size = inputSize(input);
-  const out = new Output(options.get("output") as string | undefined);
-  const repeats = options.has("repeats") ? new Output(String(options.get("repeats"))) : undefined;
+  // The input is opened and checked before any output is created, and no output may be the input.
+  const source = openInput(input);
+  const size = source.size;
+  const outputPath = options.get("output") as string | undefined;
+  const repeatsPath = options.has("repeats") ? String(options.get("repeats")) : undefined;
+  refuseOutputsThatAreInputs([source], repeatsPath === undefined ? [outputPath] : [outputPath, repeatsPath]);
+  const out = new Output(outputPath);
+  const repeats = repeatsPath === undefined ? undefined : new Output(repeatsPath);
   const progress = new Progress("dedup", size, options.has("quiet"));
 
   let filter: BloomFilter | SplitBlockBloomFilter | ScalableBloomFilter | undefined;
   let lines = 0;
   let kept = 0;
   let bytes = 0;
-  for await (const piece of linePieces(input)) {
+  for await (const piece of linePieces(source)) {
     if (!filter) {
       const n = givenN ?? estimateLines(size, piece);
       if (memory !== undefined && type === "split-block") {
@@ -87,6 +97,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
     bytes += piece.length;
     progress.update(bytes, lines);
   }
+  closeInput(source);
   out.close();
   repeats?.close();
   progress.done();
@@ -97,11 +108,11 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   if (filter instanceof BloomFilter) {
     const { bits, hashes } = filter;
     loss = expectedLoss(kept, (x) => falsePositiveRateFor(x, bits, hashes));
-    described = `a Bloom filter of ${fmt(bits)} bits (${(bits / 8 / 2 ** 20).toFixed(2)} MiB), k = ${hashes}`;
+    described = `a Bloom filter of ${count(bits, "bit")} (${formatBytes(bits / 8)}), k = ${hashes}`;
   } else if (filter instanceof SplitBlockBloomFilter) {
     const { blocks, bits } = filter;
     loss = expectedLoss(kept, (x) => splitBlockFalsePositiveRate(x, blocks));
-    described = `a split-block Bloom filter of ${fmt(bits)} bits (${(bits / 8 / 2 ** 20).toFixed(2)} MiB)`;
+    described = `a split-block Bloom filter of ${count(bits, "bit")} (${formatBytes(bits / 8)})`;
   } else if (filter) {
     // Layers fill in turn; a full layer keeps answering at its final rate for the keys after it.
     let before = 0;
@@ -111,13 +122,13 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
       before += held;
       loss += expectedLoss(held, (x) => falsePositiveRateFor(x, m, k)) + falsePositiveRateFor(held, m, k) * (kept - before);
     }
-    described = `a scalable Bloom filter of ${filter.layers} layers, ${fmt(filter.bits)} bits`;
+    described = `a scalable Bloom filter of ${count(filter.layers, "layer")}, ${count(filter.bits, "bit")} (${formatBytes(filter.bits / 8)})`;
   }
   filter?.dispose();
   process.stderr.write(
-    `There are ${fmt(lines)} lines.\n` +
-      `There are ${fmt(kept)} not repeated lines.\n` +
-      `There are ${fmt(repeated)} repeated lines.\n` +
+    `${thereAre(lines, "line")}.\n` +
+      `${thereAre(kept, "not repeated line")}.\n` +
+      `${thereAre(repeated, "repeated line")}.\n` +
       `Expected distinct lines wrongly dropped as repeats (false positives): ${loss.toFixed(1)} (${described})\n`,
   );
 }

@@ -1,5 +1,5 @@
 // `bloomkit build | query | info | merge`: filter files in the library's binary format.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import {
   BloomFilter,
   CountingBloomFilter,
@@ -11,7 +11,12 @@ import {
   type AnyFilter,
 } from "bloomkit";
 import { CliError, UsageError, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
-import { Output, Progress, countNewlines, fmt, inputSize, linePieces, splitLines } from "./io.js";
+import { checkWritable, writeFileAtomically } from "./atomic-output.js";
+import { CuckooOverflow } from "./cuckoo-overflow.js";
+import { STDIO, closeInput, openInput, refuseOutputsThatAreInputs, type Input } from "./input.js";
+import { Output, Progress, countNewlines, linePieces, splitLines } from "./io.js";
+import { cannot } from "./os-errors.js";
+import { count, fmt } from "./words.js";
 
 export const FILTER_TYPES = ["bloom", "counting", "cuckoo", "scalable", "split-block"] as const;
 
@@ -36,7 +41,7 @@ function load(path: string): AnyFilter {
   try {
     bytes = readFileSync(path);
   } catch (error) {
-    throw new CliError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw cannot("read", path, error);
   }
   try {
     return deserialize(bytes);
@@ -47,17 +52,13 @@ function load(path: string): AnyFilter {
 }
 
 function save(path: string, bytes: Uint8Array): void {
-  try {
-    writeFileSync(path, bytes);
-  } catch (error) {
-    throw new CliError(`cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
+  writeFileAtomically(path, bytes);
 }
 
 /** Counts the lines of a file (for sizing), without decoding them. */
-async function countLines(path: string): Promise<number> {
+async function countLines(input: Input): Promise<number> {
   let lines = 0;
-  for await (const piece of linePieces(path)) {
+  for await (const piece of linePieces(input)) {
     lines += countNewlines(piece);
     if (piece.length > 0 && piece[piece.length - 1] !== 10) lines++;
   }
@@ -73,25 +74,27 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   if (!(FILTER_TYPES as readonly string[]).includes(type)) throw new UsageError(`--type must be one of ${FILTER_TYPES.join(", ")}, got "${type}"`);
   const p = options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.01;
   let n = options.has("n") ? parseCount("n", String(options.get("n"))) : undefined;
-  if (n === undefined && type !== "scalable") {
-    if (input === "-") throw new UsageError(`reading standard input, build needs --n (or --type scalable)`);
-    n = Math.max(1, await countLines(input));
-  }
+  if (n === undefined && type !== "scalable" && input === STDIO) throw new UsageError(`reading standard input, build needs --n (or --type scalable)`);
+  // The input is opened and checked first, and the filter file may not be the input.
+  const source = openInput(input);
+  refuseOutputsThatAreInputs([source], [output]);
+  checkWritable(output); // the filter file is written at the end: a folder it cannot go to should not cost the whole read
+  if (n === undefined && type !== "scalable") n = Math.max(1, await countLines(source));
   const filter =
     type === "bloom" ? BloomFilter.create(n!, p)
     : type === "counting" ? CountingBloomFilter.create(n!, p)
     : type === "cuckoo" ? CuckooFilter.create(n!, p)
     : type === "split-block" ? SplitBlockBloomFilter.create(n!, p)
     : ScalableBloomFilter.create(n ?? 100_000, p);
-  const progress = new Progress("build", inputSize(input), options.has("quiet"));
+  const progress = new Progress("build", source.size, options.has("quiet"));
+  const overflow = filter instanceof CuckooFilter ? new CuckooOverflow(filter) : undefined;
   let lines = 0;
   let bytes = 0;
-  let full = 0;
-  for await (const piece of linePieces(input)) {
+  for await (const piece of linePieces(source)) {
     if (filter instanceof BloomFilter || filter instanceof SplitBlockBloomFilter) lines += filter.testAndAddLines(piece).length;
     else {
       const { keys } = splitLines(piece);
-      if (filter instanceof CuckooFilter) for (const stored of filter.tryAddMany(keys)) full += stored ^ 1;
+      if (filter instanceof CuckooFilter) overflow!.note(keys, filter.tryAddMany(keys));
       else filter.addMany(keys);
       lines += keys.length;
     }
@@ -99,9 +102,11 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
     progress.update(bytes, lines);
   }
   progress.done();
-  if (full > 0) throw new CliError(`the cuckoo filter is full: ${fmt(full)} of ${fmt(lines)} keys did not fit; build with a larger --n`);
+  closeInput(source);
+  const failed = overflow?.error(lines);
+  if (failed) throw failed;
   save(output, filter.serialize());
-  process.stderr.write(`${output}: ${describeFilter(filter).split("\n")[0]}, ${fmt(lines)} lines read\n`);
+  process.stderr.write(`${output}: ${describeFilter(filter).split("\n")[0]}, ${count(lines, "line")} read\n`);
   filter.dispose();
 }
 
@@ -135,8 +140,8 @@ function describeFilter(filter: AnyFilter): string {
   if (filter instanceof BloomFilter) {
     return [
       `type BloomFilter`,
-      `n ${fmt(filter.count)} keys added (that set a new bit)`,
-      `m ${fmt(filter.bits)} bits (${fmt(Math.ceil(filter.bits / 8))} bytes)`,
+      `n ${count(filter.count, "key")} added (that set a new bit)`,
+      `m ${count(filter.bits, "bit")} (${count(Math.ceil(filter.bits / 8), "byte")})`,
       `k ${filter.hashes} (${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed})`,
       `fill ${filter.fillRatio.toFixed(4)}`,
       `estimated count ${fmt(filter.estimatedCount())}`,
@@ -146,8 +151,8 @@ function describeFilter(filter: AnyFilter): string {
   if (filter instanceof CountingBloomFilter) {
     return [
       `type CountingBloomFilter`,
-      `n ${fmt(filter.size)} keys held`,
-      `m ${fmt(filter.bits)} counters of ${filter.counterBits} bits`,
+      `n ${count(filter.size, "key")} held`,
+      `m ${count(filter.bits, "counter")} of ${count(filter.counterBits, "bit")}`,
       `k ${filter.hashes} (${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed})`,
       `fill ${filter.fillRatio.toFixed(4)}`,
       `saturated counters ${fmt(filter.saturatedCounters)}`,
@@ -157,8 +162,8 @@ function describeFilter(filter: AnyFilter): string {
   if (filter instanceof SplitBlockBloomFilter) {
     return [
       `type SplitBlockBloomFilter`,
-      `n ${fmt(filter.count)} keys added (that set a new bit)`,
-      `m ${fmt(filter.bits)} bits in ${fmt(filter.blocks)} blocks of 256 (Parquet layout, xxh64 seed 0)`,
+      `n ${count(filter.count, "key")} added (that set a new bit)`,
+      `m ${count(filter.bits, "bit")} in ${count(filter.blocks, "block")} of 256 (Parquet layout, xxh64 seed 0)`,
       `k 8 (one bit in each word of one block)`,
       `fill ${filter.fillRatio.toFixed(4)}`,
       `estimated count ${fmt(filter.estimatedCount())}`,
@@ -168,17 +173,17 @@ function describeFilter(filter: AnyFilter): string {
   if (filter instanceof CuckooFilter) {
     return [
       `type CuckooFilter`,
-      `n ${fmt(filter.size)} fingerprints stored`,
-      `m ${fmt(filter.capacity)} slots (${fmt(filter.buckets)} buckets of ${filter.bucketSize}), ${filter.fingerprintBits}-bit fingerprints`,
+      `n ${count(filter.size, "fingerprint")} stored`,
+      `m ${count(filter.capacity, "slot")} (${count(filter.buckets, "bucket")} of ${filter.bucketSize}), ${filter.fingerprintBits}-bit fingerprints`,
       `load ${filter.loadFactor.toFixed(4)}`,
       `current FPR ${pct(filter.falsePositiveRate())}`,
     ].join("\n");
   }
   return [
     `type ScalableBloomFilter`,
-    `n ${fmt(filter.count)} keys added`,
-    `m ${fmt(filter.bits)} bits in ${filter.layers} layers`,
-    `capacity ${fmt(filter.capacity)} keys before the next layer`,
+    `n ${count(filter.count, "key")} added`,
+    `m ${count(filter.bits, "bit")} in ${count(filter.layers, "layer")}`,
+    `capacity ${count(filter.capacity, "key")} before the next layer`,
     `current FPR ${pct(filter.falsePositiveRate())} (target ${filter.targetFalsePositiveRate})`,
   ].join("\n");
 }
@@ -194,6 +199,10 @@ export async function merge({ options, positionals }: Parsed): Promise<void> {
   if (positionals.length !== 2) throw new UsageError(`merge takes two filter files, got ${positionals.length}`);
   const output = options.get("output");
   if (typeof output !== "string") throw new UsageError("merge needs -o FILE");
+  // Write the union to a new file: neither filter file is replaced by it.
+  const inputs = positionals.map(openInput);
+  inputs.forEach(closeInput);
+  refuseOutputsThatAreInputs(inputs, [output]);
   const [a, b] = positionals.map(load);
   if (!(a instanceof BloomFilter) || !(b instanceof BloomFilter)) {
     throw new CliError(`merge takes two BloomFilter files; got ${a.constructor.name} and ${b.constructor.name}`);

@@ -1,5 +1,6 @@
 // `bloomkit intersect A B`: the lines two huge files share, under a memory
-// limit (seed 002). Approximate: a Bloom filter of A, then stream B. Exact:
+// limit (the classic question of two files of 10 billion queries and 1 GB of
+// memory). Approximate: a Bloom filter of A, then stream B. Exact:
 // hash-partition both files into buckets on disk small enough for memory,
 // then intersect bucket by bucket.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -7,7 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BloomFilter, MAX_FILTER_BITS, hashMany, optimal } from "bloomkit";
 import { UsageError, parseBytes, parseProbability, type OptionSpec, type Parsed } from "./args.js";
-import { Output, Progress, estimateLines, fmt, inputSize, linePieces, splitLines } from "./io.js";
+import { onCleanup } from "./cleanup.js";
+import { STDIO, closeInput, openInput, refuseOutputsThatAreInputs, type Input } from "./input.js";
+import { Output, Progress, estimateLines, linePieces, sizedPieces, splitLines } from "./io.js";
+import { cannot } from "./os-errors.js";
+import { count, fmt, formatBytes } from "./words.js";
 
 export const intersectOptions: OptionSpec[] = [
   { name: "output", short: "o", value: "FILE", help: "common lines go here (default: standard output)" },
@@ -25,22 +30,36 @@ export async function intersect({ options, positionals }: Parsed): Promise<void>
   const [a, b] = positionals;
   if (a === "-" && b === "-") throw new UsageError("only one of A and B can be standard input");
   const memory = options.has("memory") ? parseBytes("memory", String(options.get("memory"))) : 1e9;
-  const out = new Output(options.get("output") as string | undefined);
+  const p = options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.001;
   const quiet = options.has("quiet");
-  const stats = options.has("exact")
-    ? await exact(a, b, memory, String(options.get("tmp") ?? tmpdir()), out, quiet)
-    : await approximate(a, b, memory, options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.001, out, quiet);
+  // Both inputs are opened and checked before the output is created, and the output may be neither.
+  const inputs = [openInput(a), openInput(b)];
+  const outputPath = options.get("output") as string | undefined;
+  refuseOutputsThatAreInputs(inputs, [outputPath]);
+  const scratch = options.has("exact") ? scratchFolder(String(options.get("tmp") ?? tmpdir())) : undefined;
+  const out = new Output(outputPath);
+  const report = scratch
+    ? await exact(inputs[0], inputs[1], memory, scratch, out, quiet)
+    : await approximate(inputs[0], inputs[1], memory, p, out, quiet);
+  inputs.forEach(closeInput);
   out.close();
-  process.stderr.write(stats + "\n");
+  process.stderr.write(report + "\n");
 }
 
-async function approximate(a: string, b: string, memory: number, p: number, out: Output, quiet: boolean): Promise<string> {
-  const sizeA = inputSize(a);
+/** How an input is named in the summary. */
+const named = (input: Input) => (input.path === STDIO ? "standard input" : input.path);
+
+/** More than this share of the lines written are expected to be false matches: the output is swamped, so say so. */
+const SWAMPED_SHARE = 0.25;
+
+async function approximate(a: Input, b: Input, memory: number, p: number, out: Output, quiet: boolean): Promise<string> {
+  // A short standard input is read ahead to learn its size, so its filter is sized for it rather than for all the memory allowed.
+  const { size: sizeA, pieces: piecesA } = await sizedPieces(a);
   let filter: BloomFilter | undefined;
   let linesA = 0;
-  const progressA = new Progress(`reading ${a}`, sizeA, quiet);
+  const progressA = new Progress(`reading ${named(a)}`, sizeA, quiet);
   let bytes = 0;
-  for await (const piece of linePieces(a)) {
+  for await (const piece of piecesA) {
     if (!filter) {
       // Size from A's size when known; on stdin, from the memory allowed.
       const n = estimateLines(sizeA, piece);
@@ -54,7 +73,7 @@ async function approximate(a: string, b: string, memory: number, p: number, out:
   }
   progressA.done();
   filter ??= BloomFilter.withSize(64, 1); // A is empty: nothing can match
-  const progressB = new Progress(`probing with ${b}`, inputSize(b), quiet);
+  const progressB = new Progress(`probing with ${named(b)}`, b.size, quiet);
   let linesB = 0;
   let common = 0;
   bytes = 0;
@@ -76,11 +95,23 @@ async function approximate(a: string, b: string, memory: number, p: number, out:
   }
   progressB.done();
   const rate = filter.falsePositiveRate();
-  const message =
-    `${fmt(common)} lines of ${b} (of ${fmt(linesB)}) are probably in ${a} (${fmt(linesA)} lines); ` +
-    `each line of ${b} not in ${a} passes with probability ${rate.toPrecision(3)}, about ${fmt((linesB - common) * rate)} of them`;
+  const filterBytes = filter.bits / 8;
   filter.dispose();
-  return message;
+  // Of the lines of B not in A (x of them), rate·x pass: common = shared + rate·x and linesB = shared + x.
+  const falseMatches = rate < 1 ? Math.min(common, ((linesB - common) * rate) / (1 - rate)) : common;
+  const summary =
+    `${count(common, "line")} of ${named(b)} (of ${fmt(linesB)}) ${common === 1 ? "is" : "are"} probably in ${named(a)} (${count(linesA, "line")}); ` +
+    `each line of ${named(b)} not in ${named(a)} passes with probability ${rate.toPrecision(3)}, about ${fmt(falseMatches)} of them`;
+  if (common === 0 || falseMatches <= Math.max(1, SWAMPED_SHARE * common)) return summary;
+  // A filter held to --memory answers well above p; one that reached p needs a smaller p for B's many other lines.
+  const cause =
+    rate > 2 * p
+      ? `a filter of ${formatBytes(filterBytes)} is too small for ${count(linesA, "line")}; give a larger --memory or use --exact`
+      : `${named(b)} has many lines not in ${named(a)} for --p ${p}; give a smaller --p or use --exact`;
+  return (
+    `${summary}\nbloomkit: warning: about ${fmt(falseMatches)} of the ${count(common, "line")} written ` +
+    `(${((100 * falseMatches) / common).toPrecision(3)}%) are expected to be false matches, lines not in ${named(a)}: ${cause}`
+  );
 }
 
 /** Most bucket files open at once (each side), well under the usual limit of 1,024 open files. */
@@ -96,22 +127,29 @@ function byteString(key: Uint8Array): string {
   return Buffer.from(key.buffer, key.byteOffset, key.length).toString("latin1");
 }
 
-async function exact(a: string, b: string, memory: number, tmpRoot: string, out: Output, quiet: boolean): Promise<string> {
+/** A folder for the bucket files; remove() deletes it, and so does an error, a signal or the exit. */
+function scratchFolder(tmpRoot: string): { dir: string; remove(): void } {
   let dir: string;
   try {
     dir = mkdtempSync(join(tmpRoot, "bloomkit-intersect-"));
   } catch (error) {
-    throw new UsageError(`cannot create a temporary folder in ${tmpRoot}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw cannot("create a temporary folder in", tmpRoot, error);
   }
-  const cleanup = () => rmSync(dir, { recursive: true, force: true });
-  const onSignal = (signal: NodeJS.Signals) => {
-    cleanup();
-    process.kill(process.pid, signal);
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  const unregister = onCleanup(remove);
+  return {
+    dir,
+    remove() {
+      unregister();
+      remove();
+    },
   };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+}
+
+async function exact(a: Input, b: Input, memory: number, scratch: { dir: string; remove(): void }, out: Output, quiet: boolean): Promise<string> {
+  const { dir } = scratch;
   try {
-    const buckets = bucketCount(inputSize(a), memory);
+    const buckets = bucketCount(a.size, memory);
     const linesA = await partition(a, join(dir, "a"), buckets, quiet);
     const linesB = await partition(b, join(dir, "b"), buckets, quiet);
     let common = 0;
@@ -126,20 +164,22 @@ async function exact(a: string, b: string, memory: number, tmpRoot: string, out:
             common++;
           }
         }
-          }
+      }
     }
-    return `${fmt(common)} distinct lines are in both ${a} (${fmt(linesA)} lines) and ${b} (${fmt(linesB)} lines), exactly; ${buckets} buckets`;
+    return (
+      `${count(common, "distinct line")} ${common === 1 ? "is" : "are"} in both ${named(a)} (${count(linesA, "line")}) ` +
+      `and ${named(b)} (${count(linesB, "line")}), exactly; ${count(buckets, "bucket")}`
+    );
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-    cleanup();
+    scratch.remove();
   }
 }
 
 /** Writes each line (its key, without "\r") to bucket xxh64(key) mod buckets; returns the line count. */
-async function partition(input: string, prefix: string, buckets: number, quiet: boolean): Promise<number> {
-  const outputs = Array.from({ length: buckets }, (_, i) => new Output(`${prefix}.${i}`, 64 << 10));
-  const progress = new Progress(`partitioning ${input}`, inputSize(input), quiet);
+async function partition(input: Input, prefix: string, buckets: number, quiet: boolean): Promise<number> {
+  // Scratch files in the command's own temporary folder: written in place.
+  const outputs = Array.from({ length: buckets }, (_, i) => new Output(`${prefix}.${i}`, 64 << 10, "direct"));
+  const progress = new Progress(`partitioning ${named(input)}`, input.size, quiet);
   let lines = 0;
   let bytes = 0;
   const newline = Buffer.from("\n");

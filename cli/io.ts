@@ -1,38 +1,30 @@
 // Streams for the CLI: input in chunks of whole lines, buffered output with
 // backpressure, and a progress line on stderr when it is a terminal.
-import { closeSync, openSync, readSync, statSync, writeSync } from "node:fs";
+import { closeSync, openSync, readSync, writeSync } from "node:fs";
 import { CliError } from "./args.js";
+import { AtomicFile } from "./atomic-output.js";
+import { STDIO, closeInput, openInput, type Input } from "./input.js";
+import { cannot, inWords } from "./os-errors.js";
 
 /** Read size, and how much output is buffered before a write. */
 const CHUNK = 1 << 20;
-
-/** Byte size of a file, or undefined for stdin. */
-export function inputSize(path: string): number | undefined {
-  if (path === "-") return undefined;
-  try {
-    return statSync(path).size;
-  } catch (error) {
-    throw new CliError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-}
 
 /**
  * Yields the input in pieces that end at a newline (the last piece may not),
  * so no line is split across two pieces. A file is read into one reused
  * buffer (the line that spans two reads moves to its front): a piece is valid
- * only until the next one is asked for. Standard input is streamed.
+ * only until the next one is asked for. Standard input is streamed. An open
+ * Input is read from its start (a regular file) and left open; a path is
+ * opened and closed here.
  */
-export async function* linePieces(path: string): AsyncGenerator<Buffer> {
-  if (path === "-") {
+export async function* linePieces(source: string | Input): AsyncGenerator<Buffer> {
+  const input = typeof source === "string" ? openInput(source) : source;
+  if (input.path === STDIO) {
     yield* streamPieces();
     return;
   }
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch (error) {
-    throw new CliError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
+  // A regular file is read by position, so it can be read twice; a pipe or device as it comes.
+  let position: number | null = input.regular ? 0 : null;
   try {
     let buffer = Buffer.allocUnsafe(CHUNK);
     let carry = 0;
@@ -42,7 +34,8 @@ export async function* linePieces(path: string): AsyncGenerator<Buffer> {
         buffer.copy(larger, 0, 0, carry);
         buffer = larger;
       }
-      const read = readSync(fd, buffer, carry, buffer.length - carry, null);
+      const read = readSync(input.fd, buffer, carry, buffer.length - carry, position);
+      if (position !== null) position += read;
       if (read === 0) {
         if (carry > 0) yield buffer.subarray(0, carry);
         return;
@@ -61,10 +54,40 @@ export async function* linePieces(path: string): AsyncGenerator<Buffer> {
     }
   } catch (error) {
     if (error instanceof CliError) throw error;
-    throw new CliError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw cannot("read", input.path, error);
   } finally {
-    closeSync(fd);
+    if (typeof source === "string") closeInput(input);
   }
+}
+
+/** At most this much of standard input is held in memory to learn its size before a filter is sized for it. */
+const READ_AHEAD_BYTES = 64 << 20;
+
+/**
+ * The input's pieces of whole lines and its size. A file's size is known; standard
+ * input is read ahead until it ends or READ_AHEAD_BYTES are held, so a short one
+ * has a size too (undefined only for a long stream, which then plays on).
+ */
+export async function sizedPieces(input: Input): Promise<{ size: number | undefined; pieces: AsyncIterable<Buffer> }> {
+  if (input.path !== STDIO) return { size: input.size, pieces: linePieces(input) };
+  const stream = linePieces(input);
+  const held: Buffer[] = [];
+  let bytes = 0;
+  let ended = false;
+  while (bytes <= READ_AHEAD_BYTES) {
+    const next = await stream.next();
+    if (next.done) {
+      ended = true;
+      break;
+    }
+    held.push(next.value); // pieces of standard input are not reused, so holding them is safe
+    bytes += next.value.length;
+  }
+  async function* replay(): AsyncGenerator<Buffer> {
+    for (let piece = held.shift(); piece !== undefined; piece = held.shift()) yield piece;
+    if (!ended) yield* stream;
+  }
+  return { size: ended ? bytes : undefined, pieces: replay() };
 }
 
 /** Standard input as pieces of whole lines; only the line spanning two chunks is copied. */
@@ -92,7 +115,7 @@ async function* streamPieces(): AsyncGenerator<Buffer> {
       yield chunk.subarray(start, last + 1);
     }
   } catch (error) {
-    throw new CliError(`cannot read standard input: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new CliError(`cannot read standard input: ${inWords(error)}`);
   }
   if (carry && carry.length > 0) yield carry;
 }
@@ -131,21 +154,26 @@ export function splitLines(piece: Uint8Array): { keys: Uint8Array[]; ends: Uint3
 /**
  * Buffered writer over a file or stdout. It copies what it is given into its
  * own buffer and writes synchronously, so callers may reuse their buffers at
- * once and memory stays at one buffer per output.
+ * once and memory stays at one buffer per output. A file is written under a
+ * temporary name and put in place by close() (see atomic-output.ts); a
+ * scratch file the command itself removes can be written "direct".
  */
 export class Output {
   #fd: number;
+  #file: AtomicFile | undefined;
   #buffer: Buffer;
   #used = 0;
   readonly path: string;
 
-  constructor(path: string | undefined, bufferBytes = CHUNK) {
-    this.path = path ?? "-";
+  constructor(path: string | undefined, bufferBytes = CHUNK, mode: "atomic" | "direct" = "atomic") {
+    this.path = path ?? STDIO;
     this.#buffer = Buffer.allocUnsafe(bufferBytes);
-    try {
-      this.#fd = this.path === "-" ? 1 : openSync(this.path, "w");
-    } catch (error) {
-      throw this.#failed(error as Error);
+    if (this.path === STDIO) this.#fd = 1;
+    else if (mode === "atomic") {
+      this.#file = new AtomicFile(this.path);
+      this.#fd = this.#file.fd;
+    } else {
+      this.#fd = openScratch(this.path);
     }
   }
 
@@ -176,9 +204,11 @@ export class Output {
     this.#used = 0;
   }
 
+  /** Writes the rest; a file then replaces the output. */
   close(): void {
     this.flushSync();
-    if (this.#fd !== 1) closeSync(this.#fd);
+    if (this.#file) this.#file.commit();
+    else if (this.#fd !== 1) closeSync(this.#fd);
   }
 
   #writeAll(data: Uint8Array): void {
@@ -189,13 +219,21 @@ export class Output {
       } catch (error) {
         // A non-blocking pipe on stdout that is full: wait a moment and try again.
         if ((error as NodeJS.ErrnoException).code === "EAGAIN") Atomics.wait(WAIT, 0, 0, 1);
-        else throw this.#failed(error as Error);
+        else {
+          this.#file?.abort();
+          throw cannot("write", this.path === STDIO ? "standard output" : this.path, error);
+        }
       }
     }
   }
+}
 
-  #failed(error: Error): CliError {
-    return new CliError(`cannot write ${this.path}: ${(error as NodeJS.ErrnoException).code ?? error.message}`);
+/** Opens a scratch file for writing in place. */
+function openScratch(path: string): number {
+  try {
+    return openSync(path, "w");
+  } catch (error) {
+    throw cannot("write", path, error);
   }
 }
 
@@ -225,6 +263,3 @@ export class Progress {
     if (this.#enabled) process.stderr.write("\r\x1b[2K");
   }
 }
-
-/** Thousands separators. */
-export const fmt = (n: number): string => Math.round(n).toLocaleString("en-US");

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // The `bloomkit` command: dispatches to a subcommand; errors are one line,
 // exit 1 (2 for wrong usage), with no stack trace for user mistakes.
+import { readFileSync } from "node:fs";
 import { CliError, UsageError, optionHelp, parseArgs, type OptionSpec, type Parsed } from "./args.js";
+import { runCleanups } from "./cleanup.js";
+import { inWords } from "./os-errors.js";
 import { dedup, dedupOptions, dedupUsage } from "./dedup.js";
 import { intersect, intersectOptions, intersectUsage } from "./intersect.js";
 import { build, buildOptions, buildUsage, info, infoOptions, infoUsage, merge, mergeOptions, mergeUsage, query, queryOptions, queryUsage } from "./filters.js";
@@ -27,6 +30,7 @@ const COMMANDS: Record<string, Command> = {
 const MAIN_HELP = `bloomkit: Bloom filters and their relatives on the command line
 
 usage: bloomkit <command> [options]   (bloomkit <command> --help for its options)
+       bloomkit -v | --version
 
 commands:
 ${Object.entries(COMMANDS)
@@ -36,18 +40,35 @@ ${Object.entries(COMMANDS)
 exit codes: 0 success, 1 error, 2 wrong usage
 `;
 
+/** The installed package's version: package.json sits two folders above dist/cli/main.js. */
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return manifest.version;
+}
+
+/** An error no command words itself: a system error in words with its path, never its code; else its message. */
+function unexpected(error: unknown): string {
+  const { code, path } = (error ?? {}) as NodeJS.ErrnoException;
+  if (typeof code === "string" && /^E[A-Z0-9]+$/.test(code)) return `${path ? `${path}: ` : ""}${inWords(error)}`;
+  return String((error as Error)?.message ?? error);
+}
+
+/** The command whose --help a usage error points to (none before a command is known). */
+let helpFor = "";
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     process.stdout.write(MAIN_HELP);
     return name === undefined ? 2 : 0;
   }
-  if (name === "--version") {
-    process.stdout.write("bloomkit 0.1.0\n");
+  if (name === "--version" || name === "-v") {
+    process.stdout.write(`bloomkit ${version()}\n`);
     return 0;
   }
-  const command = COMMANDS[name];
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) throw new UsageError(`unknown command "${name}"; commands: ${Object.keys(COMMANDS).join(", ")}`);
+  helpFor = name;
   const parsed = parseArgs(rest, command.options);
   if (parsed.options.has("help")) {
     process.stdout.write(`usage: ${command.usage}\n\n${command.summary}\n${command.options.length ? `\noptions:\n${optionHelp(command.options)}\n` : ""}`);
@@ -62,13 +83,14 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
+    runCleanups(); // a failed command leaves no temporary file behind, and every output as it was
     if (error instanceof UsageError) {
-      process.stderr.write(`bloomkit: ${error.message} (see bloomkit --help)\n`);
+      process.stderr.write(`bloomkit: ${error.message} (see bloomkit ${helpFor ? `${helpFor} ` : ""}--help)\n`);
       process.exitCode = 2;
       return;
     }
     const known = error instanceof CliError || error instanceof RangeError || error instanceof TypeError;
-    process.stderr.write(`bloomkit: ${known ? (error as Error).message : String((error as Error)?.message ?? error)}\n`);
+    process.stderr.write(`bloomkit: ${known ? (error as Error).message : unexpected(error)}\n`);
     if (!known && process.env.BLOOMKIT_DEBUG) process.stderr.write(`${(error as Error)?.stack}\n`);
     process.exitCode = 1;
   },

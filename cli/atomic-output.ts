@@ -1,0 +1,153 @@
+// An output file that is never half-written: the command writes a temporary
+// file in the output's own folder (so the rename cannot cross file systems),
+// flushes it to disk and renames it over the output only when it is complete.
+// An error, Ctrl-C or SIGTERM removes the temporary file; SIGKILL or a power
+// cut leaves at most a stray hidden ".name.….tmp" and the old output intact.
+import { randomBytes } from "node:crypto";
+import { closeSync, fchmodSync, fsyncSync, lstatSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { onCleanup } from "./cleanup.js";
+import { cannot } from "./os-errors.js";
+
+/** Permissions of a new output before the umask, as for any file a program creates. */
+const NEW_FILE_MODE = 0o666;
+
+/** The file the path names, following symbolic links, so a link to the output stays a link. */
+function targetOf(path: string): string {
+  try {
+    return lstatSync(path).isSymbolicLink() ? realpathSync(path) : path;
+  } catch {
+    return path; // a new file, or a link to one that does not exist yet
+  }
+}
+
+/** The output's permissions if it exists as a regular file; "special" for a device, pipe or socket. */
+function existing(path: string): number | "special" | undefined {
+  let stats;
+  try {
+    stats = statSync(path);
+  } catch {
+    return undefined;
+  }
+  if (stats.isDirectory()) throw cannot("write", path, { code: "EISDIR" });
+  return stats.isFile() ? stats.mode & 0o7777 : "special";
+}
+
+/** Best effort: make the rename itself survive a crash of the machine. */
+function syncFolder(folder: string): void {
+  try {
+    const fd = openSync(folder, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Some file systems cannot sync a folder; the data itself is already on disk.
+  }
+}
+
+/**
+ * A file being written under a temporary name. Write to `fd`, then `commit()`
+ * to put it in place, or `abort()` to leave the old file untouched. A device
+ * such as /dev/null or a named pipe is written directly: there is no old
+ * content to protect, and renaming over it would replace the device.
+ */
+export class AtomicFile {
+  /** The output as the user named it. */
+  readonly path: string;
+  readonly fd: number;
+  readonly #target: string;
+  readonly #temporary: string | undefined;
+  readonly #unregister: () => void;
+  #open = true;
+
+  constructor(path: string) {
+    this.path = path;
+    this.#target = targetOf(path);
+    const mode = existing(this.#target);
+    if (mode === "special") {
+      try {
+        this.fd = openSync(this.#target, "w");
+      } catch (error) {
+        throw cannot("write", path, error);
+      }
+      this.#temporary = undefined;
+      this.#unregister = () => {};
+      return;
+    }
+    const temporary = join(dirname(this.#target), `.${basename(this.#target)}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`);
+    try {
+      this.fd = openSync(temporary, "wx", NEW_FILE_MODE);
+    } catch (error) {
+      throw cannot("write", path, error);
+    }
+    this.#temporary = temporary;
+    this.#unregister = onCleanup(() => this.abort());
+    if (mode !== undefined) {
+      try {
+        fchmodSync(this.fd, mode); // the replaced file keeps its permissions
+      } catch {
+        // Not the owner of the old file: the new one gets the usual permissions.
+      }
+    }
+  }
+
+  /** Writes all of `bytes`. */
+  write(bytes: Uint8Array): void {
+    let at = 0;
+    try {
+      while (at < bytes.length) at += writeSync(this.fd, bytes, at, bytes.length - at);
+    } catch (error) {
+      this.abort();
+      throw cannot("write", this.path, error);
+    }
+  }
+
+  /** Flushes the file to disk and puts it in place of the output. */
+  commit(): void {
+    if (!this.#open) return;
+    try {
+      if (this.#temporary !== undefined) fsyncSync(this.fd);
+      closeSync(this.fd);
+      this.#open = false;
+      if (this.#temporary !== undefined) renameSync(this.#temporary, this.#target);
+    } catch (error) {
+      this.abort();
+      throw cannot("write", this.path, error);
+    }
+    this.#unregister();
+    if (this.#temporary !== undefined) syncFolder(dirname(this.#target));
+  }
+
+  /** Removes the temporary file; the output stays as it was. */
+  abort(): void {
+    this.#unregister();
+    if (this.#open) {
+      this.#open = false;
+      try {
+        closeSync(this.fd);
+      } catch {
+        // Already closed by a failed commit.
+      }
+    }
+    if (this.#temporary === undefined) return;
+    try {
+      unlinkSync(this.#temporary);
+    } catch {
+      // Renamed already, or removed by a cleanup that ran first.
+    }
+  }
+}
+
+/** Writes a whole file so that it is either completely the new content or still the old one. */
+export function writeFileAtomically(path: string, bytes: Uint8Array): void {
+  const file = new AtomicFile(path);
+  file.write(bytes);
+  file.commit();
+}
+
+/** Fails now, in words, if the output could not be written later: for commands that write only at the end of a long run. */
+export function checkWritable(path: string): void {
+  new AtomicFile(path).abort();
+}

@@ -1,0 +1,94 @@
+// Inputs are opened and checked before any output is touched, so a missing,
+// unreadable or wrong input stops the command while every output file is
+// still as it was; and an output that is one of the inputs is refused.
+import { closeSync, fstatSync, openSync, statSync, type BigIntStats } from "node:fs";
+import { resolve } from "node:path";
+import { CliError } from "./args.js";
+import { cannot } from "./os-errors.js";
+
+/** The name used for standard input and output, on the command line and in messages. */
+export const STDIO = "-";
+
+/** An input opened for reading: where it is, and which file it is. */
+export interface Input {
+  /** As the user gave it ("-" for standard input). */
+  readonly path: string;
+  readonly fd: number;
+  /** Bytes, for a regular file; undefined for standard input, a pipe or a device. */
+  readonly size: number | undefined;
+  /** A regular file can be read again from the start. */
+  readonly regular: boolean;
+  /** Which file it is (undefined when standard input is closed). */
+  readonly identity: BigIntStats | undefined;
+}
+
+/** Opens an input and checks that it can be read as lines: not a directory. */
+export function openInput(path: string): Input {
+  if (path === STDIO) {
+    let identity: BigIntStats | undefined;
+    try {
+      identity = fstatSync(0, { bigint: true });
+    } catch {
+      identity = undefined; // standard input is closed: it reads as empty
+    }
+    return { path, fd: 0, size: undefined, regular: false, identity };
+  }
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (error) {
+    throw cannot("read", path, error);
+  }
+  const identity = fstatSync(fd, { bigint: true });
+  if (identity.isDirectory()) {
+    closeSync(fd);
+    throw cannot("read", path, { code: "EISDIR" });
+  }
+  const regular = identity.isFile();
+  return { path, fd, size: regular ? Number(identity.size) : undefined, regular, identity };
+}
+
+/** Closes an input (never standard input). */
+export function closeInput(input: Input): void {
+  if (input.fd !== 0) closeSync(input.fd);
+}
+
+/** The file an output would replace, if it is a regular file that exists (standard output: the file it is redirected to). */
+function existingFile(output: string | undefined): BigIntStats | undefined {
+  try {
+    const stats = output === undefined || output === STDIO ? fstatSync(1, { bigint: true }) : statSync(output, { bigint: true });
+    return stats.isFile() ? stats : undefined;
+  } catch {
+    return undefined; // a new file: it cannot be an input
+  }
+}
+
+const sameFile = (a: BigIntStats, b: BigIntStats) => a.dev === b.dev && a.ino === b.ino;
+
+/**
+ * Refuses, before anything is written, an output that is one of the inputs
+ * (same device and inode, whatever the path says) or two outputs that are one
+ * file: writing it would destroy what is being read.
+ */
+export function refuseOutputsThatAreInputs(inputs: readonly Input[], outputs: readonly (string | undefined)[]): void {
+  const taken: { name: string; place: string; identity: BigIntStats | undefined }[] = [];
+  for (const output of outputs) {
+    const toStdout = output === undefined || output === STDIO;
+    const name = toStdout ? "standard output" : output;
+    const identity = existingFile(output);
+    for (const input of inputs) {
+      if (identity && input.identity?.isFile() && sameFile(input.identity, identity)) {
+        const what = input.path === STDIO ? "standard input" : input.path;
+        const is = what === name ? "is also an input" : `is the same file as the input ${what}`;
+        throw new CliError(`${name} ${is}: writing it would destroy what is being read; write to another file`);
+      }
+    }
+    const place = toStdout ? STDIO : resolve(output);
+    const twice = taken.find((other) => (identity && other.identity && sameFile(other.identity, identity)) || (!toStdout && other.place === place));
+    if (twice) {
+      const are = twice.name === name ? `${name} is given for two outputs` : `${twice.name} and ${name} are the same file`;
+      throw new CliError(`${are}: give each output its own file`);
+    }
+    taken.push({ name, place, identity });
+  }
+}

@@ -1,0 +1,300 @@
+// The CLI under faults: it never destroys a file. Inputs are checked before an
+// output is touched, outputs are written under a temporary name and renamed when
+// complete (so even SIGKILL leaves the old output), an output that is an input is
+// refused, and every failure is one line in words with exit code 1.
+import { spawn, spawnSync, type SpawnSyncOptions } from "node:child_process";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const BIN = new URL("../dist/cli/main.js", import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), "bloomkit-faults-"));
+chmodSync(dir, 0o755); // the unprivileged runs below must reach their files
+const file = (name: string) => join(dir, name);
+const mounts: string[] = [];
+afterAll(() => {
+  for (const mount of mounts) spawnSync("umount", [mount]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Content every output starts with: after a failure it must still be there, byte for byte. */
+const OLD = "the old output, which must survive\n";
+
+function run(args: string[], options: SpawnSyncOptions = {}) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { maxBuffer: 1 << 30, ...options });
+  return { code: result.status, signal: result.signal, stdout: String(result.stdout ?? ""), stderr: String(result.stderr ?? "") };
+}
+
+/** A failure as the CLI must report it: exit 1, one line, words, no code and no stack. */
+function expectOneLineError(result: ReturnType<typeof run>, message: RegExp) {
+  expect(result.code, result.stderr).toBe(1);
+  expect(result.stderr.trim()).toMatch(message);
+  expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  expect(result.stderr).not.toMatch(/\bE[A-Z]{3,}\b/); // ENOENT, EISDIR, EACCES, EROFS …
+  expect(result.stderr).not.toMatch(/\n\s+at /);
+}
+
+/** Files in a folder that are leftovers of an atomic write. */
+const strays = (folder: string) => readdirSync(folder).filter((name) => name.endsWith(".tmp"));
+
+/** Run as a user who is not root: root reads and writes through any permission bits. */
+const UNPRIVILEGED: SpawnSyncOptions = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+
+/** Why the unprivileged user cannot run this Node (one installed under /root, say), or undefined when it can. */
+function unprivilegedProblem(): string | undefined {
+  const probe = spawnSync(process.execPath, ["-e", "0"], UNPRIVILEGED);
+  if (probe.error) return `${process.execPath} cannot be run as uid ${UNPRIVILEGED.uid}: ${probe.error.message}`;
+  return probe.status === 0 ? undefined : `${process.execPath} exits ${probe.status} as uid ${UNPRIVILEGED.uid}`;
+}
+
+/** Mounts a tmpfs; the reason it cannot be mounted otherwise. */
+function mountTmpfs(target: string, options: string): string | undefined {
+  mkdirSync(target, { recursive: true });
+  const result = spawnSync("mount", ["-t", "tmpfs", "-o", options, "tmpfs", target], { encoding: "utf8" });
+  if (result.error) return result.error.message;
+  if (result.status !== 0) return result.stderr.trim() || `mount exited ${result.status}`;
+  mounts.push(target);
+  return undefined;
+}
+
+const lines = (count: number, prefix: string) => Array.from({ length: count }, (_, i) => `${prefix}${i}`).join("\n") + "\n";
+
+describe("inputs are checked before any output is touched", () => {
+  beforeAll(() => {
+    writeFileSync(file("words.txt"), lines(1000, "word-"));
+    mkdirSync(file("a-folder"));
+  });
+
+  const cases: [string, string[], RegExp][] = [
+    ["dedup of a directory", ["dedup", "@a-folder", "-o", "@out"], /^bloomkit: cannot read .*a-folder: is a directory$/],
+    ["dedup of a missing file", ["dedup", "@nope.txt", "-o", "@out"], /^bloomkit: cannot read .*nope\.txt: no such file or directory$/],
+    ["dedup whose --repeats is a directory", ["dedup", "@words.txt", "-o", "@out", "--repeats", "@a-folder"], /^bloomkit: cannot write .*a-folder: is a directory$/],
+    ["intersect with a missing A", ["intersect", "@nope.txt", "@words.txt", "-o", "@out"], /^bloomkit: cannot read .*nope\.txt: no such file or directory$/],
+    ["intersect with a missing B", ["intersect", "@words.txt", "@nope.txt", "-o", "@out"], /^bloomkit: cannot read .*nope\.txt: no such file or directory$/],
+    ["intersect --exact of a directory", ["intersect", "@a-folder", "@words.txt", "--exact", "-o", "@out"], /^bloomkit: cannot read .*a-folder: is a directory$/],
+    ["intersect --exact with B a directory", ["intersect", "@words.txt", "@a-folder", "--exact", "-o", "@out"], /^bloomkit: cannot read .*a-folder: is a directory$/],
+    ["build of a directory", ["build", "@a-folder", "-o", "@out"], /^bloomkit: cannot read .*a-folder: is a directory$/],
+    ["build into a missing folder", ["build", "@words.txt", "-o", "@no-folder/f.bloom"], /^bloomkit: cannot write .*no-folder\/f\.bloom: no such file or directory$/],
+    ["merge with a missing filter", ["merge", "@nope.bloom", "@nope.bloom", "-o", "@out"], /^bloomkit: cannot read .*nope\.bloom: no such file or directory$/],
+    ["info of a directory", ["info", "@a-folder"], /^bloomkit: cannot read .*a-folder: is a directory$/],
+    ["an output into a missing folder", ["dedup", "@words.txt", "-o", "@no-folder/out"], /^bloomkit: cannot write .*no-folder\/out: no such file or directory$/],
+    ["an output that is a directory", ["dedup", "@words.txt", "-o", "@a-folder"], /^bloomkit: cannot write .*a-folder: is a directory$/],
+  ];
+
+  it.each(cases)("%s: exit 1 in words, the old output intact, no temporary file left", (_name, args, message) => {
+    writeFileSync(file("out"), OLD);
+    const result = run(args.map((arg) => (arg.startsWith("@") ? file(arg.slice(1)) : arg)));
+    expectOneLineError(result, message);
+    expect(readFileSync(file("out"), "utf8")).toBe(OLD);
+    expect(strays(dir)).toEqual([]);
+  });
+});
+
+describe("permission denied, as a user without root's rights", () => {
+  let problem: string | undefined;
+  beforeAll(() => {
+    problem = unprivilegedProblem();
+    if (problem) console.log(`skipping the permission-denied cases: ${problem}`);
+    writeFileSync(file("secret.txt"), lines(100, "secret-"));
+    chmodSync(file("secret.txt"), 0o000);
+    writeFileSync(file("open.txt"), lines(100, "open-"));
+    chmodSync(file("open.txt"), 0o644);
+    mkdirSync(file("locked"));
+    writeFileSync(file("locked/out"), OLD);
+    chmodSync(file("locked/out"), 0o666); // the file itself is writable; its folder is not
+    chmodSync(file("locked"), 0o555);
+  });
+
+  it("an unreadable input is \"permission denied\" with its path", (context) => {
+    if (problem) context.skip();
+    const result = run(["dedup", file("secret.txt")], UNPRIVILEGED);
+    expectOneLineError(result, /^bloomkit: cannot read .*secret\.txt: permission denied$/);
+  });
+
+  it("an output in a folder it cannot write is refused before any work, and the old output stays", (context) => {
+    if (problem) context.skip();
+    const result = run(["dedup", file("open.txt"), "-o", file("locked/out")], UNPRIVILEGED);
+    expectOneLineError(result, /^bloomkit: cannot write .*locked\/out: permission denied$/);
+    expect(readFileSync(file("locked/out"), "utf8")).toBe(OLD);
+    expect(strays(file("locked"))).toEqual([]);
+  });
+
+  it("an unwritable --tmp is exit 1 with the path and the reason, not a usage error", (context) => {
+    if (problem) context.skip();
+    const result = run(["intersect", file("open.txt"), file("open.txt"), "--exact", "--tmp", file("locked")], UNPRIVILEGED);
+    expectOneLineError(result, /^bloomkit: cannot create a temporary folder in .*locked: permission denied$/);
+    expect(result.stderr).not.toContain("--help");
+  });
+
+  it("a missing --tmp says so", () => {
+    const result = run(["intersect", file("open.txt"), file("open.txt"), "--exact", "--tmp", file("no-such-folder")]);
+    expectOneLineError(result, /^bloomkit: cannot create a temporary folder in .*no-such-folder: no such file or directory$/);
+  });
+});
+
+describe("read-only and full file systems (tmpfs mounts)", () => {
+  const readOnly = file("ro");
+  const tiny = file("tiny");
+  let roProblem: string | undefined;
+  let tinyProblem: string | undefined;
+  beforeAll(() => {
+    roProblem = mountTmpfs(readOnly, "ro,size=1m");
+    tinyProblem = mountTmpfs(tiny, "size=64k");
+    if (roProblem) console.log(`skipping the read-only --tmp case: cannot mount a read-only tmpfs (${roProblem})`);
+    if (tinyProblem) console.log(`skipping the full-disk case: cannot mount a small tmpfs (${tinyProblem})`);
+  });
+
+  it("a read-only --tmp is exit 1: \"read-only file system\"", (context) => {
+    if (roProblem) context.skip();
+    writeFileSync(file("ro-a.txt"), lines(100, "a-"));
+    const result = run(["intersect", file("ro-a.txt"), file("ro-a.txt"), "--exact", "--tmp", readOnly]);
+    expectOneLineError(result, /^bloomkit: cannot create a temporary folder in .*ro: read-only file system$/);
+  });
+
+  it("a disk that fills up mid-write: exit 1, \"no space left\", the old output intact, the temporary file removed", (context) => {
+    if (tinyProblem) context.skip();
+    writeFileSync(join(tiny, "out"), OLD);
+    writeFileSync(file("many.txt"), lines(50_000, "https://many.example/page/")); // ~1.6 MB of distinct lines
+    const result = run(["dedup", file("many.txt"), "-o", join(tiny, "out")]);
+    expectOneLineError(result, /^bloomkit: cannot write .*tiny\/out: no space left on the device$/);
+    expect(readFileSync(join(tiny, "out"), "utf8")).toBe(OLD);
+    expect(readdirSync(tiny)).toEqual(["out"]);
+  });
+});
+
+describe("an output that is an input is refused", () => {
+  const original = lines(200, "line-") + lines(100, "line-");
+  beforeAll(() => {
+    writeFileSync(file("b.txt"), lines(50, "line-"));
+    writeFileSync(file("other.txt"), "x\n");
+  });
+
+  /** Runs, then checks the refusal and that f is unchanged. */
+  function refused(args: string[], message: RegExp, options: SpawnSyncOptions = {}) {
+    const result = run(args, options);
+    expectOneLineError(result, message);
+    expect(readFileSync(file("f.txt"), "utf8")).toBe(original);
+    expect(strays(dir)).toEqual([]);
+  }
+
+  beforeAll(() => writeFileSync(file("f.txt"), original));
+
+  it("dedup f -o f", () => refused(["dedup", file("f.txt"), "-o", file("f.txt")], /f\.txt is also an input: writing it would destroy what is being read/));
+  it("dedup f --repeats f", () => refused(["dedup", file("f.txt"), "-o", file("u.txt"), "--repeats", file("f.txt")], /f\.txt is also an input/));
+  it("intersect f b -o f", () => refused(["intersect", file("f.txt"), file("b.txt"), "-o", file("f.txt")], /f\.txt is also an input/));
+  it("intersect b f -o f --exact", () => refused(["intersect", file("b.txt"), file("f.txt"), "--exact", "-o", file("f.txt")], /f\.txt is also an input/));
+  it("build f -o f", () => refused(["build", file("f.txt"), "-o", file("f.txt")], /f\.txt is also an input/));
+
+  it("the same file under another name: a hard link and a symbolic link", () => {
+    linkSync(file("f.txt"), file("hard.txt"));
+    symlinkSync(file("f.txt"), file("soft.txt"));
+    refused(["dedup", file("f.txt"), "-o", file("hard.txt")], /hard\.txt is the same file as the input .*f\.txt/);
+    refused(["dedup", file("soft.txt"), "-o", file("f.txt")], /f\.txt is the same file as the input .*soft\.txt/);
+  });
+
+  it("standard input redirected from the output file, and standard output appending to the input", () => {
+    const fd = openSync(file("f.txt"), "r");
+    try {
+      refused(["dedup", "-", "-o", file("f.txt")], /f\.txt is the same file as the input standard input/, { stdio: [fd, "pipe", "pipe"] });
+    } finally {
+      closeSync(fd);
+    }
+    const append = openSync(file("f.txt"), "a");
+    try {
+      refused(["dedup", file("f.txt")], /standard output is the same file as the input .*f\.txt/, { stdio: ["ignore", append, "pipe"] });
+    } finally {
+      closeSync(append);
+    }
+  });
+
+  it("merge a b -o a, and two outputs that are one file", () => {
+    expect(run(["build", file("b.txt"), "-o", file("b.bloom")]).code).toBe(0);
+    const before = readFileSync(file("b.bloom"));
+    expectOneLineError(run(["merge", file("b.bloom"), file("b.bloom"), "-o", file("b.bloom")]), /b\.bloom is also an input/);
+    expect(readFileSync(file("b.bloom")).equals(before)).toBe(true);
+    expectOneLineError(run(["dedup", file("other.txt"), "-o", file("same.txt"), "--repeats", file("same.txt")]), /same\.txt is given for two outputs: give each output its own file/);
+    expect(existsSync(file("same.txt"))).toBe(false);
+  });
+
+  it("writing to /dev/null is not refused, and /dev/null stays a device", () => {
+    expect(run(["dedup", file("f.txt"), "-o", "/dev/null"]).code).toBe(0);
+    expect(statSync("/dev/null").isCharacterDevice()).toBe(true);
+  });
+});
+
+describe("a command stopped mid-write leaves the old output intact", () => {
+  const big = file("big.txt");
+  beforeAll(() => {
+    // About 120 MB of distinct lines: many seconds of writing, so the signal lands mid-run.
+    const fd = openSync(big, "w");
+    for (let part = 0; part < 40; part++) writeFileSync(fd, lines(100_000, `https://big.example/${part}/some/longer/path/`));
+    closeSync(fd);
+  });
+
+  /** Starts dedup of the big file into `out`, and resolves once its temporary file has data in it. */
+  async function startWriting(out: string, extra: string[] = []) {
+    writeFileSync(out, OLD);
+    const child = spawn(process.execPath, [BIN, "dedup", big, "-o", out, ...extra], { stdio: "ignore" });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+    const temporary = () => strays(dir).find((name) => name.startsWith(".out.txt."));
+    for (let i = 0; i < 2000; i++) {
+      const name = temporary();
+      if (name && statSync(file(name), { throwIfNoEntry: false })?.size) return { child, exited, temporary: name };
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    throw new Error("dedup never started writing");
+  }
+
+  it("kill -9: the old output is untouched (only the temporary file is left behind)", async () => {
+    const { child, exited, temporary } = await startWriting(file("out.txt"));
+    child.kill("SIGKILL");
+    expect((await exited).signal).toBe("SIGKILL");
+    expect(readFileSync(file("out.txt"), "utf8")).toBe(OLD);
+    expect(statSync(file(temporary)).size).toBeGreaterThan(0); // what was written went to the temporary file
+    rmSync(file(temporary));
+  });
+
+  it.each(["SIGTERM", "SIGINT"] as const)("%s: the old output is untouched and the temporary files are removed", async (signal) => {
+    const { child, exited } = await startWriting(file("out.txt"), ["--repeats", file("rep.txt")]);
+    child.kill(signal);
+    expect((await exited).signal).toBe(signal);
+    expect(readFileSync(file("out.txt"), "utf8")).toBe(OLD);
+    expect(existsSync(file("rep.txt"))).toBe(false);
+    expect(strays(dir)).toEqual([]);
+  });
+
+  it("completed, the output is replaced whole, keeping the old file's permissions", () => {
+    writeFileSync(file("small-out.txt"), OLD);
+    chmodSync(file("small-out.txt"), 0o640);
+    writeFileSync(file("small.txt"), "a\nb\na\n");
+    expect(run(["dedup", file("small.txt"), "-o", file("small-out.txt")]).code).toBe(0);
+    expect(readFileSync(file("small-out.txt"), "utf8")).toBe("a\nb\n");
+    expect(statSync(file("small-out.txt")).mode & 0o777).toBe(0o640);
+    expect(strays(dir)).toEqual([]);
+  });
+
+  it("an output that is a symbolic link: the file it points to is replaced, the link stays a link", () => {
+    writeFileSync(file("real-out.txt"), OLD);
+    symlinkSync(file("real-out.txt"), file("link-out.txt"));
+    expect(run(["dedup", file("small.txt"), "-o", file("link-out.txt")]).code).toBe(0);
+    expect(lstatSync(file("link-out.txt")).isSymbolicLink()).toBe(true);
+    expect(readFileSync(file("real-out.txt"), "utf8")).toBe("a\nb\n");
+    expect(strays(dir)).toEqual([]);
+  });
+});

@@ -1,0 +1,191 @@
+// What the CLI says: grammar, sizes, where usage errors send the user, the
+// version, the accepted forms of sizes and numbers, the cause of a failed
+// cuckoo build, and intersect's sizing and warning when A comes on stdin.
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const BIN = join(ROOT, "dist/cli/main.js");
+const dir = mkdtempSync(join(tmpdir(), "bloomkit-messages-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const file = (name: string) => join(dir, name);
+
+function run(args: string[], input?: string, bin = BIN) {
+  const result = spawnSync(process.execPath, [bin, ...args], { input, maxBuffer: 1 << 30, encoding: "utf8" });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const lines = (count: number, prefix: string) => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+
+describe("the version", () => {
+  const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+
+  it.each(["-v", "--version"])("%s prints the package's version, exit 0", (flag) => {
+    expect(run([flag])).toEqual({ code: 0, stdout: `bloomkit ${version}\n`, stderr: "" });
+  });
+
+  it("is read from package.json, not written into the program", () => {
+    // A copy of the package whose package.json says another version.
+    const copy = file("package-copy");
+    cpSync(join(ROOT, "dist"), join(copy, "dist"), { recursive: true });
+    symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
+    const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+    writeFileSync(join(copy, "package.json"), JSON.stringify({ ...manifest, version: "9.8.7-test" }));
+    expect(run(["--version"], undefined, join(copy, "dist/cli/main.js")).stdout).toBe("bloomkit 9.8.7-test\n");
+  });
+});
+
+describe("usage errors point to the command's own help, exit 2", () => {
+  it.each([
+    [["dedup", "--bogus"], "unknown option --bogus (see bloomkit dedup --help)"],
+    [["intersect", "one"], "intersect takes two files, got 1 (see bloomkit intersect --help)"],
+    [["build", "x.txt"], "build needs -o FILE (see bloomkit build --help)"],
+    [["query"], "query needs a filter file (see bloomkit query --help)"],
+    [["calc", "--n", "10"], "calc needs --n and --p, --n and --m, --m and --p, or any three of --n --p --m --k; got --n (see bloomkit calc --help)"],
+    [["frobnicate"], 'unknown command "frobnicate"; commands: dedup, intersect, build, query, info, merge, calc (see bloomkit --help)'],
+    [["constructor"], 'unknown command "constructor"; commands: dedup, intersect, build, query, info, merge, calc (see bloomkit --help)'],
+  ])("%j", (args, message) => {
+    const result = run(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`bloomkit: ${message}\n`);
+  });
+});
+
+describe("numbers and sizes: the errors list the forms accepted", () => {
+  it.each([
+    [["dedup", "--memory", "64M"], /--memory must be a size: a number of bytes with an optional unit, B, KB, MB, GB or TB \(powers of 1000\) or KiB, MiB, GiB or TiB \(powers of 1024\), as in 64MB, 17\.55KiB or 1GiB; got "64M"/],
+    [["intersect", "a", "b", "--memory", "lots"], /--memory must be a size: .*KiB, MiB, GiB or TiB.*; got "lots"/],
+    [["calc", "--n", "ten"], /--n must be a positive number: 10000 or 2\.5e6, or with k, M, G or T for thousand, million, billion, trillion \(10k, 5M\); got "ten"/],
+    [["calc", "--n", "10k", "--p", "2"], /--p must be a probability between 0 and 1: a decimal \(0\.01, 1e-3\), a percentage \(1%\) or a fraction \(1\/1000\); got "2"/],
+    [["calc", "--n", "10k", "--m", "12 parsecs"], /--m must be a number of bits \(958506, 1e6, or with k, M, G or T: 1M\) or a size with a unit \(B, KB, MB, GB, TB, KiB, MiB, GiB or TiB: 17\.55KiB, 64MB\); got "12 parsecs"/],
+    [["calc", "--n", "10k", "--m", "1M", "--k", "2.5"], /--k must be a whole number of hash functions, 1 or more \(as in 7\); got "2\.5"/],
+  ])("%j", (args, message) => {
+    const result = run(args as string[]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
+
+describe("grammar and readable sizes", () => {
+  it("dedup: one line, one repeat, and a tiny filter in bytes", () => {
+    writeFileSync(file("one.txt"), "only\n");
+    const one = run(["dedup", file("one.txt"), "-o", file("one-out.txt")]);
+    expect(one.code).toBe(0);
+    expect(one.stderr).toMatch(/^There is 1 line\.\nThere is 1 not repeated line\.\nThere are 0 repeated lines\.\n/);
+    expect(one.stderr).toMatch(/a split-block Bloom filter of 256 bits \(32 bytes\)/);
+    expect(one.stderr).not.toMatch(/0\.00 MiB/);
+    writeFileSync(file("two.txt"), "a\na\n");
+    const repeat = run(["dedup", file("two.txt"), "--type", "bloom"]);
+    expect(repeat.stderr).toMatch(/^There are 2 lines\.\nThere is 1 not repeated line\.\nThere is 1 repeated line\.\n/);
+    expect(repeat.stderr).toMatch(/a Bloom filter of [\d,]+ bits \([\d,.]+ (bytes|KiB|MiB)\), k = \d+/);
+    const growing = run(["dedup"], "x\ny\n");
+    expect(growing.stderr).toMatch(/a scalable Bloom filter of 1 layer, [\d,]+ bits \(\d+\.\d\d MiB\)/);
+  });
+
+  it("intersect --exact: 1 bucket, 1 distinct line", () => {
+    writeFileSync(file("ia.txt"), "shared\nonly-a\n");
+    writeFileSync(file("ib.txt"), "shared\nonly-b\n");
+    const result = run(["intersect", file("ia.txt"), file("ib.txt"), "--exact", "--tmp", dir]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("shared\n");
+    expect(result.stderr).toMatch(/^1 distinct line is in both .*ia\.txt \(2 lines\) and .*ib\.txt \(2 lines\), exactly; 1 bucket\n$/);
+  });
+
+  it("build and info: 1 layer, 1 key, 1 bucket", () => {
+    writeFileSync(file("k.txt"), "k\n");
+    expect(run(["build", file("k.txt"), "-o", file("k.scalable"), "--type", "scalable", "--n", "1"]).stderr).toMatch(/, 1 line read\n$/);
+    expect(run(["info", file("k.scalable")]).stdout).toMatch(/^type ScalableBloomFilter\nn 1 key added\nm [\d,]+ bits in 1 layer\ncapacity 1 key before the next layer\n/);
+    expect(run(["build", file("k.txt"), "-o", file("k.cuckoo"), "--type", "cuckoo", "--n", "1"]).code).toBe(0);
+    expect(run(["info", file("k.cuckoo")]).stdout).toMatch(/^type CuckooFilter\nn 1 fingerprint stored\nm 4 slots \(1 bucket of 4\)/);
+  });
+
+  it("calc: a tiny filter in bytes, a large one in KiB/MiB", () => {
+    expect(run(["calc", "--n", "100", "--p", "0.01"]).stdout).toContain("m = 959 bits (120 bytes)\n");
+    expect(run(["calc", "--n", "10k", "--p", "1/1000"]).stdout).toContain("(17.55 KiB)");
+    expect(run(["calc", "--n", "1", "--p", "0.5"]).stdout).toMatch(/\(1 byte\)\n[\s\S]*size = 1 byte\n/);
+  });
+});
+
+describe("a cuckoo build that fails says why", () => {
+  it("a line repeated more than 8 times: the cause is the repeats, and a larger --n does not help", () => {
+    writeFileSync(file("dup.txt"), [...lines(100, "distinct-"), ...Array.from({ length: 20 }, () => "https://same.example/page")].join("\n"));
+    // Sized for the file, other keys share the line's buckets and fewer copies fit; in a roomy filter, exactly 8.
+    for (const [n, lost] of [[[], /1[2-9]/], [["--n", "1M"], /12/]] as const) {
+      const result = run(["build", file("dup.txt"), "-o", file("dup.cuckoo"), "--type", "cuckoo", ...n]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        new RegExp(
+          '^bloomkit: the line "https://same\\.example/page" repeats more than a cuckoo filter can hold: at most 8 copies of one key ' +
+            "\\(2 buckets of 4 slots, fewer when other keys share them\\), whatever --n; " +
+            `${lost.source} of 120 lines did not fit\\. Remove repeated lines first \\(bloomkit dedup\\) or use another --type\n$`,
+        ),
+      );
+    }
+    // Deduplicated first, the same lines build.
+    const unique = run(["dedup", file("dup.txt"), "-o", file("dup-unique.txt")]);
+    expect(unique.code).toBe(0);
+    expect(run(["build", file("dup-unique.txt"), "-o", file("dup.cuckoo"), "--type", "cuckoo"]).code).toBe(0);
+  });
+
+  it("a filter too small for its keys: the cause is --n", () => {
+    writeFileSync(file("many.txt"), lines(5000, "key-").join("\n"));
+    const result = run(["build", file("many.txt"), "-o", file("many.cuckoo"), "--type", "cuckoo", "--n", "100"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^bloomkit: the cuckoo filter is full: [\d,]+ of 5,000 keys did not fit; build with a larger --n\n$/);
+  });
+});
+
+describe("intersect with A on standard input", () => {
+  const a = lines(2000, "https://a.example/");
+  const shared = lines(300, "https://shared.example/");
+  const b = lines(30_000, "https://b.example/");
+  writeFileSync(file("A.txt"), [...a, ...shared].join("\n") + "\n");
+  writeFileSync(file("B.txt"), [...shared, ...b].join("\n") + "\n");
+  const aText = readFileSync(file("A.txt"), "utf8");
+
+  /** The summary with A's name taken out, so the stdin and file routes compare. */
+  const summary = (stderr: string, name: string) => stderr.replaceAll(name, "A");
+
+  it("sizes the filter for a short stdin as for the same file, not for all of --memory", () => {
+    const fromFile = run(["intersect", file("A.txt"), file("B.txt")]);
+    const fromStdin = run(["intersect", "-", file("B.txt")], aText);
+    expect(fromStdin.code).toBe(0);
+    expect(fromStdin.stdout).toBe(fromFile.stdout);
+    // The same filter: the same pass probability to three digits (a filter of the whole 1 GB would show ~1e-60).
+    const rate = (stderr: string) => /passes with probability ([\d.e+-]+)/.exec(stderr)?.[1];
+    expect(rate(fromStdin.stderr)).toBe(rate(fromFile.stderr));
+    expect(Number(rate(fromStdin.stderr))).toBeGreaterThan(1e-5);
+    expect(summary(fromStdin.stderr, "standard input")).toBe(summary(fromFile.stderr, file("A.txt")));
+  });
+
+  it("warns when false matches would swamp the output, with their expected number, close to the real one", () => {
+    const result = run(["intersect", "-", file("B.txt"), "--memory", "1KB"], aText);
+    expect(result.code).toBe(0);
+    const written = result.stdout.trim().split("\n");
+    const truth = new Set(shared);
+    for (const line of shared) expect(written).toContain(line); // no false negatives
+    const falseMatches = written.filter((line) => !truth.has(line)).length;
+    expect(falseMatches).toBeGreaterThan(written.length / 4);
+    const [, warning] = result.stderr.trim().split("\n");
+    const match = /^bloomkit: warning: about ([\d,]+) of the ([\d,]+) lines written \(([\d.]+)%\) are expected to be false matches, lines not in standard input: a filter of 1,000 bytes is too small for 2,300 lines; give a larger --memory or use --exact$/.exec(warning);
+    expect(match, warning).not.toBeNull();
+    expect(Number(match![2].replaceAll(",", ""))).toBe(written.length);
+    const expected = Number(match![1].replaceAll(",", ""));
+    expect(Math.abs(expected - falseMatches)).toBeLessThan(0.1 * falseMatches);
+  });
+
+  it("says nothing more when the filter reaches its rate", () => {
+    const result = run(["intersect", "-", file("B.txt")], aText);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).not.toContain("warning");
+  });
+
+  it("advises a smaller --p when p, not memory, lets too much through", () => {
+    const result = run(["intersect", file("A.txt"), file("B.txt"), "--p", "0.05"]);
+    expect(result.stderr).toMatch(/warning: about [\d,]+ of the [\d,]+ lines written .*B\.txt has many lines not in .*A\.txt for --p 0\.05; give a smaller --p or use --exact\n$/);
+  });
+});

@@ -1,0 +1,94 @@
+// The CLI's words, as functions: operating-system failures in plain words and
+// numbers in sentences. The commands themselves are run in cli-faults.test.ts.
+import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { getSystemErrorMap } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import { cannot, inWords } from "../cli/os-errors.js";
+import { count, formatBytes } from "../cli/words.js";
+
+const dir = mkdtempSync(join(tmpdir(), "bloomkit-words-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The error a real file operation throws. */
+function thrownBy(operation: () => unknown): unknown {
+  try {
+    operation();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("the operation did not fail");
+}
+
+describe("inWords: a failed file operation's reason", () => {
+  it("words the errors of real operations", () => {
+    expect(inWords(thrownBy(() => openSync(join(dir, "missing.txt"), "r")))).toBe("no such file or directory");
+    expect(inWords(thrownBy(() => readFileSync(dir)))).toBe("is a directory");
+    expect(inWords(thrownBy(() => openSync(join(dir, "missing", "deeper.txt"), "w")))).toBe("no such file or directory");
+  });
+
+  it.each([
+    ["EACCES", "permission denied"],
+    ["EPERM", "operation not permitted"],
+    ["EROFS", "read-only file system"],
+    ["ENOSPC", "no space left on the device"],
+    ["ENOTDIR", "a part of the path is not a directory"],
+    ["EMFILE", "too many open files"],
+  ])("%s is %j", (code, words) => {
+    expect(inWords({ code, message: `${code}: something, open '/x'` })).toBe(words);
+  });
+
+  it("never shows a code: every errno the system knows comes out as words", () => {
+    const codes = [...getSystemErrorMap()];
+    expect(codes.length).toBeGreaterThan(50);
+    for (const [errno, [code]] of codes) {
+      const words = inWords({ code, errno, message: `${code}: raw, open '/some/path'` });
+      expect(words, code).not.toMatch(/\bE[A-Z0-9]{2,}\b/);
+      expect(words, code).not.toContain("/some/path");
+      expect(words.length, code).toBeGreaterThan(2);
+    }
+  });
+
+  it("keeps the words of a message without a code, dropping Node's code and path", () => {
+    expect(inWords(new Error("EWEIRD: the disk sighed, write '/tmp/x'"))).toBe("the disk sighed");
+    expect(inWords(new Error("plain words"))).toBe("plain words");
+    expect(inWords("a string")).toBe("a string");
+  });
+
+  it("cannot() makes the one-line CliError with the path", () => {
+    const error = cannot("read", "in.txt", { code: "EISDIR" });
+    expect(error.name).toBe("CliError");
+    expect(error.message).toBe("cannot read in.txt: is a directory");
+  });
+});
+
+describe("count and formatBytes", () => {
+  it.each([
+    [0, "line", "0 lines"],
+    [1, "line", "1 line"],
+    [2, "line", "2 lines"],
+    [1234567, "bucket", "1,234,567 buckets"],
+    [1, "repeated line", "1 repeated line"],
+  ])("count(%i, %j) is %j", (n, noun, text) => {
+    expect(count(n, noun)).toBe(text);
+  });
+
+  it("takes an irregular plural", () => {
+    expect(count(2, "index", "indices")).toBe("2 indices");
+    expect(count(1, "index", "indices")).toBe("1 index");
+  });
+
+  it.each([
+    [1, "1 byte"],
+    [32, "32 bytes"],
+    [1023, "1,023 bytes"],
+    [1024, "1.00 KiB"],
+    [17972, "17.55 KiB"],
+    [1.5 * 2 ** 20, "1.50 MiB"],
+    [2 ** 30, "1.00 GiB"],
+    [3 * 2 ** 40, "3072.00 GiB"],
+  ])("formatBytes(%d) is %j, never 0.00 of a larger unit", (bytes, text) => {
+    expect(formatBytes(bytes)).toBe(text);
+  });
+});
