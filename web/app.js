@@ -5,7 +5,7 @@ import { BloomFilter, CountingBloomFilter, CuckooFilter, DEFAULT_HASH, falsePosi
 import { layout, cellBox, scrollFor, scrollHeight, sheetTop } from "./grid.js";
 import { colors, paint } from "./draw.js";
 import { drawChart } from "./chart.js";
-import { count, hex, percent, plural, rate } from "./format.js";
+import { count, hex, percent, perKey, plural, rate } from "./format.js";
 import { explainBuckets, explainPositions, el } from "./explain.js";
 import { presets } from "./presets.js";
 
@@ -134,7 +134,7 @@ function showDerived() {
     const { type, n, p, m, k, sizedFor } = parameters();
     $("derived").textContent =
       type === "cuckoo" ? `cuckoo: buckets of 4 fingerprints, fingerprints sized from p (see “How full, how wrong”)`
-      : sizing() === "np" ? `m = ${count(m)} ${type === "counting" ? "counters" : "bits"} (${(m / n).toFixed(1)} per key), k = ${k}: p = ${rate(p)} at n = ${count(n)}`
+      : sizing() === "np" ? `m = ${count(m)} ${type === "counting" ? "counters" : "bits"} (${perKey(m / n)} per key), k = ${k}: p = ${rate(p)} at n = ${count(n)}`
       : `meant for about ${count(sizedFor)} keys (half the bits set); p there: ${rate(falsePositiveRateFor(sizedFor, m, k))}`;
   } catch (error) {
     $("derived").textContent = error.message;
@@ -389,7 +389,7 @@ function showStats() {
       ]
     : [
         ["n", "keys added (n)", `${count(n)} of the ${count(state.sizedFor)} it was sized for`],
-        ["m", state.type === "counting" ? "counters (m)" : "bits (m)", n > 0 ? `${count(filter.bits)} (${(filter.bits / n).toFixed(1)} per key added)` : count(filter.bits)],
+        ["m", state.type === "counting" ? "counters (m)" : "bits (m)", n > 0 ? `${count(filter.bits)} (${perKey(filter.bits / n)} per key added)` : count(filter.bits)],
         ["k", "hash functions (k)", String(filter.hashes)],
         ["fill", "fill", `${percent(fill)} set; formula 1 − e^(−kn/m) = ${percent(-Math.expm1((-filter.hashes * n) / filter.bits))}`],
         ["formula", "formula", `(1 − e^(−kn/m))^k = ${rate(theory(n))}`],

@@ -8,7 +8,7 @@ const DOT = "#c0392b";
 const AXIS = "#8a93a0";
 const TEXT = "#3d4654";
 const HEIGHT = 220;
-const PAD = { left: 58, right: 12, top: 12, bottom: 42 };
+const PAD = { left: 66, right: 12, top: 12, bottom: 42 };
 /** Points along the formula's curve. */
 const SAMPLES = 120;
 

@@ -37,6 +37,11 @@ export function rate(value) {
   return "below 1 in a quadrillion";
 }
 
+/** Bits per key, one decimal: "9.6", "2,875.5". */
+export function perKey(value) {
+  return new Intl.NumberFormat("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(value);
+}
+
 /** A fraction in [0, 1] as a percentage with one decimal ("34.2%"), for fills and loads. */
 export function percent(value) {
   return `${(Math.min(1, Math.max(0, value)) * 100).toFixed(1)}%`;
