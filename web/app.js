@@ -488,7 +488,7 @@ function paintView() {
   canvas.dataset.top = String(top);
 }
 
-/** Scrolls cell `index` into the middle of the view; returns its centre in canvas pixels. */
+/** Scrolls cell `index` into the middle of the view; returns its centre and box in canvas pixels. */
 function reveal(index) {
   const grid = state.grid;
   const canvas = $("bits");
@@ -497,7 +497,7 @@ function reveal(index) {
   paintView();
   const top = sheetTop(grid, view.scrollTop, canvas.height);
   view.scrollIntoView({ block: "nearest" });
-  return { x: box.x + box.w / 2, y: box.y - top + box.h / 2 };
+  return { x: box.x + box.w / 2, y: box.y - top + box.h / 2, left: box.x, top: box.y - top, width: box.w, height: box.h };
 }
 
 function refresh() {
