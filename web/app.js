@@ -481,8 +481,11 @@ function paintView() {
   } else {
     const slots = state.slots;
     const digits = state.filter.fingerprintBits / 4;
-    look.colorOf = (i) => (slots[i] ? SLOT_FILLED : colors.EMPTY);
+    const marks = state.marks;
+    // The slot holding the last key's fingerprint is solid green, the others light.
+    look.colorOf = (i) => (marks.has(i) ? colors.SET : slots[i] ? SLOT_FILLED : colors.EMPTY);
     look.labelOf = (i) => (slots[i] ? slots[i].toString(16).padStart(digits, "0") : "");
+    look.labelColorOf = (i) => (marks.has(i) ? "#fff" : "#10161f");
   }
   paint(canvas, grid, top, look);
   canvas.dataset.top = String(top);

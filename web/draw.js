@@ -66,6 +66,8 @@ export function paint(canvas, grid, top, look) {
     }
   }
 
+  // Labelled cells get a thin outline, so it does not cover the text.
+  const labelled = look.labelOf && grid.size >= LABEL_FROM;
   context.lineWidth = 2;
   for (const unit of look.frames ?? []) {
     const box = unitBox(grid, unit);
@@ -79,7 +81,9 @@ export function paint(canvas, grid, top, look) {
     if (y > height + RING_RADIUS || y + box.h < -RING_RADIUS) continue;
     context.strokeStyle = MARK[kind];
     context.beginPath();
-    if (box.w >= OUTLINE_FROM) context.rect(box.x + 1, y + 1, box.w - 2, box.h - 2);
+    context.lineWidth = labelled ? 1 : 2;
+    if (box.w >= OUTLINE_FROM && labelled) context.rect(box.x + 0.5, y + 0.5, box.w - 1, box.h - 1);
+    else if (box.w >= OUTLINE_FROM) context.rect(box.x + 1, y + 1, box.w - 2, box.h - 2);
     else context.arc(box.x + box.w / 2, y + box.h / 2, RING_RADIUS, 0, 2 * Math.PI);
     context.stroke();
   }
