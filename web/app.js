@@ -164,9 +164,9 @@ function create() {
   let filter;
   let sizedFor;
   try {
-    const parameters_ = parameters();
-    const { type, n, p, m, k } = parameters_;
-    sizedFor = parameters_.sizedFor;
+    const wanted = parameters();
+    const { type, n, p, m, k } = wanted;
+    sizedFor = wanted.sizedFor;
     if (type !== "cuckoo" && m > MAX_CELLS) throw new RangeError(`m = ${count(m)} bits; the page makes filters of at most ${count(MAX_CELLS)} (the library goes far beyond)`);
     if (type === "standard") filter = BloomFilter.withSize(m, k, { hash: hashName });
     else if (type === "counting") filter = CountingBloomFilter.withSize(m, k, { hash: hashName });
@@ -184,7 +184,7 @@ function create() {
   Object.assign(state, { filter, type: $("type").value, sizedFor, exact: new Map(), history: [], marks: new Map(), frames: [], failedAdds: 0 });
   view.scrollTop = 0;
   verdict("");
-  $("explain").replaceChildren();
+  $("explain").replaceChildren(el("p", { class: "note" }, "Add or query a key to see the cells it maps to, and why the answer is what it is."));
   readCells();
   record();
   refresh();
@@ -432,8 +432,8 @@ function readCells() {
 const HEADINGS = { standard: "Bit array", counting: "Counters", cuckoo: "Buckets" };
 const LEGENDS = {
   standard: "Green: a bit set to 1; grey: 0. The last key's positions are outlined (a red outline is a 0 it needs). Click a position above to scroll to it.",
-  counting: "Each cell is a counter; green when above 0, darker the higher, with its value written in it. The last key's counters are outlined.",
-  cuckoo: "Each box of 4 slots is a bucket. Green slots hold a fingerprint (in hex when zoomed in); the blue frames are the last key's two candidate buckets, and its fingerprint's slot is outlined.",
+  counting: "Each cell is a counter; green when above 0, darker the higher, with its value written in it. The last key's counters are outlined. Click a position above to scroll to it.",
+  cuckoo: "Each box of 4 slots is a bucket. Light green slots hold a fingerprint (in hex when zoomed in); the blue frames are the last key's two candidate buckets, and the slot holding its fingerprint is solid green. Click a bucket above to scroll to it.",
 };
 
 /** Lays the sheet out for the current filter, zoom and width, then paints the view. */
