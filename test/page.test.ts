@@ -325,11 +325,13 @@ const status = (page: Page) => page.getByRole("status").textContent();
         const { scrollWidth, clientWidth } = await narrow.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
         expect(scrollWidth, `${type} at ${width} px`).toBeLessThanOrEqual(clientWidth);
       }
-      const { chart, panel } = await narrow.evaluate(() => ({
-        chart: document.getElementById("fpr-chart")!.getBoundingClientRect().right,
-        panel: document.getElementById("fpr-chart")!.closest(".panel")!.getBoundingClientRect().right,
-      }));
-      expect(chart).toBeLessThanOrEqual(panel);
+      for (const id of ["fpr-chart", "fill-chart"]) {
+        const { chart, panel } = await narrow.evaluate((chartId) => ({
+          chart: document.getElementById(chartId)!.getBoundingClientRect().right,
+          panel: document.getElementById(chartId)!.closest(".panel")!.getBoundingClientRect().right,
+        }), id);
+        expect(chart, `${id} at ${width} px`).toBeLessThanOrEqual(panel);
+      }
       await narrow.screenshot({ path: `${ARTIFACTS}page-${width}.png`, fullPage: true });
       await narrow.close();
     }

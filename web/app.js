@@ -355,6 +355,18 @@ function theory(n) {
   return falsePositiveRateFor(n, filter.bits, filter.hashes);
 }
 
+/** The formula's fill at n keys: 1 − e^(−kn/m) of the bits set, or (cuckoo) n slots of the capacity taken. */
+function fillFormula(n) {
+  const filter = state.filter;
+  if (state.type === "cuckoo") return Math.min(1, n / filter.capacity);
+  return -Math.expm1((-filter.hashes * n) / filter.bits);
+}
+
+/** The fill now: bits (counters) set, or slots taken. */
+function fillNow() {
+  return state.type === "cuckoo" ? state.filter.loadFactor : state.filter.fillRatio;
+}
+
 /** Whether the filter holds more keys than it was sized for (or a cuckoo filter refused one). */
 function overfull() {
   if (state.type === "cuckoo") return state.failedAdds > 0 || state.filter.loadFactor > CUCKOO_LOAD;
@@ -362,7 +374,7 @@ function overfull() {
 }
 
 function record() {
-  state.history.push({ n: keysIn(), ...measuredRate() });
+  state.history.push({ n: keysIn(), fill: fillNow(), ...measuredRate() });
 }
 
 /** After the filter changed: reads its cells and measures its rate. */
@@ -376,7 +388,7 @@ function showStats() {
   const n = keysIn();
   const last = state.history[state.history.length - 1];
   const cuckoo = state.type === "cuckoo";
-  const fill = cuckoo ? filter.loadFactor : filter.fillRatio;
+  const fill = fillNow();
   const measured = last ? `${rate(last.rate)} (${count(last.hits)} of ${count(last.probes)} random keys never added looked present)` : "—";
   const rows = cuckoo
     ? [
@@ -391,7 +403,7 @@ function showStats() {
         ["n", "keys added (n)", `${count(n)} of the ${count(state.sizedFor)} it was sized for`],
         ["m", state.type === "counting" ? "counters (m)" : "bits (m)", n > 0 ? `${count(filter.bits)} (${perKey(filter.bits / n)} per key added)` : count(filter.bits)],
         ["k", "hash functions (k)", String(filter.hashes)],
-        ["fill", "fill", `${percent(fill)} set; formula 1 − e^(−kn/m) = ${percent(-Math.expm1((-filter.hashes * n) / filter.bits))}`],
+        ["fill", "fill", `${percent(fill)} set; formula 1 − e^(−kn/m) = ${percent(fillFormula(n))}`],
         ["formula", "formula", `(1 − e^(−kn/m))^k = ${rate(theory(n))}`],
         ["measured", "measured", measured],
       ];
@@ -399,7 +411,10 @@ function showStats() {
   $("fill-bar").style.width = percent(fill);
   $("fill-bar").classList.toggle("over", overfull());
   showWarning(n, fill);
-  drawChart($("fpr-chart"), { theory, points: state.history, nMax: Math.max(state.sizedFor * 1.5, n * 1.05), sizedFor: state.sizedFor });
+  const nMax = Math.max(state.sizedFor * 1.5, n * 1.05);
+  const points = (key) => state.history.map((entry) => ({ n: entry.n, value: entry[key] }));
+  drawChart($("fpr-chart"), { theory, points: points("rate"), nMax, sizedFor: state.sizedFor, yTitle: "false-positive rate", height: 220 });
+  drawChart($("fill-chart"), { theory: fillFormula, points: points("fill"), nMax, sizedFor: state.sizedFor, yTitle: cuckoo ? "load" : "fill", height: 150 });
 }
 
 function showWarning(n, fill) {

@@ -1,13 +1,13 @@
-// The false-positive rate as keys are added: the formula as a line, the rates
-// measured on random keys as dots, and a dashed line at the n the filter was
-// sized for. The canvas takes its panel's width; the legend is HTML beside it.
+// A quantity as keys are added (the false-positive rate, or the fill): the
+// formula as a line, what the filter measured as dots, and a dashed line at
+// the n the filter was sized for. The canvas takes its panel's width; the
+// legend is HTML beside it.
 import { count, rate } from "./format.js";
 
 const LINE = "#2c7fb8";
 const DOT = "#c0392b";
 const AXIS = "#8a93a0";
 const TEXT = "#3d4654";
-const HEIGHT = 220;
 const PAD = { left: 66, right: 12, top: 12, bottom: 42 };
 /** Points along the formula's curve. */
 const SAMPLES = 120;
@@ -15,7 +15,8 @@ const SAMPLES = 120;
 /** Ticks at 0, ½ and the top of an axis. */
 const ticks = (max) => [0, max / 2, max];
 
-export function drawChart(canvas, { theory, points, nMax, sizedFor }) {
+/** `theory(n)` in [0, 1]; `points`: [{ n, value }]; `yTitle`: what the y axis shows; `height` in CSS px. */
+export function drawChart(canvas, { theory, points, nMax, sizedFor, yTitle, height: HEIGHT }) {
   const ratio = window.devicePixelRatio || 1;
   const width = Math.max(200, canvas.parentElement.clientWidth);
   canvas.style.width = `${width}px`;
@@ -28,7 +29,7 @@ export function drawChart(canvas, { theory, points, nMax, sizedFor }) {
 
   const xMax = Math.max(1, nMax);
   const samples = Array.from({ length: SAMPLES + 1 }, (_, i) => (i / SAMPLES) * xMax);
-  const yMax = Math.min(1, Math.max(0.001, ...samples.map(theory), ...points.map((p) => p.rate)) * 1.1);
+  const yMax = Math.min(1, Math.max(0.001, ...samples.map(theory), ...points.map((p) => p.value)) * 1.1);
   const plotWidth = width - PAD.left - PAD.right;
   const plotHeight = HEIGHT - PAD.top - PAD.bottom;
   const px = (n) => PAD.left + (n / xMax) * plotWidth;
@@ -58,7 +59,7 @@ export function drawChart(canvas, { theory, points, nMax, sizedFor }) {
   context.translate(12, PAD.top + plotHeight / 2);
   context.rotate(-Math.PI / 2);
   context.textBaseline = "middle";
-  context.fillText("false-positive rate", 0, 0);
+  context.fillText(yTitle, 0, 0);
   context.restore();
 
   if (sizedFor > 0 && sizedFor <= xMax) {
@@ -79,7 +80,7 @@ export function drawChart(canvas, { theory, points, nMax, sizedFor }) {
   context.fillStyle = DOT;
   for (const point of points) {
     context.beginPath();
-    context.arc(px(Math.min(point.n, xMax)), py(point.rate), 3.5, 0, 2 * Math.PI);
+    context.arc(px(Math.min(point.n, xMax)), py(point.value), 3.5, 0, 2 * Math.PI);
     context.fill();
   }
 }
