@@ -172,6 +172,23 @@ const status = (page: Page) => page.getByRole("status").textContent();
     }
     expect(falsePositive).toBe(true);
     expect(await page.locator("#explain").textContent()).toMatch(/was never added: other keys set them/);
+    // Both charts draw the formula's line and the measured dots, and the legend names them.
+    for (const id of ["fpr-chart", "fill-chart"]) {
+      const drawn = await page.evaluate((chartId) => {
+        const canvas = document.getElementById(chartId) as HTMLCanvasElement;
+        const data = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height).data;
+        let line = 0;
+        let dots = 0;
+        for (let at = 0; at < data.length; at += 4) {
+          if (data[at] === 44 && data[at + 1] === 127 && data[at + 2] === 184) line++;
+          if (data[at] === 192 && data[at + 1] === 57 && data[at + 2] === 43) dots++;
+        }
+        return { line, dots };
+      }, id);
+      expect(drawn.line, id).toBeGreaterThan(50);
+      expect(drawn.dots, id).toBeGreaterThan(10);
+    }
+    expect(await page.locator("figure.chart figcaption").textContent()).toMatch(/formula[^]*measured[^]*n the filter was sized for/);
   });
 
   it("counting filters show counter values at the default zoom, and remove keys", async () => {
