@@ -80,9 +80,17 @@ $("zoom").addEventListener("input", drawCells);
 $("key").addEventListener("keydown", (event) => {
   if (event.key === "Enter") add();
 });
+// A position (or bucket) above the view scrolls the view to it, by click or by Enter.
 $("explain").addEventListener("click", (event) => {
   const target = event.target.closest("[data-index]");
   if (target) reveal(Number(target.dataset.index));
+});
+$("explain").addEventListener("keydown", (event) => {
+  const target = event.target.closest("[data-index]");
+  if (target && (event.key === "Enter" || event.key === " ")) {
+    event.preventDefault();
+    reveal(Number(target.dataset.index));
+  }
 });
 let pending = 0;
 const view = document.querySelector(".cells-view");

@@ -26,7 +26,7 @@ export function explainPositions({ key, cells, action, wasSet, m, k, hashName, d
     "ol",
     { id: "positions", "aria-label": "Positions of the key" },
     ...cells.map((cell) =>
-      el("li", { "data-index": cell.index, "data-state": cell.set ? "set" : "unset", title: `${counting ? "counter" : "bit"} ${count(cell.index)}: ${cell.set ? "set" : "0"}; click to find it` }, counting ? `${count(cell.index)} ×${cell.counter}` : count(cell.index)),
+      el("li", { tabindex: 0, "data-index": cell.index, "data-state": cell.set ? "set" : "unset", title: `${counting ? "counter" : "bit"} ${count(cell.index)}: ${cell.set ? "set" : "0"}; click to find it` }, counting ? `${count(cell.index)} ×${cell.counter}` : count(cell.index)),
     ),
   );
   const how = el(
@@ -67,7 +67,7 @@ export function explainBuckets({ key, fingerprint, buckets, slots, fingerprintBi
       const match = [0, 1, 2, 3].filter((j) => slots[bucket * 4 + j] === fingerprint);
       return el(
         "div",
-        { class: "bucket", "data-bucket": bucket, "data-index": bucket * 4, "data-state": match.length > 0 ? "set" : "unset", title: "click to find it" },
+        { class: "bucket", tabindex: 0, "data-bucket": bucket, "data-index": bucket * 4, "data-state": match.length > 0 ? "set" : "unset", title: "click to find it" },
         el("div", { class: "bucket-name" }, `bucket ${count(bucket)}${distinct.length > 1 ? (which === 0 ? " (b₁)" : " (b₂)") : " (b₁ = b₂)"}`),
         el(
           "div",
