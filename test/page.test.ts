@@ -1,156 +1,356 @@
 // The page in real headless Chromium (Debian's, driven by playwright-core):
-// add a key and see its positions turn green, query an absent key, and the
-// other filter types. .ci/run installs chromium when it is missing.
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+// a key's positions on the drawn cells, verdicts, the counting and cuckoo
+// views, a 1,000,000-bit filter at the smallest and largest zoom, and narrow
+// screens. Pixels are read back from the canvas, so "drawn" means drawn.
+// .ci/run installs chromium when it is missing.
+import { type ChildProcess } from "node:child_process";
+import { mkdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { CHROMIUM, CHROMIUM_ARGS, serve } from "./page-helpers.js";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => existsSync(path));
 const ARTIFACTS = new URL("./.artifacts/", import.meta.url).pathname;
-// Outside CI a machine without Chromium skips these; in CI a missing browser is a failure.
-const suite = CHROMIUM || process.env.CI ? describe : describe.skip;
-
-/** Reads the canvas pixel under a position's centre. */
-async function pixelAt(page: Page, x: number, y: number): Promise<number[]> {
-  return page.evaluate(([px, py]) => Array.from((document.getElementById("bits") as HTMLCanvasElement).getContext("2d")!.getImageData(px, py, 1, 1).data.slice(0, 3)), [x, y]);
+// Outside CI a machine without Chromium skips these, and says so; in CI a missing browser is a failure.
+const MISSING = CHROMIUM || process.env.CI ? undefined : "Chromium not found (looked for /usr/bin/chromium, /usr/bin/chromium-browser; install chromium or set CHROMIUM_PATH)";
+if (MISSING) {
+  describe("the page", () => {
+    it(`is skipped: ${MISSING}`, (context) => {
+      process.stderr.write(`test/page.test.ts skipped: ${MISSING}\n`);
+      context.skip(MISSING);
+    });
+  });
 }
 
-const isGreen = ([r, g, b]: number[]) => g > 120 && r < 80 && b < 100;
+type Rgb = [number, number, number];
+const isGreen = ([r, g, b]: Rgb) => g > 120 && r < 80 && b < 100;
+const isGrey = ([r, g, b]: Rgb) => r > 200 && g > 200 && b > 200 && Math.max(r, g, b) - Math.min(r, g, b) < 20;
 
-suite("the page", () => {
+/** The page's test hook (window.bloomkitPage). */
+interface PageHook {
+  state: { type: string; grid: { slotWidth: number }; bits?: Uint8Array; counters?: Uint8Array; slots?: ArrayLike<number>; filter: { locate(key: string): { fingerprint: number; buckets: [number, number] } } };
+  reveal(index: number): { x: number; y: number; left: number; top: number; width: number; height: number };
+}
+
+/** Scrolls cell `index` into view and reads the canvas pixel at its centre. */
+async function pixelOf(page: Page, index: number): Promise<Rgb> {
+  return page.evaluate((i) => {
+    const { x, y } = (window as unknown as { bloomkitPage: PageHook }).bloomkitPage.reveal(i);
+    const canvas = document.getElementById("bits") as HTMLCanvasElement;
+    return Array.from(canvas.getContext("2d")!.getImageData(Math.floor(x), Math.floor(y), 1, 1).data.slice(0, 3)) as Rgb;
+  }, index);
+}
+
+/** Counts of green, grey and other pixels on the whole view canvas. */
+async function canvasColors(page: Page): Promise<{ green: number; grey: number; total: number }> {
+  return page.evaluate(() => {
+    const canvas = document.getElementById("bits") as HTMLCanvasElement;
+    const data = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height).data;
+    let green = 0;
+    let grey = 0;
+    for (let at = 0; at < data.length; at += 4) {
+      const [r, g, b] = [data[at], data[at + 1], data[at + 2]];
+      if (g > 120 && r < 80 && b < 100) green++;
+      else if (r > 200 && g > 200 && b > 200 && r < 245) grey++;
+    }
+    return { green, grey, total: data.length / 4 };
+  });
+}
+
+async function press(page: Page, key: string, button: "Add" | "Query" | "Remove") {
+  await page.getByLabel("Key", { exact: true }).fill(key);
+  await page.getByRole("button", { name: button, exact: true }).click();
+}
+
+const status = (page: Page) => page.getByRole("status").textContent();
+
+(MISSING ? describe.skip : describe)("the page", () => {
   let server: ChildProcess;
   let browser: Browser;
   let page: Page;
   let url: string;
+  const errors: string[] = [];
+
+  async function open(width: number, height: number): Promise<Page> {
+    const opened = await browser.newPage({ viewport: { width, height } });
+    opened.on("pageerror", (error) => errors.push(error.message));
+    opened.on("response", (response) => {
+      if (response.status() >= 400) errors.push(`${response.status()} ${response.url()}`);
+    });
+    await opened.goto(url);
+    await opened.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
+    return opened;
+  }
 
   beforeAll(async () => {
-    server = spawn(process.execPath, [new URL("../web/serve.mjs", import.meta.url).pathname, "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
-    url = await new Promise<string>((resolve, reject) => {
-      server.stdout!.on("data", (chunk: Buffer) => {
-        const match = /http:\/\/localhost:\d+\//.exec(chunk.toString());
-        if (match) resolve(match[0]);
-      });
-      server.on("exit", (code) => reject(new Error(`the page server exited with ${code}`)));
-    });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
-    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-    const errors: string[] = [];
-    page.on("pageerror", (error) => errors.push(error.message));
-    await page.goto(url);
-    await page.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
-    expect(errors).toEqual([]);
+    ({ server, url } = await serve(["--port", "0"]));
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    page = await open(1280, 900);
     mkdirSync(ARTIFACTS, { recursive: true });
   });
 
   afterAll(async () => {
     await browser?.close();
     server?.kill();
+    expect(errors).toEqual([]); // no page errors and no failed request (a favicon 404 included) in any test
+  });
+
+  it("comes up cross-origin isolated (SharedArrayBuffer available), with no errors", async () => {
+    expect(await page.evaluate(() => crossOriginIsolated && typeof SharedArrayBuffer === "function")).toBe(true);
+    expect(errors).toEqual([]);
   });
 
   it("serves only the page, the library build and the wasm loader", async () => {
-    const status = async (path: string) => (await fetch(new URL(path, url))).status;
-    expect(await status("/dist/index.js")).toBe(200);
-    expect(await status("/node_modules/@assemblyscript/loader/index.js")).toBe(200);
+    const code = async (path: string) => (await fetch(new URL(path, url))).status;
+    expect(await code("/dist/index.js")).toBe(200);
+    expect(await code("/node_modules/@assemblyscript/loader/index.js")).toBe(200);
     for (const outside of ["/package.json", "/dist/..%2Fpackage.json", "/node_modules/@assemblyscript/loader/..%2F..%2Fvitest/package.json", "/web/..%2F.ci/run"]) {
-      expect(await status(outside), outside).toBe(404);
+      expect(await code(outside), outside).toBe(404);
     }
   });
 
-  it("Add turns the key's positions green on the bit array", async () => {
-    await page.getByLabel("Key", { exact: true }).fill("hello");
-    await page.getByRole("button", { name: "Add", exact: true }).click();
-    await expect.poll(() => page.getByRole("status").textContent()).toContain("added");
+  it("Add turns the key's positions green on the bit array, and says where they come from", async () => {
+    await press(page, "hello", "Add");
+    await expect.poll(() => status(page)).toBe("added “hello”");
     const positions = page.locator("#positions li");
-    const count = await positions.count();
-    expect(count).toBe(7); // k for the default n = 100, p = 0.01
-    for (let i = 0; i < count; i++) {
+    expect(await positions.count()).toBe(7); // k for the default n = 100, p = 0.01
+    for (let i = 0; i < 7; i++) {
       const item = positions.nth(i);
       expect(await item.getAttribute("data-state")).toBe("set");
-      const color = await item.evaluate((element) => getComputedStyle(element).backgroundColor);
-      expect(color).toBe("rgb(30, 158, 62)");
-      const pixel = await pixelAt(page, Number(await item.getAttribute("data-x")), Number(await item.getAttribute("data-y")));
+      expect(await item.evaluate((element) => getComputedStyle(element).backgroundColor)).toBe("rgb(30, 158, 62)");
+      const pixel = await pixelOf(page, Number(await item.getAttribute("data-index")));
       expect(isGreen(pixel), `pixel ${pixel} at position ${await item.getAttribute("data-index")}`).toBe(true);
     }
+    const explained = await page.locator("#explain").textContent();
+    expect(explained).toMatch(/hashed with xxh64 gives h₁ = 0x[0-9a-f]{16}/);
+    expect(explained).toContain("k = 7 positions h₁ + i·h₂");
     await page.screenshot({ path: `${ARTIFACTS}page-added.png`, fullPage: true });
   });
 
-  it("Query of an absent key says definitely not present, with red positions", async () => {
-    await page.getByLabel("Key", { exact: true }).fill("definitely-not-here-42");
-    await page.getByRole("button", { name: "Query" }).click();
-    await expect.poll(() => page.getByRole("status").textContent()).toBe("definitely not present");
+  it("Query of an absent key says definitely not present, with its zero bits red and grey on the canvas", async () => {
+    await press(page, "definitely-not-here-42", "Query");
+    await expect.poll(() => status(page)).toBe("definitely not present");
     const unset = page.locator('#positions li[data-state="unset"]');
     expect(await unset.count()).toBeGreaterThan(0);
     expect(await unset.first().evaluate((element) => getComputedStyle(element).backgroundColor)).toBe("rgb(221, 51, 51)");
-    const pixel = await pixelAt(page, Number(await unset.first().getAttribute("data-x")), Number(await unset.first().getAttribute("data-y")));
-    expect(isGreen(pixel)).toBe(false);
-    await page.getByLabel("Key", { exact: true }).fill("hello");
-    await page.getByRole("button", { name: "Query" }).click();
-    await expect.poll(() => page.getByRole("status").textContent()).toBe("probably present");
-    await page.screenshot({ path: `${ARTIFACTS}page.png`, fullPage: true });
+    expect(isGrey(await pixelOf(page, Number(await unset.first().getAttribute("data-index"))))).toBe(true);
+    expect(await page.locator("#explain").textContent()).toContain("definitely never added");
+    await press(page, "hello", "Query");
+    await expect.poll(() => status(page)).toBe("probably present");
   });
 
-  it("bulk keys update the statistics, and a filled filter shows false positives", async () => {
+  it("refuses an empty key and changes nothing", async () => {
+    const before = await page.locator('dd[data-stat="n"]').textContent();
+    await press(page, "", "Add");
+    await expect.poll(() => status(page)).toMatch(/empty key is refused/);
+    expect(await page.locator('dd[data-stat="n"]').textContent()).toBe(before);
+  });
+
+  it("bulk keys: readable rates beside the formula, false positives named, and an overfull warning", async () => {
     await page.getByLabel("Random keys").fill("300");
     await page.getByRole("button", { name: "Add random keys" }).click();
-    await expect.poll(() => page.locator('dd[data-stat="n"]').textContent()).toBe("301");
-    const measured = await page.locator('dd[data-stat="measured FPR"]').textContent();
-    expect(measured).toMatch(/^\d+(\.\d+)?% on 10,000 random keys$/);
-    // 301 keys in a filter for 100: most absent keys now look present; the page says which are false positives.
+    await expect.poll(() => page.locator('dd[data-stat="n"]').textContent()).toBe("301 of the 100 it was sized for");
+    await expect.poll(() => status(page)).toContain("overfull");
+    expect(await page.getByRole("status").getAttribute("class")).toBe("warn");
+    const warning = page.getByRole("alert");
+    expect(await warning.isVisible()).toBe(true);
+    expect(await warning.textContent()).toMatch(/^Overfull: 301 keys in a filter sized for 100\./);
+    const measured = (await page.locator('dd[data-stat="measured"]').textContent())!;
+    const formula = (await page.locator('dd[data-stat="formula"]').textContent())!;
+    expect(measured).toMatch(/^\d+(\.\d+)?% \([\d,]+ of 10,000 random keys never added looked present\)$/);
+    expect(formula).toMatch(/^\(1 − e\^\(−kn\/m\)\)\^k = \d+(\.\d+)?%$/);
+    // The measured rate is what this fill predicts, fill^k (10,000 probes at ≈ 44%: σ ≈ 0.5 points). The formula's
+    // own value also carries the fill's chance spread in 959 bits (σ ≈ 3.5 points at k = 7), so it gets a wider band.
+    const fill = await page.evaluate(() => (window as unknown as { bloomkitPage: { state: { filter: { fillRatio: number } } } }).bloomkitPage.state.filter.fillRatio);
+    expect(Math.abs(parseFloat(measured) - 100 * fill ** 7)).toBeLessThan(3);
+    expect(Math.abs(parseFloat(measured) - parseFloat(formula.split("= ")[1]))).toBeLessThan(15);
+    for (const text of [measured, formula, await warning.textContent()]) expect(text).not.toMatch(/\de[+-]\d/);
+    // 301 keys in a filter for 100: many absent keys now look present, and the page says which are false positives.
     let falsePositive = false;
     for (let i = 0; i < 50 && !falsePositive; i++) {
-      await page.getByLabel("Key", { exact: true }).fill(`never-added-${i}`);
-      await page.getByRole("button", { name: "Query" }).click();
-      falsePositive = (await page.getByRole("status").textContent()) === "false positive";
+      await press(page, `never-added-${i}`, "Query");
+      falsePositive = (await status(page)) === "false positive";
     }
     expect(falsePositive).toBe(true);
+    expect(await page.locator("#explain").textContent()).toMatch(/was never added: other keys set them/);
+    // Both charts draw the formula's line and the measured dots, and the legend names them.
+    for (const id of ["fpr-chart", "fill-chart"]) {
+      const drawn = await page.evaluate((chartId) => {
+        const canvas = document.getElementById(chartId) as HTMLCanvasElement;
+        const data = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height).data;
+        let line = 0;
+        let dots = 0;
+        for (let at = 0; at < data.length; at += 4) {
+          if (data[at] === 44 && data[at + 1] === 127 && data[at + 2] === 184) line++;
+          if (data[at] === 192 && data[at + 1] === 57 && data[at + 2] === 43) dots++;
+        }
+        return { line, dots };
+      }, id);
+      expect(drawn.line, id).toBeGreaterThan(50);
+      expect(drawn.dots, id).toBeGreaterThan(10);
+    }
+    expect(await page.locator("figure.chart figcaption").textContent()).toMatch(/formula[^]*measured[^]*n the filter was sized for/);
   });
 
-  it("counting filters show counters and remove keys", async () => {
+  it("counting filters show counter values at the default zoom, and remove keys", async () => {
     await page.getByLabel("Filter type").selectOption("counting");
+    expect(await page.locator("#cells-title").textContent()).toBe("Counters");
+    expect(await page.getByLabel("Zoom").inputValue()).toBe("12");
     expect(await page.getByRole("button", { name: "Remove" }).isVisible()).toBe(true);
-    await page.getByLabel("Key", { exact: true }).fill("counted");
-    await page.getByRole("button", { name: "Add", exact: true }).click();
-    await page.getByRole("button", { name: "Add", exact: true }).click();
-    await page.getByRole("button", { name: "Remove" }).click();
-    await expect.poll(() => page.getByRole("status").textContent()).toContain("removed");
-    await page.getByRole("button", { name: "Query" }).click();
-    await expect.poll(() => page.getByRole("status").textContent()).toBe("probably present");
-    const counters = await page.evaluate(() => Array.from((window as unknown as { bloomkitPage: { state: { counters: Uint8Array } } }).bloomkitPage.state.counters).filter((c) => c > 0));
-    expect(counters.length).toBe(7);
-    expect(new Set(counters)).toEqual(new Set([1]));
+    for (const button of ["Add", "Add", "Add", "Remove"] as const) await press(page, "counted", button);
+    await expect.poll(() => status(page)).toBe("removed “counted”");
+    await press(page, "counted", "Query");
+    await expect.poll(() => status(page)).toBe("probably present");
+    const positions = await page.locator("#positions li").evaluateAll((items) => items.map((item) => Number((item as HTMLElement).dataset.index)));
+    const counters = await page.evaluate(() => Array.from((window as unknown as { bloomkitPage: PageHook }).bloomkitPage.state.counters!));
+    expect(counters.filter((c) => c > 0)).toHaveLength(new Set(positions).size);
+    for (const index of positions) expect(counters[index]).toBe(2);
+    expect(await page.locator("#positions li").first().textContent()).toMatch(/×2$/);
+    // The value is written in the cell: dark text pixels inside a counter of 2, none in a counter of 0.
+    const darkPixels = (index: number) =>
+      page.evaluate((i) => {
+        const hook = (window as unknown as { bloomkitPage: PageHook }).bloomkitPage;
+        const { x, y } = hook.reveal(i);
+        const canvas = document.getElementById("bits") as HTMLCanvasElement;
+        const data = canvas.getContext("2d")!.getImageData(Math.floor(x) - 4, Math.floor(y) - 4, 8, 8).data;
+        let dark = 0;
+        for (let at = 0; at < data.length; at += 4) if (data[at] + data[at + 1] + data[at + 2] < 250) dark++;
+        return dark;
+      }, index);
+    expect(await darkPixels(positions[0])).toBeGreaterThan(3);
+    expect(await darkPixels(counters.indexOf(0))).toBe(0);
+    await page.screenshot({ path: `${ARTIFACTS}page-counting.png`, fullPage: true });
   });
 
-  it("cuckoo filters show buckets and fingerprints", async () => {
+  it("cuckoo filters show buckets of 4, the key's two candidate buckets and its fingerprint", async () => {
     await page.getByLabel("Filter type").selectOption("cuckoo");
-    await page.getByLabel("Key", { exact: true }).fill("fingerprinted");
-    await page.getByRole("button", { name: "Add", exact: true }).click();
-    const marks = page.locator('#positions li[data-state="set"]');
-    expect(await marks.count()).toBe(1); // the slot holding the key's fingerprint, in one of its two buckets
-    await page.getByRole("button", { name: "Remove" }).click();
-    await page.getByRole("button", { name: "Query" }).click();
-    await expect.poll(() => page.getByRole("status").textContent()).toBe("definitely not present");
+    expect(await page.locator("#cells-title").textContent()).toBe("Buckets");
+    await page.getByLabel("Random keys").fill("40");
+    await page.getByRole("button", { name: "Add random keys" }).click();
+    await press(page, "fingerprinted", "Add");
+    await press(page, "fingerprinted", "Query");
+    await expect.poll(() => status(page)).toBe("probably present");
+    const { fingerprint, buckets, slots } = await page.evaluate(() => {
+      const { state } = (window as unknown as { bloomkitPage: PageHook }).bloomkitPage;
+      return { ...state.filter.locate("fingerprinted"), slots: Array.from(state.slots!) };
+    });
+    const shown = await page.locator("#positions .bucket").evaluateAll((items) => items.map((item) => Number((item as HTMLElement).dataset.bucket)));
+    expect(shown).toEqual([...new Set(buckets)]);
+    // Exactly the slots holding the fingerprint in those buckets are marked, and there is at least one.
+    const holding = [...new Set(buckets)].flatMap((bucket) => [0, 1, 2, 3].map((j) => bucket * 4 + j)).filter((slot) => slots[slot] === fingerprint);
+    expect(holding.length).toBeGreaterThan(0);
+    const marked = await page.locator("#positions .slot.match").evaluateAll((items) => items.map((item) => Number((item as HTMLElement).dataset.slot)));
+    expect(marked).toEqual(holding);
+    expect(await page.locator("#positions .slot.match").first().textContent()).toBe(fingerprint.toString(16).padStart(4, "0"));
+    expect(await page.locator("#explain").textContent()).toContain(`fingerprint 0x${fingerprint.toString(16).padStart(4, "0")}`);
+    // On the canvas: the slot is filled (light green), and its bucket has the blue candidate frame just outside its left edge.
+    const framed = await page.evaluate((slot) => {
+      const hook = (window as unknown as { bloomkitPage: PageHook }).bloomkitPage;
+      const { x, y, left } = hook.reveal(slot);
+      const canvas = document.getElementById("bits") as HTMLCanvasElement;
+      const context = canvas.getContext("2d")!;
+      const pixel = (px: number, py: number) => Array.from(context.getImageData(Math.floor(px), Math.floor(py), 1, 1).data.slice(0, 3));
+      const bucketLeft = left - (slot % 4) * hook.state.grid.slotWidth;
+      // The frame is 2 px wide, 1.5 px outside the bucket: the pixel 2 px left of it is wholly frame.
+      return { centre: pixel(x, y + 4), frame: pixel(bucketLeft - 2, y) };
+    }, holding[0]);
+    expect(framed.frame).toEqual([44, 127, 184]);
+    expect(framed.centre[1]).toBeGreaterThan(framed.centre[0]); // the filled slot's green tint, not empty grey
+    await page.screenshot({ path: `${ARTIFACTS}page-cuckoo.png`, fullPage: true });
+    await press(page, "fingerprinted", "Remove");
+    await press(page, "fingerprinted", "Query");
+    await expect.poll(() => status(page)).toBe("definitely not present");
+    expect(await page.locator("#positions .slot.match").count()).toBe(0);
   });
 
-  it("draws a filter of 1,000,000 bits on one canvas", async () => {
+  it("draws a filter of 1,000,000 bits at the smallest and the largest zoom", async () => {
     await page.getByLabel("Filter type").selectOption("standard");
     await page.getByLabel("m and k directly").check();
     await page.getByLabel("m (bits)").fill("1000000");
     await page.getByLabel("k (hashes)").fill("7");
-    await page.getByLabel("Zoom").fill("1");
     await page.getByRole("button", { name: "New filter" }).click();
     await page.getByLabel("Random keys").fill("50000");
     await page.getByRole("button", { name: "Add random keys" }).click();
-    await expect.poll(() => page.locator('dd[data-stat="n"]').textContent(), { timeout: 30_000 }).toBe("50000");
-    const size = await page.evaluate(() => {
-      const canvas = document.getElementById("bits") as HTMLCanvasElement;
-      return canvas.width * canvas.height;
+    await expect.poll(() => page.locator('dd[data-stat="n"]').textContent(), { timeout: 30_000 }).toMatch(/^50,000 of/);
+    await press(page, "hello", "Add");
+    const positions = await page.locator("#positions li").evaluateAll((items) => items.map((item) => Number((item as HTMLElement).dataset.index)));
+    for (const zoom of ["1", "24"]) {
+      await page.getByLabel("Zoom").fill(zoom);
+      expect(await page.locator("#zoom-note").textContent()).toMatch(new RegExp(`^1,000,000 bits, ${zoom} px each;`));
+      // The view is drawn: about 1 − e^(−7·50,000/10⁶) ≈ 30% of the bits are set, so both colours show.
+      const { green, grey, total } = await canvasColors(page);
+      expect(green / total, `zoom ${zoom}`).toBeGreaterThan(0.1);
+      expect(grey / total, `zoom ${zoom}`).toBeGreaterThan(0.2);
+      // Every position of the key, and the very last bit, draws as the filter holds it.
+      const bits = await page.evaluate(() => Array.from((window as unknown as { bloomkitPage: PageHook }).bloomkitPage.state.bits!));
+      for (const index of [...positions, 999_999, 0]) {
+        const set = ((bits[index >> 3] >> (index & 7)) & 1) === 1;
+        const pixel = await pixelOf(page, index);
+        expect(set ? isGreen(pixel) : isGrey(pixel), `bit ${index} at zoom ${zoom}: ${pixel}`).toBe(true);
+      }
+      await page.screenshot({ path: `${ARTIFACTS}page-large-zoom-${zoom}.png` });
+    }
+    expect(errors).toEqual([]);
+  });
+
+  it("goes beyond: 16,777,216 bits at zoom 24, a sheet taller than a browser scrolls, down to the last bit", async () => {
+    await page.getByLabel("m (bits)").fill(String(2 ** 24));
+    await page.getByRole("button", { name: "New filter" }).click();
+    await page.getByLabel("Random keys").fill("100000");
+    await page.getByRole("button", { name: "Add random keys" }).click();
+    await expect.poll(() => page.locator('dd[data-stat="n"]').textContent(), { timeout: 30_000 }).toMatch(/^100,000 of/);
+    await page.getByLabel("Zoom").fill("24");
+    expect(await page.locator("#zoom-note").textContent()).toMatch(/^16,777,216 bits, 24 px each; 50 a row, 335,545 rows: scroll for the rest$/);
+    // The states of a few bits, read in the page (the 2 MB array stays there): the first set bit, the middle, the end.
+    const probe = await page.evaluate(() => {
+      const bits = (window as unknown as { bloomkitPage: PageHook }).bloomkitPage.state.bits!;
+      const isSet = (index: number) => ((bits[index >> 3] >> (index & 7)) & 1) === 1;
+      let firstSet = 0;
+      while (!isSet(firstSet)) firstSet++;
+      return [0, firstSet, 2 ** 23 + 17, 2 ** 24 - 51, 2 ** 24 - 1].map((index) => ({ index, set: isSet(index) }));
     });
-    expect(size).toBeGreaterThanOrEqual(1_000_000);
-    expect(await page.locator("#bits").count()).toBe(1);
-    await page.screenshot({ path: `${ARTIFACTS}page-large.png` });
+    for (const { index, set } of probe) {
+      const pixel = await pixelOf(page, index);
+      expect(set ? isGreen(pixel) : isGrey(pixel), `bit ${index}: ${pixel}`).toBe(true);
+    }
+    expect(errors).toEqual([]);
+  });
+
+  it("presets set up the classic uses, with keys added and one to try", async () => {
+    const expected = {
+      crawler: { type: "standard", n: "5,000 of the 1,000,000 it was sized for", verdict: "probably present", key: "https://news.example.com/article/17" },
+      cache: { type: "standard", n: "20,000 of the 100,000 it was sized for", verdict: "definitely not present", key: "user:999999" },
+      spam: { type: "counting", n: "1,000 of the 10,000 it was sized for", verdict: "probably present", key: "spammer3@spam.example" },
+      cuckoo: { type: "cuckoo", n: "1,000", verdict: "probably present", key: "spammer3@spam.example" },
+    };
+    for (const [preset, want] of Object.entries(expected)) {
+      await page.getByLabel("Start from").selectOption(preset);
+      await expect.poll(() => page.locator('dd[data-stat="n"]').textContent(), { timeout: 30_000 }).toBe(want.n);
+      expect(await page.getByLabel("Filter type").inputValue()).toBe(want.type);
+      expect(await page.getByLabel("Key", { exact: true }).inputValue()).toBe(want.key);
+      expect(await status(page)).toBe(want.verdict);
+      expect(await page.locator("#story").textContent()).not.toBe("");
+    }
+    expect(errors).toEqual([]);
+  });
+
+  it("fits 360 px without sideways scrolling, and keeps the chart inside its panel at 390 px", async () => {
+    for (const width of [360, 390]) {
+      const narrow = await open(width, 800);
+      for (const type of ["standard", "cuckoo"]) {
+        await narrow.getByLabel("Filter type").selectOption(type);
+        await press(narrow, "a-rather-long-key-for-a-narrow-screen-https://example.com/", "Add");
+        const { scrollWidth, clientWidth } = await narrow.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+        expect(scrollWidth, `${type} at ${width} px`).toBeLessThanOrEqual(clientWidth);
+      }
+      for (const id of ["fpr-chart", "fill-chart"]) {
+        const { chart, panel } = await narrow.evaluate((chartId) => ({
+          chart: document.getElementById(chartId)!.getBoundingClientRect().right,
+          panel: document.getElementById(chartId)!.closest(".panel")!.getBoundingClientRect().right,
+        }), id);
+        expect(chart, `${id} at ${width} px`).toBeLessThanOrEqual(panel);
+      }
+      await narrow.screenshot({ path: `${ARTIFACTS}page-${width}.png`, fullPage: true });
+      await narrow.close();
+    }
   });
 });

@@ -1,31 +1,68 @@
 // The bloomkit page: a filter from the library's browser build (the same wasm
-// core), the bits a key sets, verdicts, bulk keys and live statistics.
-import { BloomFilter, CountingBloomFilter, CuckooFilter, DEFAULT_HASH, falsePositiveRateFor, hashNames, hashBits, optimal } from "/dist/index.js";
-import { cellCenter, colors, layout, paint } from "./draw.js";
+// core), the cells a key maps to and why, verdicts, bulk keys, and the fill
+// and false-positive rate beside their formulas as keys are added.
+import { BloomFilter, CountingBloomFilter, CuckooFilter, DEFAULT_HASH, falsePositiveRateFor, hash, hashBits, hashNames, optimal } from "/dist/index.js";
+import { layout, cellBox, scrollFor, scrollHeight, sheetTop } from "./grid.js";
+import { colors, paint } from "./draw.js";
 import { drawChart } from "./chart.js";
+import { count, hex, percent, perKey, plural, rate } from "./format.js";
+import { explainBuckets, explainPositions, el } from "./explain.js";
+import { presets } from "./presets.js";
 
 const $ = (id) => document.getElementById(id);
-/** The page draws at most this many cells. */
-const MAX_CELLS = 1_000_000;
-/** Random probes behind the measured false-positive rate. */
+/** m: the bits of a standard filter, the counters of a counting one (whose `bits` counts the memory they take). */
+const cellsOf = (filter) => (filter.counters !== undefined && typeof filter.counters === "number" ? filter.counters : filter.bits);
+/** The most cells the page makes a filter of: 2^24, enough for the crawler preset's 14.4 million bits. */
+const MAX_CELLS = 2 ** 24;
+/** Random keys never added, behind the measured false-positive rate. */
 const PROBES = 10_000;
+/** Most random keys one click adds. */
+const MAX_RANDOM = 1_000_000;
+/** The tallest the cell view gets, in px (and at most 70% of the window). */
+const VIEW_HEIGHT = 560;
+/** A cuckoo filter is sized to be this full at n; past it, inserts start to fail. */
+const CUCKOO_LOAD = 0.95;
+const SLOTS = 4;
+/** Counter colours from 1 (light) to the 4-bit maximum 15 (dark); counters of 5 and up get white text. */
+const COUNTER_MAX = 15;
+const COUNTER_LIGHT = [160, 218, 174];
+const COUNTER_DARK = [12, 92, 36];
+const COUNTER_WHITE_FROM = 5;
+const SLOT_FILLED = [180, 220, 190];
+
+const counterColors = Array.from({ length: COUNTER_MAX + 1 }, (_, c) => {
+  if (c === 0) return colors.EMPTY;
+  const t = (c - 1) / (COUNTER_MAX - 1);
+  return COUNTER_LIGHT.map((light, i) => Math.round(light + (COUNTER_DARK[i] - light) * t));
+});
 
 const state = {
   filter: undefined,
   type: "standard",
   /** How often each key was added less removed: the page's exact record, to tell a false positive from a true one. */
   exact: new Map(),
+  /** The n the filter was sized for. */
+  sizedFor: 0,
   /** Measured rates as n grew. */
   history: [],
-  /** The last key shown: its cells and how to mark them. */
+  /** The last key shown: its cells, how to mark them, and (cuckoo) its candidate buckets. */
   marks: new Map(),
+  frames: [],
+  /** A copy of the filter's cells, read after each change. */
+  bits: undefined,
+  counters: undefined,
+  slots: undefined,
   grid: undefined,
+  /** Cuckoo adds that failed since the filter was made. */
+  failedAdds: 0,
 };
 
 // --- Controls --------------------------------------------------------------------
+for (const preset of presets) $("preset").add(new Option(preset.title, preset.id));
 for (const name of hashNames.filter((n) => hashBits(n) > 32)) $("hash").add(new Option(name, name, name === DEFAULT_HASH, name === DEFAULT_HASH));
 for (const input of document.querySelectorAll('input[name="sizing"]')) input.addEventListener("change", syncSizing);
 for (const id of ["n", "p", "m", "k", "type"]) $(id).addEventListener("input", showDerived);
+$("preset").addEventListener("change", () => usePreset($("preset").value));
 $("type").addEventListener("change", () => {
   syncSizing();
   create();
@@ -36,12 +73,39 @@ $("add").addEventListener("click", add);
 $("query").addEventListener("click", query);
 $("remove").addEventListener("click", remove);
 $("add-lines").addEventListener("click", () => addBulk($("bulk").value.split(/\r?\n/).filter((line) => line.length > 0)));
-$("add-random").addEventListener("click", () => addBulk(randomKeys(Number($("random-count").value), "key")));
+$("add-random").addEventListener("click", () => {
+  const wanted = Math.floor(Number($("random-count").value));
+  if (!(wanted >= 1 && wanted <= MAX_RANDOM)) verdict(`Random keys must be a whole number from 1 to ${count(MAX_RANDOM)}`, "absent");
+  else addBulk(randomKeys(wanted, "key"));
+});
 $("zoom").addEventListener("input", drawCells);
 $("key").addEventListener("keydown", (event) => {
   if (event.key === "Enter") add();
 });
-addEventListener("resize", drawCells);
+// A position (or bucket) above the view scrolls the view to it, by click or by Enter.
+$("explain").addEventListener("click", (event) => {
+  const target = event.target.closest("[data-index]");
+  if (target) reveal(Number(target.dataset.index));
+});
+$("explain").addEventListener("keydown", (event) => {
+  const target = event.target.closest("[data-index]");
+  if (target && (event.key === "Enter" || event.key === " ")) {
+    event.preventDefault();
+    reveal(Number(target.dataset.index));
+  }
+});
+let pending = 0;
+const view = document.querySelector(".cells-view");
+view.addEventListener("scroll", () => {
+  pending ||= requestAnimationFrame(() => {
+    pending = 0;
+    paintView();
+  });
+});
+addEventListener("resize", () => {
+  drawCells();
+  showStats();
+});
 
 function sizing() {
   return document.querySelector('input[name="sizing"]:checked').value;
@@ -57,54 +121,94 @@ function syncSizing() {
   showDerived();
 }
 
-/** The parameters the controls ask for, or an error message. */
+/** The parameters the controls ask for (throws a RangeError naming the field). */
 function parameters() {
   const type = $("type").value;
-  if (sizing() === "mk") return { type, m: Number($("m").value), k: Number($("k").value) };
+  if (sizing() === "mk") {
+    const m = Number($("m").value);
+    const k = Number($("k").value);
+    if (!(Number.isInteger(m) && m >= 1 && m <= MAX_CELLS)) throw new RangeError(`m (bits) must be a whole number from 1 to ${count(MAX_CELLS)}, got “${$("m").value}”`);
+    if (!(Number.isInteger(k) && k >= 1 && k <= 32)) throw new RangeError(`k (hashes) must be a whole number from 1 to 32, got “${$("k").value}”`);
+    // The n at which such a filter is half full, the most it is meant to hold: m·ln 2 / k.
+    return { type, m, k, sizedFor: Math.max(1, Math.round((m * Math.LN2) / k)) };
+  }
   const n = Number($("n").value);
   const p = Number($("p").value);
-  return { type, n, p, ...(type === "cuckoo" ? {} : optimal({ n, p })) };
+  if (!(n >= 1)) throw new RangeError(`n (expected keys) must be at least 1, got “${$("n").value}”`);
+  if (!(p > 0 && p < 1)) throw new RangeError(`p (false-positive rate) must be between 0 and 1, e.g. 0.01, got “${$("p").value}”`);
+  return { type, n, p, sizedFor: n, ...(type === "cuckoo" ? {} : optimal({ n, p })) };
 }
 
 function showDerived() {
   try {
-    const { type, n, p, m, k } = parameters();
+    const { type, n, p, m, k, sizedFor } = parameters();
     $("derived").textContent =
-      type === "cuckoo" ? `cuckoo: buckets of 4, fingerprints sized from p (see the statistics)`
-      : sizing() === "np" ? `m = ${m.toLocaleString("en-US")} bits, k = ${k}: p = ${p.toPrecision(4)} at n = ${n}`
-      : `p at n = 100: ${(falsePositiveRateFor(100, m, k) * 100).toPrecision(3)}%`;
+      type === "cuckoo" ? `cuckoo: buckets of 4 fingerprints, fingerprints sized from p (see “How full, how wrong”)`
+      : sizing() === "np" ? `m = ${count(m)} ${type === "counting" ? "counters" : "bits"} (${perKey(m / n)} per key), k = ${k}: p = ${rate(p)} at n = ${count(n)}`
+      : `meant for about ${count(sizedFor)} keys (half the bits set); p there: ${rate(falsePositiveRateFor(sizedFor, m, k))}`;
   } catch (error) {
     $("derived").textContent = error.message;
   }
 }
 
+function usePreset(id) {
+  const preset = presets.find((candidate) => candidate.id === id);
+  $("type").value = preset.type;
+  document.querySelector('input[name="sizing"][value="np"]').checked = true;
+  $("n").value = String(preset.n);
+  $("p").value = String(preset.p);
+  $("hash").value = DEFAULT_HASH;
+  $("story").textContent = preset.story;
+  syncSizing();
+  if (!create()) return;
+  const sample = preset.sample();
+  if (sample.length > 0) addBulk(sample);
+  $("key").value = preset.key;
+  query();
+}
+
 // --- Filter --------------------------------------------------------------------
+/** Makes the filter the controls describe; false (and says why) when they describe none. */
 function create() {
-  const hash = $("hash").value;
+  const hashName = $("hash").value;
   let filter;
+  let sizedFor;
   try {
-    const { type, n, p, m, k } = parameters();
-    if (type !== "cuckoo" && m > MAX_CELLS) throw new RangeError(`m = ${m.toLocaleString("en-US")} bits; the page draws at most ${MAX_CELLS.toLocaleString("en-US")}`);
-    if (type === "standard") filter = BloomFilter.withSize(m, k, { hash });
-    else if (type === "counting") filter = CountingBloomFilter.withSize(m, k, { hash });
-    else filter = CuckooFilter.create(n, p, { hash });
+    const wanted = parameters();
+    const { type, n, p, m, k } = wanted;
+    sizedFor = wanted.sizedFor;
+    if (type !== "cuckoo" && m > MAX_CELLS) throw new RangeError(`m = ${count(m)} bits; the page makes filters of at most ${count(MAX_CELLS)} (the library goes far beyond)`);
+    if (type === "standard") filter = BloomFilter.withSize(m, k, { hash: hashName });
+    else if (type === "counting") filter = CountingBloomFilter.withSize(m, k, { hash: hashName });
+    else filter = CuckooFilter.create(n, p, { hash: hashName });
     if (type === "cuckoo" && filter.capacity > MAX_CELLS) {
+      const slots = filter.capacity;
       filter.dispose();
-      throw new RangeError(`${filter.capacity.toLocaleString("en-US")} slots; the page draws at most ${MAX_CELLS.toLocaleString("en-US")}`);
+      throw new RangeError(`${count(slots)} slots; the page makes filters of at most ${count(MAX_CELLS)}`);
     }
   } catch (error) {
     verdict(error.message, "absent");
-    return;
+    return false;
   }
   state.filter?.dispose();
-  Object.assign(state, { filter, type: $("type").value, exact: new Map(), history: [], marks: new Map() });
+  Object.assign(state, { filter, type: $("type").value, sizedFor, exact: new Map(), history: [], marks: new Map(), frames: [], failedAdds: 0 });
+  view.scrollTop = 0;
   verdict("");
-  $("positions").replaceChildren();
+  $("explain").replaceChildren(el("p", { class: "note" }, "Add or query a key to see the cells it maps to, and why the answer is what it is."));
+  readCells();
+  record();
   refresh();
+  return true;
 }
 
+/** The key field, or undefined (and a verdict saying so) when it is empty. */
 function key() {
-  return $("key").value;
+  const value = $("key").value;
+  if (value.length === 0) {
+    verdict("Type a key first: an empty key is refused.", "absent");
+    return undefined;
+  }
+  return value;
 }
 
 function remember(k) {
@@ -117,44 +221,31 @@ function forget(k) {
   else state.exact.delete(k);
 }
 
-/** The cells of a key: bit or counter indices, or the slots of a cuckoo key's two buckets. */
-function cellsOf(k) {
+/** Whether bit or counter `index` is set in the copy last read. */
+function isSet(index) {
+  if (state.type === "standard") return ((state.bits[index >> 3] >> (index & 7)) & 1) === 1;
+  return state.counters[index] > 0;
+}
+
+/** Shows where key `k` lands and why, after `action` ("add", "query", "remove"). */
+function showKey(k, action, wasSet = 0) {
   const filter = state.filter;
-  if (state.type !== "cuckoo") return filter.positions(k);
-  const { buckets } = filter.locate(k);
-  const slots = [];
-  for (const bucket of new Set(buckets)) for (let j = 0; j < 4; j++) slots.push(bucket * 4 + j);
-  return slots;
-}
-
-/** Whether a cell is "set": a bit, a counter above 0, or (cuckoo) a slot holding the key's fingerprint. */
-function cellIsSet(index, fingerprint) {
-  if (state.type === "standard") return (state.bits[index >> 3] >> (index & 7)) & 1;
-  if (state.type === "counting") return state.counters[index] > 0;
-  return state.slots[index] === fingerprint;
-}
-
-function showKey(k) {
-  readCells();
-  const fingerprint = state.type === "cuckoo" ? state.filter.locate(k).fingerprint : undefined;
-  const cells = cellsOf(k);
-  state.marks = new Map(cells.map((index) => [index, cellIsSet(index, fingerprint) ? "set" : "unset"]));
-  const list = $("positions");
-  list.replaceChildren(
-    ...cells.map((index) => {
-      const item = document.createElement("li");
-      const cellState = state.marks.get(index);
-      item.dataset.index = String(index);
-      item.dataset.state = cellState;
-      if (state.grid) {
-        const { x, y } = cellCenter(state.grid, index);
-        item.dataset.x = String(x);
-        item.dataset.y = String(y);
-      }
-      item.textContent = state.type === "cuckoo" ? `slot ${index}` : String(index);
-      item.title = cellState === "set" ? "set" : "not set";
-      return item;
-    }),
+  if (state.type === "cuckoo") {
+    const { fingerprint, buckets } = filter.locate(k);
+    const found = [];
+    for (const bucket of new Set(buckets)) for (let j = 0; j < SLOTS; j++) if (state.slots[bucket * SLOTS + j] === fingerprint) found.push(bucket * SLOTS + j);
+    state.marks = new Map(found.map((slot) => [slot, "match"]));
+    state.frames = [...new Set(buckets)];
+    $("explain").replaceChildren(...explainBuckets({ key: k, fingerprint, buckets, slots: state.slots, fingerprintBits: filter.fingerprintBits, action, found, known: state.exact.has(k) }));
+    return;
+  }
+  const positions = filter.positions(k);
+  const cells = positions.map((index) => ({ index, set: isSet(index), counter: state.counters?.[index] }));
+  state.marks = new Map(cells.map((cell) => [cell.index, cell.set ? "set" : "unset"]));
+  state.frames = [];
+  const digest = hex(BigInt.asUintN(64, BigInt(hash(filter.hash, k, filter.seed))), 16);
+  $("explain").replaceChildren(
+    ...explainPositions({ key: k, cells, action, wasSet, m: cellsOf(filter), k: filter.hashes, hashName: filter.hash, digest, fill: filter.fillRatio, known: state.exact.has(k), counting: state.type === "counting" }),
   );
 }
 
@@ -164,147 +255,289 @@ function verdict(text, kind = "") {
   element.className = kind;
 }
 
+/** How many of the key's positions are set now (before an add). */
+function positionsSet(k) {
+  if (state.type === "cuckoo") return 0;
+  return state.filter.positions(k).filter(isSet).length;
+}
+
 function add() {
   const k = key();
-  if (state.type === "cuckoo" && !state.filter.add(k)) verdict("the filter is full: the key was not added", "absent");
-  else {
+  if (k === undefined) return;
+  const wasSet = positionsSet(k);
+  if (state.type === "cuckoo" && !state.filter.tryAdd(k)) {
+    state.failedAdds++;
+    verdict(`the filter is full: “${k}” was not added`, "absent");
+  } else {
     if (state.type !== "cuckoo") state.filter.add(k);
     remember(k);
-    verdict(`added “${k}”`, "present");
+    if (overfull()) verdict(`added “${k}”, but the filter is overfull: see the warning`, "warn");
+    else verdict(`added “${k}”`, "present");
   }
-  record();
-  refresh(k);
+  changed();
+  showKey(k, "add", wasSet);
+  refresh();
 }
 
 function query() {
   const k = key();
+  if (k === undefined) return;
   const present = state.filter.has(k);
   if (!present) verdict("definitely not present", "absent");
   else if (state.exact.has(k)) verdict("probably present", "present");
   else verdict("false positive", "false-positive");
-  refresh(k);
+  showKey(k, "query");
+  refresh();
 }
 
 function remove() {
   const k = key();
-  if (state.filter.remove(k)) {
+  if (k === undefined) return;
+  if (!state.exact.has(k) && state.filter.has(k)) {
+    // Removing a key that was never added would clear another key's cells and make it a false negative.
+    verdict(`“${k}” was never added (the filter only thinks so: a false positive); removing it would break other keys, so nothing was removed`, "false-positive");
+  } else if (state.filter.remove(k)) {
     forget(k);
     verdict(`removed “${k}”`, "present");
+    changed();
+    showKey(k, "remove");
+    refresh();
+    return;
   } else verdict("definitely not present: nothing removed", "absent");
-  record();
-  refresh(k);
+  showKey(k, "query");
+  refresh();
 }
 
 function addBulk(keys) {
-  if (keys.length === 0) return;
-  const answers = state.filter.addMany(keys);
+  if (keys.length === 0) {
+    verdict("no keys to add: type some, one per line", "absent");
+    return;
+  }
+  // A cuckoo filter that is full stores what fits and says which: tryAddMany; the others add all.
+  const answers = state.type === "cuckoo" ? state.filter.tryAddMany(keys) : (state.filter.addMany(keys), undefined);
   let stored = 0;
   keys.forEach((k, i) => {
-    if (state.type !== "cuckoo" || answers[i] === 1) {
+    if (answers === undefined || answers[i] === 1) {
       remember(k);
       stored++;
     }
   });
-  verdict(`added ${stored.toLocaleString("en-US")} of ${keys.length.toLocaleString("en-US")} keys`, stored === keys.length ? "present" : "absent");
-  record();
+  state.failedAdds += keys.length - stored;
+  const what = `added ${count(stored)} of ${plural(keys.length, "key")}`;
+  if (stored < keys.length) verdict(`${what}: the filter is full`, "absent");
+  else if (overfull()) verdict(`${what}, but the filter is overfull: see the warning`, "warn");
+  else verdict(what, "present");
+  changed();
+  state.marks = new Map();
+  state.frames = [];
+  $("explain").replaceChildren();
   refresh();
 }
 
-/** `count` random keys (at most 1,000,000), distinct by their index. */
-function randomKeys(count, prefix) {
-  const keys = new Array(Math.max(0, Math.min(count, 1_000_000)));
-  for (let i = 0; i < keys.length; i++) keys[i] = `${prefix}-${Math.random().toString(36).slice(2)}-${i}`;
+/** `count` random keys, distinct by their index. */
+function randomKeys(amount, prefix) {
+  const keys = new Array(amount);
+  for (let i = 0; i < amount; i++) keys[i] = `${prefix}-${Math.random().toString(36).slice(2)}-${i}`;
   return keys;
 }
 
 // --- Statistics ----------------------------------------------------------------------
+/** Distinct keys in the filter (as the page recorded them). */
+function keysIn() {
+  return state.exact.size;
+}
+
 /** The rate measured now on random keys never added. */
 function measuredRate() {
   const probes = randomKeys(PROBES, "probe").filter((k) => !state.exact.has(k));
   let hits = 0;
   for (const hit of state.filter.hasMany(probes)) hits += hit;
-  return hits / probes.length;
+  return { rate: hits / probes.length, hits, probes: probes.length };
 }
 
+/** The formula's rate at n keys. */
 function theory(n) {
   const filter = state.filter;
-  if (state.type === "cuckoo") return 1 - Math.pow(1 - 1 / (2 ** filter.fingerprintBits - 1), 2 * 4 * Math.min(1, n / filter.capacity));
-  return falsePositiveRateFor(n, filter.bits, filter.hashes);
+  if (state.type === "cuckoo") {
+    // A query meets up to 2·4 slots, each holding a fingerprint with probability load, each matching with 1/(2^f − 1).
+    const load = Math.min(1, n / filter.capacity);
+    return 1 - Math.pow(1 - 1 / (2 ** filter.fingerprintBits - 1), 2 * SLOTS * load);
+  }
+  return falsePositiveRateFor(n, cellsOf(filter), filter.hashes);
+}
+
+/** The formula's fill at n keys: 1 − e^(−kn/m) of the bits set, or (cuckoo) n slots of the capacity taken. */
+function fillFormula(n) {
+  const filter = state.filter;
+  if (state.type === "cuckoo") return Math.min(1, n / filter.capacity);
+  return -Math.expm1((-filter.hashes * n) / cellsOf(filter));
+}
+
+/** The fill now: bits (counters) set, or slots taken. */
+function fillNow() {
+  return state.type === "cuckoo" ? state.filter.loadFactor : state.filter.fillRatio;
+}
+
+/** Whether the filter holds more keys than it was sized for (or a cuckoo filter refused one). */
+function overfull() {
+  if (state.type === "cuckoo") return state.failedAdds > 0 || state.filter.loadFactor > CUCKOO_LOAD;
+  return keysIn() > state.sizedFor;
 }
 
 function record() {
-  state.history.push({ n: state.exact.size, rate: measuredRate() });
+  state.history.push({ n: keysIn(), fill: fillNow(), ...measuredRate() });
+}
+
+/** After the filter changed: reads its cells and measures its rate. */
+function changed() {
+  readCells();
+  record();
 }
 
 function showStats() {
   const filter = state.filter;
-  const n = state.exact.size;
+  const n = keysIn();
   const last = state.history[state.history.length - 1];
-  const rows =
-    state.type === "cuckoo"
-      ? [["n", n], ["slots", `${filter.capacity.toLocaleString("en-US")} (${filter.buckets.toLocaleString("en-US")} buckets of 4)`], ["fingerprint", `${filter.fingerprintBits} bits`], ["load", filter.loadFactor.toFixed(4)]]
-      : [["n", n], ["m", filter.bits.toLocaleString("en-US")], ["k", filter.hashes], ["fill ratio", filter.fillRatio.toFixed(4)]];
-  rows.push(["theoretical FPR", `${(theory(n) * 100).toPrecision(3)}%`]);
-  rows.push(["measured FPR", last ? `${(last.rate * 100).toPrecision(3)}% on ${PROBES.toLocaleString("en-US")} random keys` : "—"]);
-  $("stats").replaceChildren(
-    ...rows.flatMap(([name, value]) => {
-      const dt = document.createElement("dt");
-      dt.textContent = name;
-      const dd = document.createElement("dd");
-      dd.textContent = String(value);
-      dd.dataset.stat = name;
-      return [dt, dd];
-    }),
-  );
-  const capacity = state.type === "cuckoo" ? filter.capacity : Math.max(1, (filter.bits / filter.hashes) * Math.LN2);
-  drawChart($("fpr-chart"), { theory, points: state.history, nMax: Math.max(capacity, n) });
+  const cuckoo = state.type === "cuckoo";
+  const fill = fillNow();
+  const measured = last ? `${rate(last.rate)} (${count(last.hits)} of ${count(last.probes)} random keys never added looked present)` : "—";
+  const rows = cuckoo
+    ? [
+        ["n", "keys added (n)", count(n)],
+        ["slots", "slots", `${count(filter.capacity)}: ${count(filter.buckets)} buckets of 4`],
+        ["fingerprint", "fingerprint", `${filter.fingerprintBits} bits`],
+        ["fill", "load", `${percent(fill)} of slots hold a fingerprint (sized for ${percent(CUCKOO_LOAD)})`],
+        ["formula", "formula", `1 − (1 − 1/(2^f − 1))^(8·load) = ${rate(theory(n))}`],
+        ["measured", "measured", measured],
+      ]
+    : [
+        ["n", "keys added (n)", `${count(n)} of the ${count(state.sizedFor)} it was sized for`],
+        ["m", state.type === "counting" ? "counters (m)" : "bits (m)", n > 0 ? `${count(cellsOf(filter))} (${perKey(cellsOf(filter) / n)} per key added)` : count(cellsOf(filter))],
+        ["k", "hash functions (k)", String(filter.hashes)],
+        ["fill", "fill", `${percent(fill)} set; formula 1 − e^(−kn/m) = ${percent(fillFormula(n))}`],
+        ["formula", "formula", `(1 − e^(−kn/m))^k = ${rate(theory(n))}`],
+        ["measured", "measured", measured],
+      ];
+  $("stats").replaceChildren(...rows.flatMap(([id, name, value]) => [el("dt", {}, name), el("dd", { "data-stat": id }, value)]));
+  $("fill-bar").style.width = percent(fill);
+  $("fill-bar").classList.toggle("over", overfull());
+  showWarning(n, fill);
+  const nMax = Math.max(state.sizedFor * 1.5, n * 1.05);
+  const points = (key) => state.history.map((entry) => ({ n: entry.n, value: entry[key] }));
+  drawChart($("fpr-chart"), { theory, points: points("rate"), nMax, sizedFor: state.sizedFor, yTitle: "false-positive rate", height: 220 });
+  drawChart($("fill-chart"), { theory: fillFormula, points: points("fill"), nMax, sizedFor: state.sizedFor, yTitle: cuckoo ? "load" : "fill", height: 150 });
+}
+
+function showWarning(n, fill) {
+  const warning = $("warning");
+  let text = "";
+  if (state.type === "cuckoo" && state.failedAdds > 0) {
+    text = `Full: ${plural(state.failedAdds, "key was", "keys were")} refused because both of their buckets were full even after moving other fingerprints. Make a new filter with a larger n.`;
+  } else if (state.type === "cuckoo" && overfull()) {
+    text = `Nearly full: ${percent(fill)} of slots are taken; adds will soon start to fail. Make a new filter with a larger n.`;
+  } else if (overfull()) {
+    text = `Overfull: ${count(n)} keys in a filter sized for ${count(state.sizedFor)}. ${percent(fill)} of its ${state.type === "counting" ? "counters" : "bits"} are set, so a key never added now looks present ${rate(theory(n))} of the time. ` +
+      `Make a new filter with n of at least ${count(n)}.`;
+  }
+  if (state.type === "counting" && state.filter.saturatedCounters > 0) {
+    text += `${text ? " " : ""}${plural(state.filter.saturatedCounters, "counter")} reached ${COUNTER_MAX} and stopped counting; removes from them are no longer exact.`;
+  }
+  warning.textContent = text;
+  warning.hidden = text === "";
 }
 
 // --- Cells ------------------------------------------------------------------------------
-/** Copies what the canvas shows out of the filter. */
+/** Copies what the view shows out of the filter. */
 function readCells() {
   const filter = state.filter;
-  if (state.type === "standard") state.bits = filter.bitArray();
-  else if (state.type === "counting") state.counters = filter.counterValues();
-  else state.slots = filter.entries();
+  state.bits = state.type === "standard" ? filter.bitArray() : undefined;
+  state.counters = state.type === "counting" ? filter.counterValues() : undefined;
+  state.slots = state.type === "cuckoo" ? filter.entries() : undefined;
 }
 
+const HEADINGS = { standard: "Bit array", counting: "Counters", cuckoo: "Buckets" };
+const LEGENDS = {
+  standard: "Green: a bit set to 1; grey: 0. The last key's positions are outlined (a red outline is a 0 it needs). Click a position above to scroll to it.",
+  counting: "Each cell is a counter; green when above 0, darker the higher, with its value written in it. The last key's counters are outlined. Click a position above to scroll to it.",
+  cuckoo: "Each box of 4 slots is a bucket. Light green slots hold a fingerprint (in hex when zoomed in); the blue frames are the last key's two candidate buckets, and the slot holding its fingerprint is solid green. Click a bucket above to scroll to it.",
+};
+
+/** Lays the sheet out for the current filter, zoom and width, then paints the view. */
 function drawCells() {
   const filter = state.filter;
   if (!filter) return;
-  readCells();
-  const cells = state.type === "cuckoo" ? filter.capacity : filter.bits;
+  const cuckoo = state.type === "cuckoo";
   const size = Number($("zoom").value);
-  const width = Math.max(200, $("bits").parentElement.clientWidth - 4);
-  state.grid = layout(cells, size, width);
-  const green = colors.GREEN;
-  let colorOf;
-  let labelOf;
-  if (state.type === "standard") colorOf = (i) => ((state.bits[i >> 3] >> (i & 7)) & 1 ? green : colors.EMPTY);
-  else if (state.type === "counting") {
-    colorOf = (i) => {
-      const c = state.counters[i];
-      return c === 0 ? colors.EMPTY : [green[0], Math.max(90, 200 - c * 8), green[2]];
-    };
-    labelOf = (i) => (state.counters[i] ? String(state.counters[i]) : "");
-  } else {
-    colorOf = (i) => (state.slots[i] ? green : colors.EMPTY);
-    labelOf = (i) => (state.slots[i] ? state.slots[i].toString(16) : "");
-  }
-  paint($("bits"), state.grid, cells, colorOf, state.marks, labelOf);
-  $("zoom-note").textContent = `${cells.toLocaleString("en-US")} ${state.type === "cuckoo" ? "slots" : state.type === "counting" ? "counters" : "bits"}, ${size} px each, ${state.grid.columns} a row`;
+  const cells = cuckoo ? filter.capacity : cellsOf(filter);
+  const width = Math.max(100, view.clientWidth);
+  const grid = layout({ cells, size, width, buckets: cuckoo, digits: cuckoo ? filter.fingerprintBits / 4 : state.type === "counting" ? 2 : 0 });
+  // Keep the same cells at the top when the zoom or width changes.
+  const firstCell = state.grid ? Math.floor(sheetTop(state.grid, view.scrollTop, view.clientHeight) / state.grid.rowHeight) * state.grid.perRow * state.grid.perUnit : 0;
+  state.grid = grid;
+  const viewHeight = Math.max(24, Math.min(VIEW_HEIGHT, Math.floor(innerHeight * 0.7), grid.height));
+  view.style.height = `${viewHeight + 2}px`; // + the border
+  const canvas = $("bits");
+  canvas.width = width;
+  canvas.height = viewHeight;
+  view.querySelector(".spacer").style.height = `${scrollHeight(grid, viewHeight) - viewHeight}px`;
+  view.scrollTop = scrollFor(grid, cellBox(grid, Math.min(firstCell, cells - 1)).y, viewHeight);
+  $("cells-title").textContent = HEADINGS[state.type];
+  $("cells-legend").textContent = LEGENDS[state.type];
+  const what = cuckoo ? `${count(filter.buckets)} buckets of 4 slots, each slot ${grid.slotWidth}×${size} px` : `${count(cells)} ${state.type === "counting" ? "counters" : "bits"}, ${size} px each`;
+  const rows = `${count(grid.perRow)} ${cuckoo ? "buckets" : ""} a row, ${plural(grid.rows, "row")}`.replace("  ", " ");
+  $("zoom-note").textContent = `${what}; ${rows}${grid.height > viewHeight ? ": scroll for the rest" : ""}`;
+  paintView();
 }
 
-function refresh(shownKey) {
-  if (shownKey !== undefined) showKey(shownKey);
+/** Paints the part of the sheet in view. */
+function paintView() {
+  const grid = state.grid;
+  if (!grid) return;
+  const canvas = $("bits");
+  const top = sheetTop(grid, view.scrollTop, canvas.height);
+  const look = { marks: state.marks, frames: state.frames };
+  if (state.type === "standard") {
+    const bits = state.bits;
+    look.colorOf = (i) => ((bits[i >> 3] >> (i & 7)) & 1 ? colors.SET : colors.EMPTY);
+  } else if (state.type === "counting") {
+    const counters = state.counters;
+    look.colorOf = (i) => counterColors[Math.min(COUNTER_MAX, counters[i])];
+    look.labelOf = (i) => (counters[i] ? String(counters[i]) : "");
+    look.labelColorOf = (i) => (counters[i] >= COUNTER_WHITE_FROM ? "#fff" : "#10161f");
+  } else {
+    const slots = state.slots;
+    const digits = state.filter.fingerprintBits / 4;
+    const marks = state.marks;
+    // The slot holding the last key's fingerprint is solid green, the others light.
+    look.colorOf = (i) => (marks.has(i) ? colors.SET : slots[i] ? SLOT_FILLED : colors.EMPTY);
+    look.labelOf = (i) => (slots[i] ? slots[i].toString(16).padStart(digits, "0") : "");
+    look.labelColorOf = (i) => (marks.has(i) ? "#fff" : "#10161f");
+  }
+  paint(canvas, grid, top, look);
+  canvas.dataset.top = String(top);
+}
+
+/** Scrolls cell `index` into the middle of the view; returns its centre and box in canvas pixels. */
+function reveal(index) {
+  const grid = state.grid;
+  const canvas = $("bits");
+  const box = cellBox(grid, index);
+  view.scrollTop = scrollFor(grid, box.y + box.h / 2 - canvas.height / 2, canvas.height);
+  paintView();
+  const top = sheetTop(grid, view.scrollTop, canvas.height);
+  view.scrollIntoView({ block: "nearest" });
+  return { x: box.x + box.w / 2, y: box.y - top + box.h / 2, left: box.x, top: box.y - top, width: box.w, height: box.h };
+}
+
+function refresh() {
   drawCells();
-  if (shownKey !== undefined) showKey(shownKey); // again, now that the grid is laid out
   showStats();
 }
 
 /** For tests and the console. */
-window.bloomkitPage = { state, cellCenter: (index) => cellCenter(state.grid, index) };
+window.bloomkitPage = { state, reveal };
 
 syncSizing();
+$("story").textContent = presets[0].story;
 create();
 document.body.dataset.ready = "true";

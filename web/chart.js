@@ -1,36 +1,86 @@
-// A small chart of the false-positive rate as n grows: the formula as a line,
-// the rates measured on random probes as dots.
+// A quantity as keys are added (the false-positive rate, or the fill): the
+// formula as a line, what the filter measured as dots, and a dashed line at
+// the n the filter was sized for. The canvas takes its panel's width; the
+// legend is HTML beside it.
+import { count, rate } from "./format.js";
 
-export function drawChart(canvas, { theory, points, nMax }) {
+const LINE = "#2c7fb8";
+const DOT = "#c0392b";
+const AXIS = "#8a93a0";
+const TEXT = "#3d4654";
+const PAD = { left: 66, right: 12, top: 12, bottom: 42 };
+/** Points along the formula's curve. */
+const SAMPLES = 120;
+
+/** Ticks at 0, ½ and the top of an axis. */
+const ticks = (max) => [0, max / 2, max];
+
+/** `theory(n)` in [0, 1]; `points`: [{ n, value }]; `yTitle`: what the y axis shows; `height` in CSS px. */
+export function drawChart(canvas, { theory, points, nMax, sizedFor, yTitle, height: HEIGHT }) {
+  const ratio = window.devicePixelRatio || 1;
+  const width = Math.max(200, canvas.parentElement.clientWidth);
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${HEIGHT}px`;
+  canvas.width = Math.round(width * ratio);
+  canvas.height = Math.round(HEIGHT * ratio);
   const context = canvas.getContext("2d");
-  const { width, height } = canvas;
-  const pad = { left: 44, right: 10, top: 10, bottom: 24 };
-  context.clearRect(0, 0, width, height);
+  context.setTransform(ratio, 0, 0, ratio, 0, 0);
+  context.clearRect(0, 0, width, HEIGHT);
+
   const xMax = Math.max(1, nMax);
-  const samples = Array.from({ length: 101 }, (_, i) => (i / 100) * xMax);
-  const yMax = Math.max(0.001, ...samples.map(theory), ...points.map((p) => p.rate)) * 1.1;
-  const px = (n) => pad.left + (n / xMax) * (width - pad.left - pad.right);
-  const py = (rate) => height - pad.bottom - (rate / yMax) * (height - pad.top - pad.bottom);
-  context.strokeStyle = "#8a93a0";
-  context.beginPath();
-  context.moveTo(pad.left, pad.top);
-  context.lineTo(pad.left, height - pad.bottom);
-  context.lineTo(width - pad.right, height - pad.bottom);
-  context.stroke();
-  context.fillStyle = "#5a6472";
+  const samples = Array.from({ length: SAMPLES + 1 }, (_, i) => (i / SAMPLES) * xMax);
+  const yMax = Math.min(1, Math.max(0.001, ...samples.map(theory), ...points.map((p) => p.value)) * 1.1);
+  const plotWidth = width - PAD.left - PAD.right;
+  const plotHeight = HEIGHT - PAD.top - PAD.bottom;
+  const px = (n) => PAD.left + (n / xMax) * plotWidth;
+  const py = (value) => PAD.top + plotHeight - (Math.min(value, yMax) / yMax) * plotHeight;
+
   context.font = "11px system-ui, sans-serif";
-  context.fillText(`${(yMax * 100).toPrecision(2)}%`, 2, pad.top + 8);
-  context.fillText("0", pad.left - 12, height - pad.bottom);
-  context.fillText(`n = ${Math.round(xMax).toLocaleString("en-US")}`, width - 90, height - 6);
-  context.strokeStyle = "#2c7fb8";
+  context.fillStyle = TEXT;
+  context.strokeStyle = AXIS;
+  context.lineWidth = 1;
+  context.beginPath();
+  context.moveTo(PAD.left, PAD.top);
+  context.lineTo(PAD.left, PAD.top + plotHeight);
+  context.lineTo(PAD.left + plotWidth, PAD.top + plotHeight);
+  context.stroke();
+  context.textAlign = "right";
+  context.textBaseline = "middle";
+  for (const value of ticks(yMax)) context.fillText(rate(value), PAD.left - 4, py(value));
+  context.textAlign = "center";
+  context.textBaseline = "top";
+  ticks(xMax).forEach((n, i) => {
+    context.textAlign = i === 0 ? "left" : i === 2 ? "right" : "center";
+    context.fillText(count(n), px(n), PAD.top + plotHeight + 4);
+  });
+  context.textAlign = "center";
+  context.fillText("keys added (n)", PAD.left + plotWidth / 2, HEIGHT - 14);
+  context.save();
+  context.translate(12, PAD.top + plotHeight / 2);
+  context.rotate(-Math.PI / 2);
+  context.textBaseline = "middle";
+  context.fillText(yTitle, 0, 0);
+  context.restore();
+
+  if (sizedFor > 0 && sizedFor <= xMax) {
+    context.strokeStyle = AXIS;
+    context.setLineDash([4, 4]);
+    context.beginPath();
+    context.moveTo(px(sizedFor), PAD.top);
+    context.lineTo(px(sizedFor), PAD.top + plotHeight);
+    context.stroke();
+    context.setLineDash([]);
+  }
+
+  context.strokeStyle = LINE;
   context.lineWidth = 2;
   context.beginPath();
   samples.forEach((n, i) => (i === 0 ? context.moveTo(px(n), py(theory(n))) : context.lineTo(px(n), py(theory(n)))));
   context.stroke();
-  context.fillStyle = "#c0392b";
-  for (const p of points) {
+  context.fillStyle = DOT;
+  for (const point of points) {
     context.beginPath();
-    context.arc(px(p.n), py(p.rate), 3, 0, 2 * Math.PI);
+    context.arc(px(Math.min(point.n, xMax)), py(point.value), 3.5, 0, 2 * Math.PI);
     context.fill();
   }
 }

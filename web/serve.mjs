@@ -1,39 +1,94 @@
 // `npm start`: serves the page and the library's browser build on localhost.
 // Static files only (no server-side part): web/, dist/ and the wasm loader.
+//   node web/serve.mjs [--port N]     (or PORT=N; default 5173, vite's)
+// A busy port is not an error: the next free one is taken, and said so.
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
-const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".map": "application/json", ".json": "application/json", ".svg": "image/svg+xml" };
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".map": "application/json",
+  ".json": "application/json",
+  ".svg": "image/svg+xml",
+};
 /** URL prefixes served, and the folders they map to. */
 const ROUTES = [
   ["/dist/", "dist/"],
   ["/web/", "web/"],
   ["/node_modules/@assemblyscript/loader/", "node_modules/@assemblyscript/loader/"],
 ];
+/** Whole-path routes: the page itself, and the icon browsers ask for unprompted. */
+const FILES = { "/": "web/index.html", "/favicon.ico": "web/favicon.svg" };
+/**
+ * Sent with every response. Cross-origin isolation (COOP + COEP) is what a
+ * browser asks before it hands a page SharedArrayBuffer, which filters shared
+ * with Web Workers need; every file here is same-origin, so nothing breaks.
+ */
+const HEADERS = { "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp", "cache-control": "no-store" };
+const DEFAULT_PORT = 5173;
+const HIGHEST_PORT = 65535;
+/** Busy ports skipped before giving up. */
+const PORT_TRIES = 20;
 
-const argPort = process.argv.indexOf("--port");
-const port = Number(argPort >= 0 ? process.argv[argPort + 1] : (process.env.PORT ?? 5173));
+/** Exits with one plain line: 2 for a bad argument, 1 for anything else. */
+function fail(message, code) {
+  process.stderr.write(`bloomkit page: ${message}\n`);
+  process.exit(code);
+}
+
+/** The port asked for (--port N, else PORT, else 5173). */
+function requestedPort() {
+  const at = process.argv.indexOf("--port");
+  const [name, text] = at >= 0 ? ["--port", process.argv[at + 1]] : ["PORT", process.env.PORT];
+  if (text === undefined || text === "") return at >= 0 ? fail(`--port needs a number, e.g. --port ${DEFAULT_PORT}`, 2) : DEFAULT_PORT;
+  const port = /^\d{1,5}$/.test(text.trim()) ? Number(text.trim()) : NaN;
+  if (!(port <= HIGHEST_PORT)) fail(`${name} must be a port number from 0 to ${HIGHEST_PORT} (0: any free port), got "${text}"`, 2);
+  return port;
+}
+
+/** The file a URL path names, or undefined when it is outside the served folders. */
+function fileFor(path) {
+  if (Object.hasOwn(FILES, path)) return FILES[path];
+  const route = ROUTES.find(([prefix]) => path.startsWith(prefix));
+  if (!route) return undefined;
+  const file = normalize(join(route[1], path.slice(route[0].length)));
+  // Only files inside the route's own folder: "..", encoded or not, cannot step out of it.
+  return file.startsWith(normalize(route[1])) ? file : undefined;
+}
 
 const server = createServer(async (request, response) => {
-  const path = decodeURIComponent(new URL(request.url ?? "/", "http://localhost").pathname);
-  const route = path === "/" ? ["/", "web/index.html"] : ROUTES.find(([prefix]) => path.startsWith(prefix));
-  const file = route && normalize(path === "/" ? route[1] : join(route[1], path.slice(route[0].length)));
-  // Only files inside the route's own folder: "..", encoded or not, cannot step out of it.
-  if (!file || !file.startsWith(path === "/" ? route[1] : normalize(route[1]))) {
-    response.writeHead(404).end("not found");
-    return;
+  let file;
+  try {
+    file = fileFor(decodeURIComponent(new URL(request.url ?? "/", "http://localhost").pathname));
+  } catch {
+    file = undefined; // a malformed %-escape names no file
   }
   try {
+    if (!file) throw new Error("outside the served folders");
     const body = await readFile(join(root, file));
-    response.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream", "cache-control": "no-store" }).end(body);
+    response.writeHead(200, { ...HEADERS, "content-type": TYPES[extname(file)] ?? "application/octet-stream" }).end(body);
   } catch {
-    response.writeHead(404).end("not found");
+    response.writeHead(404, { ...HEADERS, "content-type": "text/plain; charset=utf-8" }).end("not found");
   }
 });
 
-server.listen(port, "127.0.0.1", () => {
+const first = requestedPort();
+let port = first;
+server.on("error", (error) => {
+  if (error.code === "EADDRINUSE" && port !== 0 && port < HIGHEST_PORT && port - first < PORT_TRIES) server.listen(++port, "127.0.0.1");
+  else if (error.code === "EADDRINUSE") fail(`ports ${first} to ${port} are all in use; choose another with PORT=…`, 1);
+  else if (error.code === "EACCES") fail(`no permission to listen on port ${port}; choose one above 1023 with PORT=…`, 1);
+  else fail(`cannot listen on port ${port}: ${error.message}`, 1);
+});
+server.once("listening", () => {
   const { port: actual } = server.address();
+  if (port !== first) console.log(`bloomkit page: port ${first} is in use, so using ${actual}`);
   console.log(`bloomkit page: http://localhost:${actual}/`);
 });
+// A busy port is tried again on the next one (the error handler above).
+server.listen(port, "127.0.0.1");

@@ -1,0 +1,78 @@
+// `npm start`'s server (web/serve.mjs): a busy port is not fatal, a bad PORT
+// is one line, and every response carries the cross-origin isolation headers
+// that SharedArrayBuffer needs.
+import { spawnSync } from "node:child_process";
+import { createServer, type Server } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { SERVE, serve, type Served } from "./page-helpers.js";
+
+const DEFAULT_PORT = 5173;
+const running: Served[] = [];
+const blockers: Server[] = [];
+
+afterEach(() => {
+  for (const { server } of running.splice(0)) server.kill();
+  for (const blocker of blockers.splice(0)) blocker.close();
+});
+
+/** Holds `port` on 127.0.0.1; resolves false when something else holds it already (it is busy either way). */
+function occupy(port: number): Promise<boolean> {
+  const blocker = createServer();
+  return new Promise((resolve, reject) => {
+    blocker.once("error", (error: NodeJS.ErrnoException) => (error.code === "EADDRINUSE" ? resolve(false) : reject(error)));
+    blocker.listen(port, "127.0.0.1", () => {
+      blockers.push(blocker);
+      resolve(true);
+    });
+  });
+}
+
+describe("npm start's server", () => {
+  it("takes the next free port when the default one is busy, and says so", async () => {
+    await occupy(DEFAULT_PORT);
+    const served = await serve([]);
+    running.push(served);
+    const port = Number(new URL(served.url).port);
+    expect(port).toBeGreaterThan(DEFAULT_PORT);
+    expect(served.said).toContain(`port ${DEFAULT_PORT} is in use, so using ${port}`);
+    expect((await fetch(served.url)).status).toBe(200);
+  });
+
+  it("does the same for a busy PORT", async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const busy = (probe.address() as { port: number }).port;
+    blockers.push(probe);
+    const served = await serve([], { PORT: String(busy) });
+    running.push(served);
+    expect(Number(new URL(served.url).port)).not.toBe(busy);
+    expect(served.said).toContain(`port ${busy} is in use`);
+  });
+
+  it.each([["PORT=abc", [], { PORT: "abc" }], ["PORT=70000", [], { PORT: "70000" }], ["--port -1", ["--port", "-1"], {}], ["--port", ["--port"], {}]])(
+    "refuses %s in one line with exit code 2",
+    (_, args, env) => {
+      const run = spawnSync(process.execPath, [SERVE, ...(args as string[])], { env: { ...process.env, PORT: undefined, ...env }, encoding: "utf8", timeout: 10_000 });
+      expect(run.status).toBe(2);
+      expect(run.stdout).toBe("");
+      const lines = run.stderr.trim().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^bloomkit page: (PORT|--port) /);
+      expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    },
+  );
+
+  it("sends COOP same-origin and COEP require-corp on every response, and serves an icon", async () => {
+    const served = await serve(["--port", "0"]);
+    running.push(served);
+    for (const [path, status] of [["/", 200], ["/dist/index.js", 200], ["/web/app.js", 200], ["/favicon.ico", 200], ["/no-such-file", 404], ["/dist/..%2Fpackage.json", 404], ["/%E0%A4%A", 404]] as const) {
+      const response = await fetch(new URL(path, served.url));
+      expect(response.status, path).toBe(status);
+      expect(response.headers.get("cross-origin-opener-policy"), path).toBe("same-origin");
+      expect(response.headers.get("cross-origin-embedder-policy"), path).toBe("require-corp");
+    }
+    const icon = await fetch(new URL("/favicon.ico", served.url));
+    expect(icon.headers.get("content-type")).toBe("image/svg+xml");
+    expect(await icon.text()).toMatch(/^<svg /);
+  });
+});

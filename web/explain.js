@@ -1,0 +1,98 @@
+// The words under the verdict: where a key lands and why the answer is what
+// it is, for bits and counters (positions) and for cuckoo buckets.
+import { count, hex, percent, plural, rate } from "./format.js";
+
+/** A DOM element with attributes and children (strings become text). */
+export function el(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (name === "class") element.className = value;
+    else if (name.startsWith("data-")) element.dataset[name.slice(5).replace(/-(\w)/g, (_, c) => c.toUpperCase())] = String(value);
+    else element.setAttribute(name, String(value));
+  }
+  element.append(...children.filter((child) => child !== undefined && child !== ""));
+  return element;
+}
+
+const quoted = (key) => `“${key}”`;
+
+/**
+ * Bits or counters: `cells` = [{ index, set, counter? }] in hash order; `action`
+ * "add" | "query" | "remove"; `wasSet`: how many were set before an add.
+ */
+export function explainPositions({ key, cells, action, wasSet, m, k, hashName, digest, fill, known, counting }) {
+  const unset = cells.filter((cell) => !cell.set);
+  const chips = el(
+    "ol",
+    { id: "positions", "aria-label": "Positions of the key" },
+    ...cells.map((cell) =>
+      el("li", { tabindex: 0, "data-index": cell.index, "data-state": cell.set ? "set" : "unset", title: `${counting ? "counter" : "bit"} ${count(cell.index)}: ${cell.set ? "set" : "0"}; click to find it` }, counting ? `${count(cell.index)} ×${cell.counter}` : count(cell.index)),
+    ),
+  );
+  const how = el(
+    "p",
+    {},
+    `${quoted(key)} hashed with ${hashName} gives h₁ = `,
+    el("code", {}, digest),
+    `; from it, double hashing makes its k = ${k} positions h₁ + i·h₂ (i = 0 … ${k - 1}), each scaled into 0 … ${count(m - 1)}:`,
+  );
+  const word = counting ? "counter" : "bit";
+  let why;
+  if (action === "add") {
+    why = counting
+      ? `Add counted each of these ${plural(k, "counter")} up by one.`
+      : `Add set these bits to 1${wasSet > 0 ? ` (${wasSet} of them were 1 already, set by other keys)` : ""}.`;
+  } else if (action === "remove") {
+    why = `Remove counted each of these counters down by one; a position stays “set” while another key still counts there.`;
+  } else if (unset.length > 0) {
+    why = `${word === "bit" ? "Bit" : "Counter"} ${count(unset[0].index)}${unset.length > 1 ? ` and ${plural(unset.length - 1, "other")}` : ""} ${unset.length > 1 ? "are" : "is"} 0. ` +
+      `Adding ${quoted(key)} would have set ${unset.length > 1 ? "them" : "it"}, so it was definitely never added.`;
+  } else if (known) {
+    why = `All ${k} ${word}s are set, as adding ${quoted(key)} left them.`;
+  } else {
+    why = `All ${k} ${word}s are set, yet ${quoted(key)} was never added: other keys set them. With ${percent(fill)} of the ${word}s set, ` +
+      `a key never added finds all ${k} set about ${rate(fill ** k)} of the time (the fill to the power k).`;
+  }
+  return [how, chips, el("p", {}, why)];
+}
+
+/** Cuckoo: the key's fingerprint, its two buckets and their slots (`slots`: the table). */
+export function explainBuckets({ key, fingerprint, buckets, slots, fingerprintBits, action, found, known }) {
+  const digits = fingerprintBits / 4;
+  const distinct = [...new Set(buckets)];
+  const boxes = el(
+    "div",
+    { id: "positions", class: "buckets", "aria-label": "The key's two candidate buckets" },
+    ...distinct.map((bucket, which) => {
+      const match = [0, 1, 2, 3].filter((j) => slots[bucket * 4 + j] === fingerprint);
+      return el(
+        "div",
+        { class: "bucket", tabindex: 0, "data-bucket": bucket, "data-index": bucket * 4, "data-state": match.length > 0 ? "set" : "unset", title: "click to find it" },
+        el("div", { class: "bucket-name" }, `bucket ${count(bucket)}${distinct.length > 1 ? (which === 0 ? " (b₁)" : " (b₂)") : " (b₁ = b₂)"}`),
+        el(
+          "div",
+          { class: "slots" },
+          ...[0, 1, 2, 3].map((j) => {
+            const value = slots[bucket * 4 + j];
+            return el("span", { class: `slot${value ? " filled" : ""}${value === fingerprint ? " match" : ""}`, "data-slot": bucket * 4 + j }, value ? hex(value, digits).slice(2) : "—");
+          }),
+        ),
+      );
+    }),
+  );
+  const how = el(
+    "p",
+    {},
+    `${quoted(key)} has the ${fingerprintBits}-bit fingerprint `,
+    el("code", {}, hex(fingerprint, digits)),
+    ` and may live in bucket b₁ = ${count(buckets[0])} or b₂ = b₁ XOR hash(fingerprint) = ${count(buckets[1])}:`,
+  );
+  let why;
+  const where = found.length > 0 ? `bucket ${count(Math.floor(found[0] / 4))}, slot ${found[0] % 4}` : "";
+  if (action === "add") why = found.length > 0 ? `Add stored the fingerprint; it now sits in ${where}.` : `Neither bucket had room, even after moving other fingerprints: the filter is full.`;
+  else if (action === "remove") why = `Remove deleted one copy of the fingerprint from these buckets.`;
+  else if (found.length === 0) why = `The fingerprint is in neither bucket, so ${quoted(key)} was definitely never added.`;
+  else if (known) why = `The fingerprint is in ${where}: probably present, and indeed it was added.`;
+  else why = `The fingerprint is in ${where}, yet ${quoted(key)} was never added: another key has the same fingerprint and shares the bucket. A false positive.`;
+  return [how, boxes, el("p", {}, why)];
+}

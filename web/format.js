@@ -1,0 +1,53 @@
+// Numbers as a reader takes them in: "0.82%", "1 in 45,000", "12,345 bits";
+// never "2.24e-10%" or "1.1e+2%".
+
+const en = new Intl.NumberFormat("en-US");
+/** Below this a rate reads better as "1 in N" than as a percentage. */
+const ONE_IN_BELOW = 0.0001;
+
+/** A whole number with thousands separators. */
+export function count(value) {
+  return en.format(Math.round(value));
+}
+
+/** "1 key", "2 keys". */
+export function plural(value, one, many = `${one}s`) {
+  return `${count(value)} ${value === 1 ? one : many}`;
+}
+
+/** A number with `digits` significant digits, no exponent, separators in the integer part. */
+function significant(value, digits) {
+  if (value >= 10 ** digits) {
+    const unit = 10 ** (Math.floor(Math.log10(value)) - digits + 1);
+    return count(Math.round(value / unit) * unit);
+  }
+  return new Intl.NumberFormat("en-US", { maximumSignificantDigits: digits }).format(value);
+}
+
+/** A probability in [0, 1]: "0%", "0.82%", "100%", or "1 in 4.5 billion" when tiny. */
+export function rate(value) {
+  if (!(value > 0)) return "0%";
+  if (value >= 1) return "100%";
+  if (value > 0.999) return "over 99.9%";
+  if (value >= ONE_IN_BELOW) return `${significant(value * 100, 3)}%`;
+  const oneIn = 1 / value;
+  if (oneIn < 1e9) return `1 in ${significant(oneIn, 2)}`;
+  if (oneIn < 1e12) return `1 in ${significant(oneIn / 1e9, 2)} billion`;
+  if (oneIn < 1e15) return `1 in ${significant(oneIn / 1e12, 2)} trillion`;
+  return "below 1 in a quadrillion";
+}
+
+/** Bits per key, one decimal: "9.6", "2,875.5". */
+export function perKey(value) {
+  return new Intl.NumberFormat("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(value);
+}
+
+/** A fraction in [0, 1] as a percentage with one decimal ("34.2%"), for fills and loads. */
+export function percent(value) {
+  return `${(Math.min(1, Math.max(0, value)) * 100).toFixed(1)}%`;
+}
+
+/** A 64-bit or 32-bit hash value in hex. */
+export function hex(value, digits) {
+  return `0x${value.toString(16).padStart(digits, "0")}`;
+}
