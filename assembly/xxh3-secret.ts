@@ -1,0 +1,92 @@
+// What every XXH3 length class shares: the default 192-byte secret (from
+// xxhash.h, itself taken from FARSH), its seeded form for long inputs, the
+// xxHash primes and the two final mixes.
+
+// @ts-ignore: decorator
+@inline export const XXH_P32_1: u64 = 0x9E3779B1;
+// @ts-ignore: decorator
+@inline export const XXH_P32_2: u64 = 0x85EBCA77;
+// @ts-ignore: decorator
+@inline export const XXH_P32_3: u64 = 0xC2B2AE3D;
+// @ts-ignore: decorator
+@inline export const XXH_P64_1: u64 = 0x9E3779B185EBCA87;
+// @ts-ignore: decorator
+@inline export const XXH_P64_2: u64 = 0xC2B2AE3D27D4EB4F;
+// @ts-ignore: decorator
+@inline export const XXH_P64_3: u64 = 0x165667B19E3779F9;
+// @ts-ignore: decorator
+@inline export const XXH_P64_4: u64 = 0x85EBCA77C2B2AE63;
+// @ts-ignore: decorator
+@inline export const XXH_P64_5: u64 = 0x27D4EB2F165667C5;
+/** Multiplier of XXH3's short avalanche. */
+// @ts-ignore: decorator
+@inline const AVALANCHE_MUL: u64 = 0x165667919E3779F9;
+
+/** Bytes in the default secret. */
+// @ts-ignore: decorator
+@inline export const SECRET_SIZE: usize = 192;
+
+/** XXH3's default secret: read-only, shared by every call. */
+export const SECRET: usize = memory.data<u8>([
+  0xb8, 0xfe, 0x6c, 0x39, 0x23, 0xa4, 0x4b, 0xbe, 0x7c, 0x01, 0x81, 0x2c, 0xf7, 0x21, 0xad, 0x1c,
+  0xde, 0xd4, 0x6d, 0xe9, 0x83, 0x90, 0x97, 0xdb, 0x72, 0x40, 0xa4, 0xa4, 0xb7, 0xb3, 0x67, 0x1f,
+  0xcb, 0x79, 0xe6, 0x4e, 0xcc, 0xc0, 0xe5, 0x78, 0x82, 0x5a, 0xd0, 0x7d, 0xcc, 0xff, 0x72, 0x21,
+  0xb8, 0x08, 0x46, 0x74, 0xf7, 0x43, 0x24, 0x8e, 0xe0, 0x35, 0x90, 0xe6, 0x81, 0x3a, 0x26, 0x4c,
+  0x3c, 0x28, 0x52, 0xbb, 0x91, 0xc3, 0x00, 0xcb, 0x88, 0xd0, 0x65, 0x8b, 0x1b, 0x53, 0x2e, 0xa3,
+  0x71, 0x64, 0x48, 0x97, 0xa2, 0x0d, 0xf9, 0x4e, 0x38, 0x19, 0xef, 0x46, 0xa9, 0xde, 0xac, 0xd8,
+  0xa8, 0xfa, 0x76, 0x3f, 0xe3, 0x9c, 0x34, 0x3f, 0xf9, 0xdc, 0xbb, 0xc7, 0xc7, 0x0b, 0x4f, 0x1d,
+  0x8a, 0x51, 0xe0, 0x4b, 0xcd, 0xb4, 0x59, 0x31, 0xc8, 0x9f, 0x7e, 0xc9, 0xd9, 0x78, 0x73, 0x64,
+  0xea, 0xc5, 0xac, 0x83, 0x34, 0xd3, 0xeb, 0xc3, 0xc5, 0x81, 0xa0, 0xff, 0xfa, 0x13, 0x63, 0xeb,
+  0x17, 0x0d, 0xdd, 0x51, 0xb7, 0xf0, 0xda, 0x49, 0xd3, 0x16, 0x55, 0x26, 0x29, 0xd4, 0x68, 0x9e,
+  0x2b, 0x16, 0xbe, 0x58, 0x7d, 0x47, 0xa1, 0xfc, 0x8f, 0xf8, 0xb8, 0xd1, 0x7a, 0xd0, 0x31, 0xce,
+  0x45, 0xcb, 0x3a, 0x8f, 0x95, 0x16, 0x04, 0x28, 0xaf, 0xd7, 0xfb, 0xca, 0xbb, 0x4b, 0x40, 0x7e,
+]);
+
+/** Little-endian u64 of the default secret at byte `offset`. */
+// @ts-ignore: decorator
+@inline export function secret64(offset: usize): u64 {
+  return load<u64>(SECRET + offset);
+}
+
+/** Little-endian u32 of the default secret at byte `offset`. */
+// @ts-ignore: decorator
+@inline export function secret32(offset: usize): u64 {
+  return <u64>load<u32>(SECRET + offset);
+}
+
+/**
+ * Word `word` (u64 index) of the seeded secret used above 240 bytes: every
+ * 16 bytes of the default secret get + seed on their first half, − seed on
+ * the second. Computed on the fly so no call needs a 192-byte buffer.
+ */
+// @ts-ignore: decorator
+@inline function seededWord(word: usize, seed: u64): u64 {
+  return secret64(word << 3) + ((word & 1) != 0 ? 0 - seed : seed);
+}
+
+/** Little-endian u64 of the seeded secret at any byte `offset` (unaligned ones join two words). */
+// @ts-ignore: decorator
+@inline export function seededSecretAt(offset: usize, seed: u64): u64 {
+  const word = offset >> 3;
+  const shift = <u64>(offset & 7) << 3;
+  if (shift == 0) return seededWord(word, seed);
+  return (seededWord(word, seed) >> shift) | (seededWord(word + 1, seed) << (64 - shift));
+}
+
+/** XXH3's fast final mix, for inputs already mixed by multiplication. */
+// @ts-ignore: decorator
+@inline export function avalanche(h: u64): u64 {
+  h ^= h >> 37;
+  h *= AVALANCHE_MUL;
+  return h ^ (h >> 32);
+}
+
+/** xxh64's final mix, which XXH3 reuses for 0–3-byte inputs. */
+// @ts-ignore: decorator
+@inline export function avalanche64(h: u64): u64 {
+  h ^= h >> 33;
+  h *= XXH_P64_2;
+  h ^= h >> 29;
+  h *= XXH_P64_3;
+  return h ^ (h >> 32);
+}
