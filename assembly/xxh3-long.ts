@@ -4,7 +4,7 @@
 
 import { mulFoldPair } from "./mul128";
 import {
-  SECRET, SECRET_SIZE, seededSecretAt, avalanche,
+  SECRET, SECRET_SIZE, avalanche,
   XXH_P32_1, XXH_P32_2, XXH_P32_3, XXH_P64_1, XXH_P64_2, XXH_P64_3, XXH_P64_4, XXH_P64_5,
 } from "./xxh3-secret";
 
@@ -16,12 +16,9 @@ import {
 /** Stripes between scrambles: (secret size − stripe) / step. */
 // @ts-ignore: decorator
 @inline const STRIPES_PER_BLOCK: usize = (SECRET_SIZE - STRIPE) / SECRET_STEP;
-/** Where the last stripe's secret starts: 7 bytes before the scramble secret, so they differ. */
+/** The aligned 16 bytes holding the start of the last stripe's secret (byte 121 = 112 + 9). */
 // @ts-ignore: decorator
-@inline const LAST_STRIPE_SECRET: usize = SECRET_SIZE - STRIPE - 7;
-/** Where the merge's secret starts (11: unaligned, unlike the stripes'). */
-// @ts-ignore: decorator
-@inline const MERGE_SECRET: usize = 11;
+@inline const LAST_STRIPE_BLOCK: usize = 112;
 
 /** acc + the lane-swapped data + (low 32 bits × high 32 bits) of data ^ secret, per u64 lane. */
 // @ts-ignore: decorator
@@ -40,22 +37,31 @@ import {
   return i64x2.mul(acc, i64x2.splat(XXH_P32_1));
 }
 
-/** 16 bytes of the seeded secret at aligned `offset`: the default secret plus (seed, −seed), or (−seed, seed) at odd words. */
+/** 16 bytes of the seeded secret at `offset`, a multiple of 8: the default secret plus `signs`, (seed, −seed) from an even word. */
 // @ts-ignore: decorator
 @inline function secretPair(offset: usize, signs: v128): v128 {
   return i64x2.add(v128.load(SECRET + offset), signs);
 }
 
-/** 16 bytes of the seeded secret at an unaligned `offset`. */
+/**
+ * Pair `pair` of the last stripe's secret, which starts at byte 121 (7 before
+ * the scramble's, so they differ): bytes 9…24 of two aligned seeded pairs.
+ */
 // @ts-ignore: decorator
-@inline function secretPairAt(offset: usize, seed: u64): v128 {
-  return i64x2(seededSecretAt(offset, seed), seededSecretAt(offset + 8, seed));
+@inline function lastStripeSecret(pair: usize, signs: v128): v128 {
+  const at = LAST_STRIPE_BLOCK + (pair << 4);
+  const lo = secretPair(at, signs);
+  const hi = secretPair(at + 16, signs);
+  return i8x16.shuffle(lo, hi, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24);
 }
 
-/** An accumulator pair XOR the merge secret for pair `pair`. */
+/** Pair `pair` of the merge's secret, which starts at byte 11: bytes 11…26 of two aligned seeded pairs. */
 // @ts-ignore: decorator
-@inline function mergeKey(acc: v128, pair: usize, seed: u64): v128 {
-  return v128.xor(acc, secretPairAt(MERGE_SECRET + (pair << 4), seed));
+@inline function mergeSecret(pair: usize, signs: v128): v128 {
+  const at = pair << 4;
+  const lo = secretPair(at, signs);
+  const hi = secretPair(at + 16, signs);
+  return i8x16.shuffle(lo, hi, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26);
 }
 
 /** XXH3-64 of `len` (> 240) bytes at `ptr` with `seed`. */
@@ -89,13 +95,13 @@ export function xxh3Long(ptr: usize, len: usize, seed: u64): u64 {
   }
   // The last 64 bytes, overlapping what came before when len is not a multiple of 64.
   p = ptr + len - STRIPE;
-  a0 = accumulatePair(a0, v128.load(p), secretPairAt(LAST_STRIPE_SECRET, seed));
-  a1 = accumulatePair(a1, v128.load(p, 16), secretPairAt(LAST_STRIPE_SECRET + 16, seed));
-  a2 = accumulatePair(a2, v128.load(p, 32), secretPairAt(LAST_STRIPE_SECRET + 32, seed));
-  a3 = accumulatePair(a3, v128.load(p, 48), secretPairAt(LAST_STRIPE_SECRET + 48, seed));
+  a0 = accumulatePair(a0, v128.load(p), lastStripeSecret(0, even));
+  a1 = accumulatePair(a1, v128.load(p, 16), lastStripeSecret(1, even));
+  a2 = accumulatePair(a2, v128.load(p, 32), lastStripeSecret(2, even));
+  a3 = accumulatePair(a3, v128.load(p, 48), lastStripeSecret(3, even));
   const folds = i64x2.add(
-    mulFoldPair(mergeKey(a0, 0, seed), mergeKey(a1, 1, seed)),
-    mulFoldPair(mergeKey(a2, 2, seed), mergeKey(a3, 3, seed)),
+    mulFoldPair(v128.xor(a0, mergeSecret(0, even)), v128.xor(a1, mergeSecret(1, even))),
+    mulFoldPair(v128.xor(a2, mergeSecret(2, even)), v128.xor(a3, mergeSecret(3, even))),
   );
   return avalanche(<u64>len * XXH_P64_1 + i64x2.extract_lane(folds, 0) + i64x2.extract_lane(folds, 1));
 }

@@ -1,6 +1,7 @@
 // What every XXH3 length class shares: the default 192-byte secret (from
-// xxhash.h, itself taken from FARSH), its seeded form for long inputs, the
-// xxHash primes and the two final mixes.
+// xxhash.h, itself taken from FARSH), the xxHash primes and the two final
+// mixes. Above 240 bytes a seeded call uses the secret with + seed on the first
+// and − seed on the second u64 of every 16 bytes (xxh3-long.ts).
 
 // @ts-ignore: decorator
 @inline export const XXH_P32_1: u64 = 0x9E3779B1;
@@ -52,25 +53,6 @@ export const SECRET: usize = memory.data<u8>([
 // @ts-ignore: decorator
 @inline export function secret32(offset: usize): u64 {
   return <u64>load<u32>(SECRET + offset);
-}
-
-/**
- * Word `word` (u64 index) of the seeded secret used above 240 bytes: every
- * 16 bytes of the default secret get + seed on their first half, − seed on
- * the second. Computed on the fly so no call needs a 192-byte buffer.
- */
-// @ts-ignore: decorator
-@inline function seededWord(word: usize, seed: u64): u64 {
-  return secret64(word << 3) + ((word & 1) != 0 ? 0 - seed : seed);
-}
-
-/** Little-endian u64 of the seeded secret at any byte `offset` (unaligned ones join two words). */
-// @ts-ignore: decorator
-@inline export function seededSecretAt(offset: usize, seed: u64): u64 {
-  const word = offset >> 3;
-  const shift = <u64>(offset & 7) << 3;
-  if (shift == 0) return seededWord(word, seed);
-  return (seededWord(word, seed) >> shift) | (seededWord(word + 1, seed) << (64 - shift));
 }
 
 /** XXH3's fast final mix, for inputs already mixed by multiplication. */
