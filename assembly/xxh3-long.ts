@@ -8,6 +8,7 @@ import {
   XXH_P32_1, XXH_P32_2, XXH_P32_3, XXH_P64_1, XXH_P64_2, XXH_P64_3, XXH_P64_4, XXH_P64_5,
 } from "./xxh3-secret";
 
+/** Input bytes per stripe. */
 // @ts-ignore: decorator
 @inline const STRIPE: usize = 64;
 /** Secret bytes a stripe moves on. */
