@@ -7,7 +7,8 @@
 // segment of a filter larger than one memory.
 
 import { xxh64 } from "./xxh64";
-import { hashAny, HASH_MURMUR3_128, HASH_XXH64 } from "./hash";
+import { xxh3 } from "./xxh3";
+import { hashAny, HASH_MURMUR3_128, HASH_XXH3, HASH_XXH64 } from "./hash";
 import { murmurHigh } from "./murmur3";
 import { intHash } from "./indices";
 import { findNewline, keyEnd } from "./lines";
@@ -43,10 +44,16 @@ export type Hashed = i64;
   return intHash(<u64>load<T>(src + (<usize>i << alignof<T>())), seed);
 }
 
-/** A key's hash with the given hash id and seed; 128-bit murmur3 leaves its second half in murmurHigh. */
+/**
+ * A key's hash with the given hash id and seed; 128-bit murmur3 leaves its
+ * second half in murmurHigh. xxh64 and xxh3 are inlined: every string,
+ * packed and line batch of every filter is hashed here, once.
+ */
 // @ts-ignore: decorator
 @inline function keyHash(id: u32, seed: u32, key: usize, len: usize): u64 {
-  return id == HASH_XXH64 ? xxh64(key, len, <u64>seed) : hashAny(id, key, len, seed);
+  if (id == HASH_XXH64) return xxh64(key, len, <u64>seed);
+  if (id == HASH_XXH3) return xxh3(key, len, <u64>seed);
+  return hashAny(id, key, len, seed);
 }
 
 /** Stores key i's hash, and for 128-bit hashes its second half at `hashes2` (when not 0). */

@@ -3,8 +3,7 @@
 // power-of-two bucket count. An insert that finds no room after MAX_KICKS
 // relocations undoes every relocation, so a full filter loses nothing.
 
-import { xxh64 } from "./xxh64";
-import { hashAny, HASH_XXH64 } from "./hash";
+import { filterHash } from "./hash";
 import { Hashed, OP_ADD, OP_COUNT, OP_HAS, OP_TEST_AND_ADD, SOURCE_HASHES, SOURCE_U32, sourceHash } from "./batch";
 
 /** Header field offsets; the slots follow at CUCKOO_HEADER. */
@@ -91,7 +90,7 @@ let keyBucket: u32 = 0;
 @inline function hashKey(filter: usize, key: usize, len: usize): void {
   const id = load<u32>(filter, C_HASH);
   const seed = load<u32>(filter, C_SEED);
-  useHash(filter, id == HASH_XXH64 ? xxh64(key, len, <u64>seed) : hashAny(id, key, len, seed));
+  useHash(filter, filterHash(id, key, len, seed));
 }
 
 /** Writes fp into a free entry of bucket b; false when the bucket is full. */

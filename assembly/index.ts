@@ -55,4 +55,5 @@ export const HASH_COUNT = hash.HASH_COUNT;
 export const HASH_FNV1A_64 = hash.HASH_FNV1A_64;
 export const HASH_MURMUR3_128 = hash.HASH_MURMUR3_128;
 export const HASH_XXH64 = hash.HASH_XXH64;
+export const HASH_XXH3 = hash.HASH_XXH3;
 export const XXH64_STATE_BYTES = xxh64Stream.XXH64_STATE_BYTES;

@@ -3,9 +3,8 @@
 // m, k, the hash choice, seed, strategy, the independent hash list and the
 // base m for folded filters.
 
-import { xxh64 } from "./xxh64";
 import { reduce } from "./reduce";
-import { hashAny, HASH_MURMUR3_128, HASH_XXH64 } from "./hash";
+import { filterHash, hashAny, HASH_MURMUR3_128 } from "./hash";
 import { murmurHigh } from "./murmur3";
 
 /** Header field offsets. */
@@ -55,12 +54,7 @@ let step: u64 = 0;
 @inline export function firstHash(filter: usize, key: usize, len: usize): u64 {
   const id = load<u32>(filter, F_HASH);
   const seed = load<u32>(filter, F_SEED);
-  if (id == HASH_XXH64) {
-    const h = xxh64(key, len, <u64>seed);
-    step = secondHash(h);
-    return h;
-  }
-  const h = hashAny(id, key, len, seed);
+  const h = filterHash(id, key, len, seed);
   step = id == HASH_MURMUR3_128 ? murmurHigh : secondHash(h);
   return h;
 }

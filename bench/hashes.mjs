@@ -1,6 +1,8 @@
 // `npm run bench:hashes`: every hash of the family on speed and quality, the
 // seed program's hash combination, and the wasm hashes against pure-JS
 // packages. Prints tables and writes bench/HASHES.md and bench/hashes.svg.
+// With hash names as arguments (`node bench/hashes.mjs xxh64 xxh3`) it only
+// measures those on speed and quality, prints that table and writes nothing.
 import { writeFileSync } from "node:fs";
 import { Bench } from "tinybench";
 import murmurJs from "murmurhash3js-revisited";
@@ -75,8 +77,10 @@ function measuredFpr(name) {
 }
 
 // --- Every hash: speed and quality -------------------------------------------
+const only = process.argv.slice(2);
+for (const name of only) if (!hashNames.includes(name)) throw new Error(`unknown hash ${JSON.stringify(name)}; known: ${hashNames.join(", ")}`);
 const rows = [];
-for (const name of hashNames) {
+for (const name of only.length ? only : hashNames) {
   progress(`${name}: speed`);
   const urlMs = await timeIt(() => hashPacked(name, urlPacked.bytes, urlPacked.ends));
   const pageMs = await timeIt(() => hashPacked(name, pages.bytes, pages.ends));
@@ -99,6 +103,24 @@ for (const name of hashNames) {
   });
 }
 const theoryFpr = optimal({ n: MEMBERS, m: M, k: K }).p;
+const hashTable = table(
+  ["hash", "bits", "ns/key (URLs)", "MB/s (4 KiB)", "avalanche worst", "avalanche mean", "χ²/df (h mod 2^16)", "collisions (random: expected)", "filter FPR"],
+  rows.map((r) => [
+    r.name,
+    r.bits,
+    fmt(r.nsPerKey),
+    fmt(r.mbPerSec, 0),
+    `${fmt(r.worstBias)}%`,
+    `${fmt(r.meanBias, 2)}%`,
+    fmt(r.chi, 3),
+    `${r.collisions} (${r.expectedCollisions < 0.01 ? "0" : fmt(r.expectedCollisions)})`,
+    `${fmt(r.fpr * 100, 3)}%`,
+  ]),
+);
+if (only.length) {
+  console.log(`${hashTable}\n\nfilter FPR theory: ${fmt(theoryFpr * 100, 3)}% (n = ${MEMBERS.toLocaleString("en-US")}, m = ${M.toLocaleString("en-US")}, k = ${K})`);
+  process.exit(0);
+}
 
 // --- The seed's program: six independent hashes -------------------------------
 progress("the seed's six hashes");
@@ -167,20 +189,6 @@ for (const size of SIZES) {
 
 // --- Report --------------------------------------------------------------------
 const byFpr = (name) => rows.find((r) => r.name === name);
-const hashTable = table(
-  ["hash", "bits", "ns/key (URLs)", "MB/s (4 KiB)", "avalanche worst", "avalanche mean", "χ²/df (h mod 2^16)", "collisions (random: expected)", "filter FPR"],
-  rows.map((r) => [
-    r.name,
-    r.bits,
-    fmt(r.nsPerKey),
-    fmt(r.mbPerSec, 0),
-    `${fmt(r.worstBias)}%`,
-    `${fmt(r.meanBias, 2)}%`,
-    fmt(r.chi, 3),
-    `${r.collisions} (${r.expectedCollisions < 0.01 ? "0" : fmt(r.expectedCollisions)})`,
-    `${fmt(r.fpr * 100, 3)}%`,
-  ]),
-);
 const comboTable = table(
   ["hashes (the same m for all)", "k", "measured FPR", "formula FPR", "query ns/key (packed)"],
   comboRows.map((r) => [r.label, r.k, `${fmt(r.fpr * 100, 3)}%`, `${fmt(r.theory * 100, 3)}%`, fmt(r.nsPerKey)]),

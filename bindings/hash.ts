@@ -7,17 +7,17 @@ import { forEachChunk, SOURCE_BYTES, type KeySource } from "./batch.js";
 /** Every hash, in the order of the wasm core's ids (assembly/hash.ts). */
 export const hashNames = [
   "rs", "js", "pjw", "elf", "bkdr", "sdbm", "djb", "dek", "bp", "fnv", "ap", "hflp", "hf", "str", "tianl",
-  "fnv1_32", "fnv1a_32", "fnv1a_64", "murmur3_32", "murmur3_128", "xxh32", "xxh64",
+  "fnv1_32", "fnv1a_32", "fnv1a_64", "murmur3_32", "murmur3_128", "xxh32", "xxh64", "xxh3",
 ] as const;
 
 export type HashName = (typeof hashNames)[number];
 /** Names whose result is a 64-bit bigint. */
-export type Hash64Name = "fnv1a_64" | "xxh64";
+export type Hash64Name = "fnv1a_64" | "xxh64" | "xxh3";
 /** Names whose result is a 32-bit number. */
 export type Hash32Name = Exclude<HashName, Hash64Name | "murmur3_128">;
 
 /** Names that take a seed; the others ignore it. */
-const SEEDED: ReadonlySet<HashName> = new Set(["murmur3_32", "murmur3_128", "xxh32", "xxh64"]);
+const SEEDED: ReadonlySet<HashName> = new Set(["murmur3_32", "murmur3_128", "xxh32", "xxh64", "xxh3"]);
 
 /** The wasm id of a hash name, or a RangeError listing the names. */
 export function hashId(name: unknown, argument = "name"): number {
@@ -34,7 +34,7 @@ export function hashBits(name: HashName): 32 | 64 | 128 {
   return defaultArena().core.hashBits(hashId(name)) as 32 | 64 | 128;
 }
 
-/** True when the hash takes a seed (murmur3_32, murmur3_128, xxh32, xxh64). */
+/** True when the hash takes a seed (murmur3_32, murmur3_128, xxh32, xxh64, xxh3). */
 export function isSeeded(name: HashName): boolean {
   return SEEDED.has(name);
 }
@@ -45,9 +45,10 @@ function checkSeed(seed: unknown): number {
 
 /**
  * Hashes one key (a string as its UTF-8 bytes, or a Uint8Array). 32-bit
- * names give a number in [0, 2^32); fnv1a_64 and xxh64 a 64-bit bigint;
- * murmur3_128 the 128-bit bigint h1 + 2^64·h2. `seed` (u32, default 0) is
- * used by murmur3_32, murmur3_128, xxh32 and xxh64 and ignored by the rest.
+ * names give a number in [0, 2^32); fnv1a_64, xxh64 and xxh3 (XXH3-64) a
+ * 64-bit bigint; murmur3_128 the 128-bit bigint h1 + 2^64·h2. `seed` (u32,
+ * default 0) is used by murmur3_32, murmur3_128, xxh32, xxh64 and xxh3 and
+ * ignored by the rest.
  */
 export function hash(name: Hash32Name, key: Key, seed?: number): number;
 export function hash(name: Hash64Name | "murmur3_128", key: Key, seed?: number): bigint;

@@ -54,7 +54,7 @@ export function resolveHashing(options: Record<string, unknown>): Hashing {
     if (hashBits(name) < 64) {
       throw new RangeError(
         `options.hash ${describe(name)} gives 32 bits; double hashing needs a 64- or 128-bit hash ` +
-          `(fnv1a_64, murmur3_128, xxh64), or use strategy: "independent"`,
+          `(fnv1a_64, murmur3_128, xxh64, xxh3), or use strategy: "independent"`,
       );
     }
     names = [name];
@@ -70,7 +70,7 @@ export function resolveHashing(options: Record<string, unknown>): Hashing {
   }
   const unseeded = names.find((name) => !isSeeded(name));
   if (seed !== 0 && unseeded) {
-    throw new RangeError(`options.seed ${seed} needs a seeded hash (murmur3_32, murmur3_128, xxh32, xxh64); ${describe(unseeded)} takes none`);
+    throw new RangeError(`options.seed ${seed} needs a seeded hash (murmur3_32, murmur3_128, xxh32, xxh64, xxh3); ${describe(unseeded)} takes none`);
   }
   return { strategy, names: Object.freeze(names), seed };
 }

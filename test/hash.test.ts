@@ -1,6 +1,6 @@
 // The hash family against vectors from reference C code (test/fixtures/generate.sh):
 // the seed's own functions, FNV checked against its published values,
-// Debian's libmurmurhash and libxxhash.
+// Debian's libmurmurhash and libxxhash (xxh3 also on every length to 1,100).
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { hash, hashBits, hashMany, hashNames, hashPacked, isSeeded, type HashName } from "../bindings/index.js";
@@ -8,17 +8,20 @@ import { pack } from "./helpers.js";
 
 type Vector = { kind: string; seed: number; hex: string } & Record<HashName, string>;
 const vectors: Vector[] = JSON.parse(readFileSync(new URL("./fixtures/hash-vectors.json", import.meta.url), "utf8"));
+/** XXH3_64bits_withSeed of every prefix of one buffer, under each seed. */
+type Xxh3Lengths = { seeds: number[]; hex: string; prefixes: { length: number; xxh3: string[] }[] };
+const xxh3Lengths: Xxh3Lengths = JSON.parse(readFileSync(new URL("./fixtures/xxh3-lengths.json", import.meta.url), "utf8"));
 const keyOf = (v: Vector) => Uint8Array.from(Buffer.from(v.hex, "hex"));
 const expected = (v: Vector, name: HashName) => (hashBits(name) === 32 ? parseInt(v[name], 16) : BigInt(`0x${v[name]}`));
 const seedFor = (v: Vector, name: HashName) => (isSeeded(name) ? v.seed : 0);
 
 describe("hash family", () => {
-  it("has the 22 names of the issue", () => {
+  it("has the 22 names of the issue, then xxh3", () => {
     expect([...hashNames]).toEqual([
       "rs", "js", "pjw", "elf", "bkdr", "sdbm", "djb", "dek", "bp", "fnv", "ap", "hflp", "hf", "str", "tianl",
-      "fnv1_32", "fnv1a_32", "fnv1a_64", "murmur3_32", "murmur3_128", "xxh32", "xxh64",
+      "fnv1_32", "fnv1a_32", "fnv1a_64", "murmur3_32", "murmur3_128", "xxh32", "xxh64", "xxh3",
     ]);
-    expect(hashNames.filter((n) => hashBits(n) === 64)).toEqual(["fnv1a_64", "xxh64"]);
+    expect(hashNames.filter((n) => hashBits(n) === 64)).toEqual(["fnv1a_64", "xxh64", "xxh3"]);
     expect(hashNames.filter((n) => hashBits(n) === 128)).toEqual(["murmur3_128"]);
   });
 
@@ -35,6 +38,25 @@ describe("hash family", () => {
     }
   });
 
+  it("xxh3 matches XXH3_64bits_withSeed on every length 0…1,100 and at the 2–4 KiB block edges, four seeds", () => {
+    const lengths = xxh3Lengths.prefixes.map((p) => p.length);
+    // Each length class of XXH3 and both sides of each boundary, up to the third scramble (every 1 KiB).
+    for (const edge of [0, 1, 3, 4, 8, 9, 16, 17, 32, 33, 64, 65, 96, 97, 128, 129, 240, 241, 1024, 1025, 2048, 2049, 3072, 3073, 4096, 4097]) {
+      expect(lengths, `length ${edge}`).toContain(edge);
+    }
+    expect(xxh3Lengths.seeds).toEqual([0, 1, 0x9747b28c, 0xffffffff]);
+    const buffer = Uint8Array.from(Buffer.from(xxh3Lengths.hex, "hex"));
+    const keys = lengths.map((length) => buffer.subarray(0, length));
+    const { bytes, ends } = pack(keys);
+    xxh3Lengths.seeds.forEach((seed, s) => {
+      const want = xxh3Lengths.prefixes.map((p) => BigInt(`0x${p.xxh3[s]}`));
+      const single = keys.map((key) => hash("xxh3", key, seed));
+      const firstWrong = single.findIndex((h, i) => h !== want[i]);
+      expect(firstWrong, `first wrong length under seed ${seed}: ${lengths[firstWrong]}`).toBe(-1);
+      expect(Array.from(hashPacked("xxh3", bytes, ends, seed))).toEqual(want);
+    });
+  });
+
   it.each([...hashNames])("%s: hashMany and hashPacked match hash key by key", (name) => {
     const keys = vectors.map(keyOf);
     const seed = isSeeded(name) ? 0x9747b28c : 0;
@@ -48,6 +70,10 @@ describe("hash family", () => {
 
   it("matches published values", () => {
     expect(hash("xxh64", "")).toBe(0xef46db3751d8e999n);
+    expect(hash("xxh3", "")).toBe(0x2d06800538d394c2n);
+    // Debian's xxhsum -H3 (the reference command-line tool) on the same bytes.
+    expect(hash("xxh3", "abc")).toBe(0x78af5f94892f3950n);
+    expect(hash("xxh3", "The quick brown fox jumps over the lazy dog")).toBe(0xce7d19a5418fb365n);
     expect(hash("xxh32", "")).toBe(0x02cc5d05);
     expect(hash("fnv1a_32", "foobar")).toBe(0xbf9cf968);
     expect(hash("fnv1a_64", "foobar")).toBe(0x85944171f73967e8n);
