@@ -24,3 +24,23 @@ export { compactLines, compactLinesConsumed } from "./lines";
 export { countingBlockBytes, countingPacked, countingSaturated, countingNonZero, countingToBloom, countingCounter, countingInts } from "./counting";
 export { cuckooBlockBytes, cuckooInit, cuckooPacked, cuckooSize, cuckooHeaderBytes, cuckooSetSize, cuckooLocate, cuckooInts } from "./cuckoo";
 export { sbbfBlockBytes, sbbfInit, sbbfHeaderBytes, sbbfPacked, sbbfLines, sbbfLinesConsumed, sbbfFalsePositiveRate, sbbfSetBits, sbbfInts } from "./split-block";
+export {
+  fuseBlockBytes,
+  fuseInit,
+  fuseHeaderBytes,
+  fuseMaxSize,
+  fuseSize,
+  fuseFingerprintBits,
+  fuseSegmentLength,
+  fuseSegmentCount,
+  fuseArrayLength,
+  fuseSeedLow,
+  fuseSeedHigh,
+  fuseSetSeed,
+  fuseContains,
+  fuseHasHashes,
+  fuseHasPacked,
+  fuseHasInts,
+  fuseHashInts,
+} from "./binary-fuse";
+export { fuseSortTempBytes, fuseSortUnique, fuseTempBytes, fuseBuild } from "./fuse-build";

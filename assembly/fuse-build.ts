@@ -1,0 +1,381 @@
+// Building a binary fuse filter (see binary-fuse.ts) from 64-bit key hashes:
+// remove duplicate hashes (a radix sort), then, for a seed, place every key
+// in its three slots, peel slots that hold a single key until none is left,
+// and assign fingerprints in reverse peeling order. A seed under which some
+// keys cannot be peeled is replaced by the next one of a fixed sequence.
+// Every buffer is passed in (`temp`): nothing here keeps state between calls.
+
+import {
+  FUSE_ARRAY_LENGTH,
+  FUSE_FIRST_RANGE,
+  FUSE_HEADER,
+  FUSE_MAX_SIZE,
+  FUSE_SEED,
+  FUSE_SEGMENT_COUNT,
+  FUSE_SEGMENT_LENGTH,
+  arrayLengthFor,
+  fingerprintOf,
+  firstSlot,
+  fuseInit,
+  fuseMix,
+  secondSlot,
+  segmentCountFor,
+  segmentLengthFor,
+  slotAt,
+  thirdSlot,
+} from "./binary-fuse";
+
+/** fuseBuild results. */
+// @ts-ignore: decorator
+@inline const FUSE_OK: u32 = 0;
+// @ts-ignore: decorator
+@inline const FUSE_ERROR_FINGERPRINT_BITS: u32 = 1;
+// @ts-ignore: decorator
+@inline const FUSE_ERROR_SIZE: u32 = 2;
+// @ts-ignore: decorator
+@inline const FUSE_ERROR_NOT_PEELED: u32 = 3;
+
+/**
+ * Seeds tried before giving up. With distinct hashes each seed succeeds with
+ * probability well above 1/2 (the paper; measured in test/binary-fuse.test.ts),
+ * so failing 100 times in a row does not happen; duplicate hashes (which no
+ * seed can peel) are removed beforehand by fuseSortUnique.
+ */
+// @ts-ignore: decorator
+@inline const MAX_ATTEMPTS: u32 = 100;
+
+/**
+ * Radix sort on the high 32 bits of the hashes: 4 passes of 8-bit digits, one
+ * 256-entry u32 histogram per pass. Random hashes rarely share their high
+ * half, so the runs that do are finished by a sort on the low half.
+ */
+// @ts-ignore: decorator
+@inline const RADIX_BITS: u32 = 8;
+// @ts-ignore: decorator
+@inline const RADIX_PASSES: u32 = 4;
+// @ts-ignore: decorator
+@inline const RADIX_BUCKETS: u32 = 1 << RADIX_BITS;
+// @ts-ignore: decorator
+@inline const HISTOGRAM_BYTES: usize = <usize>(RADIX_PASSES * RADIX_BUCKETS) << 2;
+/** Runs of equal high halves up to this length are finished by insertion sort, longer ones by radix passes. */
+// @ts-ignore: decorator
+@inline const INSERTION_RUN: u32 = 16;
+
+/** A slot's key count is kept ×4 in a byte whose low 2 bits XOR the slot's index (0, 1, 2) within each of its keys. */
+// @ts-ignore: decorator
+@inline const COUNT_ONE: u32 = 4;
+
+/** splitmix64's increment and finaliser: the sequence of seeds. */
+// @ts-ignore: decorator
+@inline const GOLDEN: u64 = 0x9E3779B97F4A7C15;
+// @ts-ignore: decorator
+@inline const SPLITMIX_C1: u64 = 0xBF58476D1CE4E5B9;
+// @ts-ignore: decorator
+@inline const SPLITMIX_C2: u64 = 0x94D049BB133111EB;
+
+/** The seed of attempt `state / GOLDEN`: splitmix64's output for a counter state. */
+// @ts-ignore: decorator
+@inline function splitmix(state: u64): u64 {
+  let z = state;
+  z = (z ^ (z >> 30)) * SPLITMIX_C1;
+  z = (z ^ (z >> 27)) * SPLITMIX_C2;
+  return z ^ (z >> 31);
+}
+
+/** Bytes of temp memory fuseSortUnique needs for `count` hashes: a second array and the histograms. */
+export function fuseSortTempBytes(count: u32): f64 {
+  return <f64>((<u64>count << 3) + HISTOGRAM_BYTES);
+}
+
+/** Address of histogram entry `d` of pass `pass`. */
+// @ts-ignore: decorator
+@inline function bucketAt(histograms: usize, pass: u32, d: u32): usize {
+  return histograms + ((<usize>(pass * RADIX_BUCKETS + d)) << 2);
+}
+
+/** Adds one to histogram entry `d` of pass `pass`. */
+// @ts-ignore: decorator
+@inline function bump(histograms: usize, pass: u32, d: u32): void {
+  const at = bucketAt(histograms, pass, d);
+  store<u32>(at, load<u32>(at) + 1);
+}
+
+/**
+ * LSD radix sort of `count` u64 at `hashes` by the 32 bits from `low`
+ * upwards, through `aux` (as many u64) and `histograms`; stable, result in
+ * place. A pass whose digit is the same for every value is skipped.
+ */
+function radixSort(hashes: usize, aux: usize, count: u32, histograms: usize, low: u32): void {
+  const shift = <u64>low;
+  memory.fill(histograms, 0, HISTOGRAM_BYTES);
+  for (let i: u32 = 0; i < count; i++) {
+    const h = <u32>(load<u64>(hashes + (<usize>i << 3)) >> shift);
+    bump(histograms, 0, h & 0xFF);
+    bump(histograms, 1, (h >> 8) & 0xFF);
+    bump(histograms, 2, (h >> 16) & 0xFF);
+    bump(histograms, 3, h >> 24);
+  }
+  let from = hashes;
+  let to = aux;
+  for (let pass: u32 = 0; pass < RADIX_PASSES; pass++) {
+    const digitShift = shift + <u64>(pass * RADIX_BITS);
+    if (load<u32>(bucketAt(histograms, pass, <u32>(load<u64>(from) >> digitShift) & 0xFF)) == count) continue;
+    // Histogram counts become each digit's first position.
+    let next: u32 = 0;
+    for (let d: u32 = 0; d < RADIX_BUCKETS; d++) {
+      const at = bucketAt(histograms, pass, d);
+      const n = load<u32>(at);
+      store<u32>(at, next);
+      next += n;
+    }
+    for (let i: u32 = 0; i < count; i++) {
+      const h = load<u64>(from + (<usize>i << 3));
+      const at = bucketAt(histograms, pass, <u32>(h >> digitShift) & 0xFF);
+      const position = load<u32>(at);
+      store<u32>(at, position + 1);
+      store<u64>(to + (<usize>position << 3), h);
+    }
+    const swap = from;
+    from = to;
+    to = swap;
+  }
+  if (from != hashes) memory.copy(hashes, from, <usize>count << 3);
+}
+
+/** Insertion sort of `count` u64 at `values` (short runs). */
+function insertionSort(values: usize, count: u32): void {
+  for (let i: u32 = 1; i < count; i++) {
+    const v = load<u64>(values + (<usize>i << 3));
+    let j = i;
+    while (j > 0 && load<u64>(values + (<usize>(j - 1) << 3)) > v) {
+      store<u64>(values + (<usize>j << 3), load<u64>(values + (<usize>(j - 1) << 3)));
+      j--;
+    }
+    store<u64>(values + (<usize>j << 3), v);
+  }
+}
+
+/**
+ * Sorts `count` u64 hashes in place (through `temp`, which has
+ * fuseSortTempBytes(count)) and removes duplicates; returns how many distinct
+ * hashes now start the array. Duplicate keys are never a build failure: this
+ * is where they go.
+ */
+export function fuseSortUnique(hashes: usize, count: u32, temp: usize): u32 {
+  if (count < 2) return count;
+  const histograms = temp + (<usize>count << 3);
+  radixSort(hashes, temp, count, histograms, 32);
+  // Runs of equal high halves, sorted by their low halves.
+  let runStart: u32 = 0;
+  for (let i: u32 = 1; i <= count; i++) {
+    if (i < count && (load<u64>(hashes + (<usize>i << 3)) >> 32) == (load<u64>(hashes + (<usize>runStart << 3)) >> 32)) continue;
+    const run = i - runStart;
+    const at = hashes + (<usize>runStart << 3);
+    if (run > INSERTION_RUN) radixSort(at, temp, run, histograms, 0);
+    else if (run > 1) insertionSort(at, run);
+    runStart = i;
+  }
+  let distinct: u32 = 1;
+  let last = load<u64>(hashes);
+  for (let i: u32 = 1; i < count; i++) {
+    const h = load<u64>(hashes + (<usize>i << 3));
+    if (h != last) {
+      store<u64>(hashes + (<usize>distinct << 3), h);
+      distinct++;
+      last = h;
+    }
+  }
+  return distinct;
+}
+
+/** log2 of the buckets keys are grouped in by their first slot: the fewest (≥ 2) that give each segment its own. */
+// @ts-ignore: decorator
+@inline function blockBitsFor(segmentCount: u32): u32 {
+  return max<u32>(1, 32 - clz<u32>(segmentCount - 1));
+}
+
+/** Where each array of the build's temp memory starts, for `size` keys (offsets from `temp`). */
+// @ts-ignore: decorator
+@inline function orderAt(temp: usize): usize {
+  return temp; // u64 × size: mixed hashes grouped by first slot, then the peeled keys in order
+}
+// @ts-ignore: decorator
+@inline function slotHashesAt(temp: usize, size: u32): usize {
+  return temp + (<usize>size << 3); // u64 × slots: XOR of the mixed hashes of a slot's keys
+}
+// @ts-ignore: decorator
+@inline function queueAt(temp: usize, size: u32, slots: u32): usize {
+  return slotHashesAt(temp, size) + (<usize>slots << 3); // u32 × (slots + 1): slots holding one key
+}
+// @ts-ignore: decorator
+@inline function blockStartsAt(temp: usize, size: u32, slots: u32): usize {
+  return queueAt(temp, size, slots) + ((<usize>slots + 1) << 2); // u32 × blocks: next position of each group
+}
+// @ts-ignore: decorator
+@inline function slotCountsAt(temp: usize, size: u32, slots: u32, blocks: u32): usize {
+  return blockStartsAt(temp, size, slots) + (<usize>blocks << 2); // u8 × slots: COUNT_ONE × keys | XOR of slot indices
+}
+// @ts-ignore: decorator
+@inline function peeledFromAt(temp: usize, size: u32, slots: u32, blocks: u32): usize {
+  return slotCountsAt(temp, size, slots, blocks) + <usize>slots; // u8 × size: which of its slots each peeled key left by
+}
+
+/** Bytes of temp memory fuseBuild needs for `size` distinct keys (about 24 per key for large sets). */
+export function fuseTempBytes(size: u32): f64 {
+  const slots = arrayLengthFor(size);
+  const blocks = <u64>1 << blockBitsFor(segmentCountFor(size, segmentLengthFor(size)));
+  return <f64>((<u64>size * 9 + slots * 13 + 4 + (blocks << 2) + 7) & ~7);
+}
+
+/**
+ * Builds the filter at `filter` (a block of fuseBlockBytes(size, fingerprintBits))
+ * from `size` distinct u64 key hashes (fuseSortUnique's output), with
+ * fuseTempBytes(size) bytes at `temp`. Seeds come from splitmix64 started at
+ * (seedHigh · 2^32 + seedLow), so a build is reproducible. Returns FUSE_OK, or
+ * FUSE_ERROR_NOT_PEELED when MAX_ATTEMPTS seeds failed (duplicate hashes).
+ */
+export function fuseBuild(filter: usize, hashes: usize, size: u32, fingerprintBits: u32, temp: usize, seedLow: u32, seedHigh: u32): u32 {
+  if (fingerprintBits != 8 && fingerprintBits != 16) return FUSE_ERROR_FINGERPRINT_BITS;
+  if (size > FUSE_MAX_SIZE) return FUSE_ERROR_SIZE;
+  fuseInit(filter, size, fingerprintBits);
+  if (size == 0) return FUSE_OK;
+  let state = (<u64>seedHigh << 32) | seedLow;
+  for (let attempt: u32 = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    state += GOLDEN;
+    const seed = splitmix(state);
+    if (peelAll(filter, hashes, size, temp, seed)) {
+      store<u64>(filter, seed, FUSE_SEED);
+      if (fingerprintBits == 8) assign<u8>(filter, size, temp);
+      else assign<u16>(filter, size, temp);
+      return FUSE_OK;
+    }
+  }
+  return FUSE_ERROR_NOT_PEELED;
+}
+
+/** Adds (or removes: XOR is its own inverse) a key of mixed hash `m` to slot `slot` as its slot number `index`. */
+// @ts-ignore: decorator
+@inline function toggle(counts: usize, slotHashes: usize, slot: u32, index: u32, m: u64, add: bool): void {
+  const at = counts + <usize>slot;
+  store<u8>(at, <u8>((add ? load<u8>(at) + COUNT_ONE : load<u8>(at) - COUNT_ONE) ^ index));
+  const hashAt = slotHashes + (<usize>slot << 3);
+  store<u64>(hashAt, load<u64>(hashAt) ^ m);
+}
+
+/**
+ * One attempt under `seed`: groups the mixed hashes by first slot (so the
+ * slot arrays are filled nearly in order), counts every slot's keys, then
+ * peels. True when every key was peeled; the order and slots are left in
+ * temp for assign().
+ */
+function peelAll(filter: usize, hashes: usize, size: u32, temp: usize, seed: u64): bool {
+  const slots = load<u32>(filter, FUSE_ARRAY_LENGTH);
+  const segmentLength = load<u32>(filter, FUSE_SEGMENT_LENGTH);
+  const firstRange = <u64>load<u32>(filter, FUSE_FIRST_RANGE);
+  const blockBits = blockBitsFor(load<u32>(filter, FUSE_SEGMENT_COUNT));
+  const blocks: u32 = 1 << blockBits;
+  const order = orderAt(temp);
+  const slotHashes = slotHashesAt(temp, size);
+  const queue = queueAt(temp, size, slots);
+  const blockStarts = blockStartsAt(temp, size, slots);
+  const counts = slotCountsAt(temp, size, slots, blocks);
+  const peeledFrom = peeledFromAt(temp, size, slots, blocks);
+  const shift = <u64>(64 - blockBits);
+
+  // Group by the top bits of the mixed hash, which order first slots: a counting sort.
+  memory.fill(blockStarts, 0, <usize>blocks << 2);
+  for (let i: u32 = 0; i < size; i++) {
+    const at = blockStarts + (<usize>(fuseMix(load<u64>(hashes + (<usize>i << 3)), seed) >> shift) << 2);
+    store<u32>(at, load<u32>(at) + 1);
+  }
+  let next: u32 = 0;
+  for (let b: u32 = 0; b < blocks; b++) {
+    const at = blockStarts + (<usize>b << 2);
+    const n = load<u32>(at);
+    store<u32>(at, next);
+    next += n;
+  }
+  for (let i: u32 = 0; i < size; i++) {
+    const m = fuseMix(load<u64>(hashes + (<usize>i << 3)), seed);
+    const at = blockStarts + (<usize>(m >> shift) << 2);
+    const position = load<u32>(at);
+    store<u32>(at, position + 1);
+    store<u64>(order + (<usize>position << 3), m);
+  }
+
+  // Every key into its three slots; a count past 63 wraps the byte: try another seed.
+  memory.fill(counts, 0, slots);
+  memory.fill(slotHashes, 0, <usize>slots << 3);
+  let wrapped = false;
+  for (let i: u32 = 0; i < size; i++) {
+    const m = load<u64>(order + (<usize>i << 3));
+    const h0 = firstSlot(m, firstRange);
+    const h1 = secondSlot(h0, m, segmentLength);
+    const h2 = thirdSlot(h0, m, segmentLength);
+    toggle(counts, slotHashes, h0, 0, m, true);
+    toggle(counts, slotHashes, h1, 1, m, true);
+    toggle(counts, slotHashes, h2, 2, m, true);
+    wrapped = wrapped || load<u8>(counts + h0) < COUNT_ONE || load<u8>(counts + h1) < COUNT_ONE || load<u8>(counts + h2) < COUNT_ONE;
+  }
+  if (wrapped) return false;
+
+  // Peel: a slot with one key fixes that key; removing it may leave its other slots with one.
+  let queued: u32 = 0;
+  for (let s: u32 = 0; s < slots; s++) {
+    store<u32>(queue + (<usize>queued << 2), s);
+    queued += <u32>(load<u8>(counts + s) >> 2 == 1);
+  }
+  let peeled: u32 = 0;
+  while (queued > 0) {
+    queued--;
+    const slot = load<u32>(queue + (<usize>queued << 2));
+    const count = <u32>load<u8>(counts + slot);
+    if (count >> 2 != 1) continue;
+    const m = load<u64>(slotHashes + (<usize>slot << 3));
+    const index = count & 3;
+    store<u64>(order + (<usize>peeled << 3), m);
+    store<u8>(peeledFrom + peeled, <u8>index);
+    peeled++;
+    const h0 = firstSlot(m, firstRange);
+    const h1 = secondSlot(h0, m, segmentLength);
+    const h2 = thirdSlot(h0, m, segmentLength);
+    // The key leaves its other two slots; one that drops to a single key is queued.
+    const otherA = index == 0 ? h1 : h0;
+    const otherB = index == 2 ? h1 : h2;
+    const indexA: u32 = index == 0 ? 1 : 0;
+    const indexB: u32 = index == 2 ? 1 : 2;
+    store<u32>(queue + (<usize>queued << 2), otherA);
+    queued += <u32>(load<u8>(counts + otherA) >> 2 == 2);
+    toggle(counts, slotHashes, otherA, indexA, m, false);
+    store<u32>(queue + (<usize>queued << 2), otherB);
+    queued += <u32>(load<u8>(counts + otherB) >> 2 == 2);
+    toggle(counts, slotHashes, otherB, indexB, m, false);
+  }
+  return peeled == size;
+}
+
+/**
+ * Fingerprints in reverse peeling order: each key's peeled slot is still 0
+ * (no key set after it touches that slot), so setting it to the key's
+ * fingerprint XOR its three slots makes the three XOR to the fingerprint.
+ */
+function assign<T>(filter: usize, size: u32, temp: usize): void {
+  const fingerprints = filter + FUSE_HEADER;
+  const slots = load<u32>(filter, FUSE_ARRAY_LENGTH);
+  const segmentLength = load<u32>(filter, FUSE_SEGMENT_LENGTH);
+  const firstRange = <u64>load<u32>(filter, FUSE_FIRST_RANGE);
+  const blocks: u32 = 1 << blockBitsFor(load<u32>(filter, FUSE_SEGMENT_COUNT));
+  const order = orderAt(temp);
+  const peeledFrom = peeledFromAt(temp, size, slots, blocks);
+  for (let i = size; i > 0; ) {
+    i--;
+    const m = load<u64>(order + (<usize>i << 3));
+    const h0 = firstSlot(m, firstRange);
+    const h1 = secondSlot(h0, m, segmentLength);
+    const h2 = thirdSlot(h0, m, segmentLength);
+    const index = load<u8>(peeledFrom + i);
+    const target = index == 0 ? h0 : index == 1 ? h1 : h2;
+    const f = fingerprintOf(m) ^ <u32>load<T>(slotAt<T>(fingerprints, h0)) ^ <u32>load<T>(slotAt<T>(fingerprints, h1)) ^ <u32>load<T>(slotAt<T>(fingerprints, h2));
+    store<T>(slotAt<T>(fingerprints, target), <T>f);
+  }
+}
