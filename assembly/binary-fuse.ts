@@ -274,7 +274,12 @@ function hasIntsAs<T, K>(filter: usize, keys: usize, count: u32, out: usize): u3
   return total;
 }
 
-/** Writes the u64 key hash (intHash, seed 0) of each u32 (wide 0) or u64 integer key to `out`: the input of a build. */
+/**
+ * Writes the u64 key hash (intHash, seed 0) of each u32 (wide 0) or u64
+ * integer key to `out`: the input of a build. It may run in place: u64 keys
+ * at `out` itself, u32 keys in the upper half of `out` (key i is read before
+ * hash i, which never reaches an unread key).
+ */
 export function fuseHashInts(keys: usize, count: u32, wide: u32, out: usize): void {
   if (wide) for (let i: u32 = 0; i < count; i++) store<u64>(out + (<usize>i << 3), intHash(intKey<u64>(keys, i), 0));
   else for (let i: u32 = 0; i < count; i++) store<u64>(out + (<usize>i << 3), intHash(intKey<u32>(keys, i), 0));

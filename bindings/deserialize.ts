@@ -4,10 +4,11 @@ import { ScalableBloomFilter } from "./scalable-bloom-filter.js";
 import { CountingBloomFilter } from "./counting-bloom-filter.js";
 import { CuckooFilter } from "./cuckoo-filter.js";
 import { SplitBlockBloomFilter } from "./split-block-bloom-filter.js";
+import { BinaryFuseFilter } from "./binary-fuse-filter.js";
 import { FilterType, FormatError, fromBase64, recordType } from "./format.js";
 
 /** Any filter this version can read. */
-export type AnyFilter = BloomFilter | ScalableBloomFilter | CountingBloomFilter | CuckooFilter | SplitBlockBloomFilter;
+export type AnyFilter = BloomFilter | ScalableBloomFilter | CountingBloomFilter | CuckooFilter | SplitBlockBloomFilter | BinaryFuseFilter;
 
 /** A filter of whichever type the bytes hold (checked as each type's deserialize checks). */
 export function deserialize(bytes: Uint8Array): AnyFilter {
@@ -23,6 +24,8 @@ export function deserialize(bytes: Uint8Array): AnyFilter {
       return CuckooFilter.deserialize(bytes);
     case FilterType.splitBlock:
       return SplitBlockBloomFilter.deserialize(bytes);
+    case FilterType.binaryFuse:
+      return BinaryFuseFilter.deserialize(bytes);
     default:
       throw new FormatError(`filter type ${type} is not supported by this version of bloomkit`);
   }

@@ -1,6 +1,7 @@
 // `bloomkit build | query | info | merge`: filter files in the library's binary format.
 import { readFileSync, writeFileSync } from "node:fs";
 import {
+  BinaryFuseFilter,
   BloomFilter,
   CountingBloomFilter,
   CuckooFilter,
@@ -13,16 +14,16 @@ import {
 import { CliError, UsageError, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
 import { Output, Progress, countNewlines, fmt, inputSize, linePieces, splitLines } from "./io.js";
 
-export const FILTER_TYPES = ["bloom", "counting", "cuckoo", "scalable", "split-block"] as const;
+export const FILTER_TYPES = ["bloom", "counting", "cuckoo", "scalable", "split-block", "fuse8", "fuse16"] as const;
 
 export const buildOptions: OptionSpec[] = [
   { name: "output", short: "o", value: "FILE", help: "the filter file to write (required)" },
-  { name: "type", short: "t", value: "TYPE", help: "bloom (default), counting, cuckoo, scalable or split-block" },
+  { name: "type", short: "t", value: "TYPE", help: "bloom (default), counting, cuckoo, scalable, split-block, fuse8 or fuse16 (static: a binary fuse filter of exactly the input's keys)" },
   { name: "n", value: "N", help: "expected keys (default: the input's line count; scalable: its initial capacity)" },
   { name: "p", value: "P", help: "false-positive rate (default 0.01)" },
   { name: "quiet", short: "q", flag: true, help: "no progress line" },
 ];
-export const buildUsage = "bloomkit build input|- -o f.bloom [--type bloom|counting|cuckoo|scalable|split-block] [--n N] [--p P]";
+export const buildUsage = "bloomkit build input|- -o f.bloom [--type bloom|counting|cuckoo|scalable|split-block|fuse8|fuse16] [--n N] [--p P]";
 export const queryOptions: OptionSpec[] = [];
 export const queryUsage = "bloomkit query f.bloom [key …|-]";
 export const infoOptions: OptionSpec[] = [];
@@ -71,6 +72,7 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   if (typeof output !== "string") throw new UsageError("build needs -o FILE");
   const type = String(options.get("type") ?? "bloom");
   if (!(FILTER_TYPES as readonly string[]).includes(type)) throw new UsageError(`--type must be one of ${FILTER_TYPES.join(", ")}, got "${type}"`);
+  if (type === "fuse8" || type === "fuse16") return buildFuse(input, output, type, options);
   const p = options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.01;
   let n = options.has("n") ? parseCount("n", String(options.get("n"))) : undefined;
   if (n === undefined && type !== "scalable") {
@@ -100,6 +102,31 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   }
   progress.done();
   if (full > 0) throw new CliError(`the cuckoo filter is full: ${fmt(full)} of ${fmt(lines)} keys did not fit; build with a larger --n`);
+  save(output, filter.serialize());
+  process.stderr.write(`${output}: ${describeFilter(filter).split("\n")[0]}, ${fmt(lines)} lines read\n`);
+  filter.dispose();
+}
+
+/** A binary fuse filter holds exactly the input's distinct keys: it reads them all, then builds once. */
+async function buildFuse(input: string, output: string, type: "fuse8" | "fuse16", options: Parsed["options"]): Promise<void> {
+  const bits = type === "fuse8" ? 8 : 16;
+  for (const name of ["n", "p"]) {
+    if (options.has(name)) throw new UsageError(`--${name} does not apply to --type ${type}: it holds exactly the input's keys, at a false-positive rate of 2^-${bits}`);
+  }
+  const progress = new Progress("build", inputSize(input), options.has("quiet"));
+  const pieces: Buffer[] = [];
+  let bytes = 0;
+  let lines = 0;
+  for await (const piece of linePieces(input)) {
+    pieces.push(Buffer.from(piece)); // linePieces reuses its buffer
+    bytes += piece.length;
+    lines += countNewlines(piece);
+    progress.update(bytes, lines);
+  }
+  progress.done();
+  const text = Buffer.concat(pieces);
+  if (text.length > 0 && text[text.length - 1] !== 10) lines++;
+  const filter = BinaryFuseFilter.buildLines(text, { fingerprintBits: bits });
   save(output, filter.serialize());
   process.stderr.write(`${output}: ${describeFilter(filter).split("\n")[0]}, ${fmt(lines)} lines read\n`);
   filter.dispose();
@@ -172,6 +199,14 @@ function describeFilter(filter: AnyFilter): string {
       `m ${fmt(filter.capacity)} slots (${fmt(filter.buckets)} buckets of ${filter.bucketSize}), ${filter.fingerprintBits}-bit fingerprints`,
       `load ${filter.loadFactor.toFixed(4)}`,
       `current FPR ${pct(filter.falsePositiveRate())}`,
+    ].join("\n");
+  }
+  if (filter instanceof BinaryFuseFilter) {
+    return [
+      `type BinaryFuseFilter`,
+      `n ${fmt(filter.size)} distinct keys (static: built once, cannot be added to)`,
+      `m ${filter.bitsPerItem.toFixed(2)} bits per key, ${filter.fingerprintBits}-bit fingerprints`,
+      `FPR ${pct(filter.falsePositiveRate())} (2^-${filter.fingerprintBits})`,
     ].join("\n");
   }
   return [
