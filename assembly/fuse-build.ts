@@ -188,51 +188,50 @@ export function fuseSortUnique(hashes: usize, count: u32, temp: usize): u32 {
   return distinct;
 }
 
-/** log2 of the buckets keys are grouped in by their first slot: the fewest (≥ 2) that give each segment its own. */
+/** log2 of the groups keys are put in by their first slot: the fewest (≥ 2) that give each segment its own. */
 // @ts-ignore: decorator
-@inline function blockBitsFor(segmentCount: u32): u32 {
+@inline function groupBitsFor(segmentCount: u32): u32 {
   return max<u32>(1, 32 - clz<u32>(segmentCount - 1));
 }
 
-/** Where each array of the build's temp memory starts, for `size` keys (offsets from `temp`). */
+// The build's temp memory, for A slots and G groups:
+//   slot hashes: u64 × A, the XOR of the mixed hashes of each slot's keys;
+//   work: u32 × (A + 1), the peeled slots from the bottom up, slots waiting to be peeled from the top down;
+//   group heads and ends: u32 × G each, for grouping the hashes by first slot;
+//   slot counts: u8 × A, COUNT_ONE × keys | XOR of the slot's index within each of its keys.
+
+/** Where the work array starts. */
 // @ts-ignore: decorator
-@inline function orderAt(temp: usize): usize {
-  return temp; // u64 × size: mixed hashes grouped by first slot, then the peeled keys in order
-}
-// @ts-ignore: decorator
-@inline function slotHashesAt(temp: usize, size: u32): usize {
-  return temp + (<usize>size << 3); // u64 × slots: XOR of the mixed hashes of a slot's keys
-}
-// @ts-ignore: decorator
-@inline function queueAt(temp: usize, size: u32, slots: u32): usize {
-  return slotHashesAt(temp, size) + (<usize>slots << 3); // u32 × (slots + 1): slots holding one key
-}
-// @ts-ignore: decorator
-@inline function blockStartsAt(temp: usize, size: u32, slots: u32): usize {
-  return queueAt(temp, size, slots) + ((<usize>slots + 1) << 2); // u32 × blocks: next position of each group
-}
-// @ts-ignore: decorator
-@inline function slotCountsAt(temp: usize, size: u32, slots: u32, blocks: u32): usize {
-  return blockStartsAt(temp, size, slots) + (<usize>blocks << 2); // u8 × slots: COUNT_ONE × keys | XOR of slot indices
-}
-// @ts-ignore: decorator
-@inline function peeledFromAt(temp: usize, size: u32, slots: u32, blocks: u32): usize {
-  return slotCountsAt(temp, size, slots, blocks) + <usize>slots; // u8 × size: which of its slots each peeled key left by
+@inline function workAt(temp: usize, slots: u32): usize {
+  return temp + (<usize>slots << 3);
 }
 
-/** Bytes of temp memory fuseBuild needs for `size` distinct keys (about 24 per key for large sets). */
+/** Where the group heads start (the ends follow). */
+// @ts-ignore: decorator
+@inline function groupsAt(temp: usize, slots: u32): usize {
+  return workAt(temp, slots) + ((<usize>slots + 1) << 2);
+}
+
+/** Where the slot counts start. */
+// @ts-ignore: decorator
+@inline function countsAt(temp: usize, slots: u32, groups: u32): usize {
+  return groupsAt(temp, slots) + (<usize>groups << 3);
+}
+
+/** Bytes of temp memory fuseBuild needs for `size` distinct keys: 13 per slot, about 14.7 per key for large sets. */
 export function fuseTempBytes(size: u32): f64 {
   const slots = arrayLengthFor(size);
-  const blocks = <u64>1 << blockBitsFor(segmentCountFor(size, segmentLengthFor(size)));
-  return <f64>((<u64>size * 9 + slots * 13 + 4 + (blocks << 2) + 7) & ~7);
+  const groups = <u64>1 << groupBitsFor(segmentCountFor(size, segmentLengthFor(size)));
+  return <f64>((slots * 13 + 4 + (groups << 3) + 7) & ~7);
 }
 
 /**
  * Builds the filter at `filter` (a block of fuseBlockBytes(size, fingerprintBits))
- * from `size` distinct u64 key hashes (fuseSortUnique's output), with
- * fuseTempBytes(size) bytes at `temp`. Seeds come from splitmix64 started at
- * (seedHigh · 2^32 + seedLow), so a build is reproducible. Returns FUSE_OK, or
- * FUSE_ERROR_NOT_PEELED when MAX_ATTEMPTS seeds failed (duplicate hashes).
+ * from `size` distinct u64 key hashes (fuseSortUnique's output; they are
+ * reordered), with fuseTempBytes(size) bytes at `temp`. Seeds come from
+ * splitmix64 started at (seedHigh · 2^32 + seedLow), so a build is
+ * reproducible. Returns FUSE_OK, or FUSE_ERROR_NOT_PEELED when MAX_ATTEMPTS
+ * seeds failed (which duplicate hashes cause).
  */
 export function fuseBuild(filter: usize, hashes: usize, size: u32, fingerprintBits: u32, temp: usize, seedLow: u32, seedHigh: u32): u32 {
   if (fingerprintBits != 8 && fingerprintBits != 16) return FUSE_ERROR_FINGERPRINT_BITS;
@@ -243,6 +242,7 @@ export function fuseBuild(filter: usize, hashes: usize, size: u32, fingerprintBi
   for (let attempt: u32 = 0; attempt < MAX_ATTEMPTS; attempt++) {
     state += GOLDEN;
     const seed = splitmix(state);
+    groupByFirstSlot(filter, hashes, size, temp, seed);
     if (peelAll(filter, hashes, size, temp, seed)) {
       store<u64>(filter, seed, FUSE_SEED);
       if (fingerprintBits == 8) assign<u8>(filter, size, temp);
@@ -251,6 +251,59 @@ export function fuseBuild(filter: usize, hashes: usize, size: u32, fingerprintBi
     }
   }
   return FUSE_ERROR_NOT_PEELED;
+}
+
+/** The group of a hash under `seed`: the top bits of its mix, which order first slots. */
+// @ts-ignore: decorator
+@inline function groupOf(h: u64, seed: u64, shift: u64): u32 {
+  return <u32>(fuseMix(h, seed) >> shift);
+}
+
+/**
+ * Reorders the hashes in place so their first slots under `seed` come
+ * nearly in order (an in-place counting sort on the top bits of the mix,
+ * cycle by cycle): the slot arrays are then filled almost sequentially, not
+ * at random, which is most of a large build's time.
+ */
+function groupByFirstSlot(filter: usize, hashes: usize, size: u32, temp: usize, seed: u64): void {
+  const slots = load<u32>(filter, FUSE_ARRAY_LENGTH);
+  const groupBits = groupBitsFor(load<u32>(filter, FUSE_SEGMENT_COUNT));
+  const groups: u32 = 1 << groupBits;
+  const shift = <u64>(64 - groupBits);
+  const heads = groupsAt(temp, slots);
+  const ends = heads + (<usize>groups << 2);
+  memory.fill(ends, 0, <usize>groups << 2);
+  for (let i: u32 = 0; i < size; i++) {
+    const at = ends + (<usize>groupOf(load<u64>(hashes + (<usize>i << 3)), seed, shift) << 2);
+    store<u32>(at, load<u32>(at) + 1);
+  }
+  let next: u32 = 0;
+  for (let g: u32 = 0; g < groups; g++) {
+    store<u32>(heads + (<usize>g << 2), next);
+    next += load<u32>(ends + (<usize>g << 2));
+    store<u32>(ends + (<usize>g << 2), next);
+  }
+  for (let g: u32 = 0; g < groups; g++) {
+    const end = load<u32>(ends + (<usize>g << 2));
+    const headAt = heads + (<usize>g << 2);
+    while (load<u32>(headAt) < end) {
+      // Carry the hash at this group's head to its own group, and the one it displaces on, until one belongs here.
+      let h = load<u64>(hashes + (<usize>load<u32>(headAt) << 3));
+      let target = groupOf(h, seed, shift);
+      while (target != g) {
+        const targetAt = heads + (<usize>target << 2);
+        const position = load<u32>(targetAt);
+        store<u32>(targetAt, position + 1);
+        const displaced = load<u64>(hashes + (<usize>position << 3));
+        store<u64>(hashes + (<usize>position << 3), h);
+        h = displaced;
+        target = groupOf(h, seed, shift);
+      }
+      const position = load<u32>(headAt);
+      store<u64>(hashes + (<usize>position << 3), h);
+      store<u32>(headAt, position + 1);
+    }
+  }
 }
 
 /** Adds (or removes: XOR is its own inverse) a key of mixed hash `m` to slot `slot` as its slot number `index`. */
@@ -263,52 +316,26 @@ export function fuseBuild(filter: usize, hashes: usize, size: u32, fingerprintBi
 }
 
 /**
- * One attempt under `seed`: groups the mixed hashes by first slot (so the
- * slot arrays are filled nearly in order), counts every slot's keys, then
- * peels. True when every key was peeled; the order and slots are left in
- * temp for assign().
+ * One attempt under `seed`: counts every slot's keys (in the grouped order),
+ * then peels. A peeled key's slot keeps its count and hash (no later key
+ * touches it), so the work array records only the slot. True when every key
+ * was peeled; the peeled slots are then left in the work array for assign().
  */
 function peelAll(filter: usize, hashes: usize, size: u32, temp: usize, seed: u64): bool {
   const slots = load<u32>(filter, FUSE_ARRAY_LENGTH);
   const segmentLength = load<u32>(filter, FUSE_SEGMENT_LENGTH);
   const firstRange = <u64>load<u32>(filter, FUSE_FIRST_RANGE);
-  const blockBits = blockBitsFor(load<u32>(filter, FUSE_SEGMENT_COUNT));
-  const blocks: u32 = 1 << blockBits;
-  const order = orderAt(temp);
-  const slotHashes = slotHashesAt(temp, size);
-  const queue = queueAt(temp, size, slots);
-  const blockStarts = blockStartsAt(temp, size, slots);
-  const counts = slotCountsAt(temp, size, slots, blocks);
-  const peeledFrom = peeledFromAt(temp, size, slots, blocks);
-  const shift = <u64>(64 - blockBits);
-
-  // Group by the top bits of the mixed hash, which order first slots: a counting sort.
-  memory.fill(blockStarts, 0, <usize>blocks << 2);
-  for (let i: u32 = 0; i < size; i++) {
-    const at = blockStarts + (<usize>(fuseMix(load<u64>(hashes + (<usize>i << 3)), seed) >> shift) << 2);
-    store<u32>(at, load<u32>(at) + 1);
-  }
-  let next: u32 = 0;
-  for (let b: u32 = 0; b < blocks; b++) {
-    const at = blockStarts + (<usize>b << 2);
-    const n = load<u32>(at);
-    store<u32>(at, next);
-    next += n;
-  }
-  for (let i: u32 = 0; i < size; i++) {
-    const m = fuseMix(load<u64>(hashes + (<usize>i << 3)), seed);
-    const at = blockStarts + (<usize>(m >> shift) << 2);
-    const position = load<u32>(at);
-    store<u32>(at, position + 1);
-    store<u64>(order + (<usize>position << 3), m);
-  }
+  const groups: u32 = 1 << groupBitsFor(load<u32>(filter, FUSE_SEGMENT_COUNT));
+  const slotHashes = temp;
+  const work = workAt(temp, slots);
+  const counts = countsAt(temp, slots, groups);
 
   // Every key into its three slots; a count past 63 wraps the byte: try another seed.
   memory.fill(counts, 0, slots);
   memory.fill(slotHashes, 0, <usize>slots << 3);
   let wrapped = false;
   for (let i: u32 = 0; i < size; i++) {
-    const m = load<u64>(order + (<usize>i << 3));
+    const m = fuseMix(load<u64>(hashes + (<usize>i << 3)), seed);
     const h0 = firstSlot(m, firstRange);
     const h1 = secondSlot(h0, m, segmentLength);
     const h2 = thirdSlot(h0, m, segmentLength);
@@ -319,36 +346,40 @@ function peelAll(filter: usize, hashes: usize, size: u32, temp: usize, seed: u64
   }
   if (wrapped) return false;
 
-  // Peel: a slot with one key fixes that key; removing it may leave its other slots with one.
-  let queued: u32 = 0;
+  // Peel: a slot with one key fixes that key; removing it may leave its other
+  // slots with one. The waiting slots are a stack at the top of the work array
+  // (entry `slots − i`), the peeled ones grow from the bottom; each slot waits
+  // at most once, so the two never meet (one spare entry takes the
+  // unconditional store below when the array is full).
+  const top = work + (<usize>slots << 2);
+  let waiting: u32 = 0;
   for (let s: u32 = 0; s < slots; s++) {
-    store<u32>(queue + (<usize>queued << 2), s);
-    queued += <u32>(load<u8>(counts + s) >> 2 == 1);
+    store<u32>(top - (<usize>waiting << 2), s);
+    waiting += <u32>(load<u8>(counts + s) >> 2 == 1);
   }
   let peeled: u32 = 0;
-  while (queued > 0) {
-    queued--;
-    const slot = load<u32>(queue + (<usize>queued << 2));
+  while (waiting > 0) {
+    waiting--;
+    const slot = load<u32>(top - (<usize>waiting << 2));
     const count = <u32>load<u8>(counts + slot);
     if (count >> 2 != 1) continue;
+    store<u32>(work + (<usize>peeled << 2), slot);
+    peeled++;
     const m = load<u64>(slotHashes + (<usize>slot << 3));
     const index = count & 3;
-    store<u64>(order + (<usize>peeled << 3), m);
-    store<u8>(peeledFrom + peeled, <u8>index);
-    peeled++;
     const h0 = firstSlot(m, firstRange);
     const h1 = secondSlot(h0, m, segmentLength);
     const h2 = thirdSlot(h0, m, segmentLength);
-    // The key leaves its other two slots; one that drops to a single key is queued.
+    // The key leaves its other two slots; one that drops to a single key waits.
     const otherA = index == 0 ? h1 : h0;
     const otherB = index == 2 ? h1 : h2;
     const indexA: u32 = index == 0 ? 1 : 0;
     const indexB: u32 = index == 2 ? 1 : 2;
-    store<u32>(queue + (<usize>queued << 2), otherA);
-    queued += <u32>(load<u8>(counts + otherA) >> 2 == 2);
+    store<u32>(top - (<usize>waiting << 2), otherA);
+    waiting += <u32>(load<u8>(counts + otherA) >> 2 == 2);
     toggle(counts, slotHashes, otherA, indexA, m, false);
-    store<u32>(queue + (<usize>queued << 2), otherB);
-    queued += <u32>(load<u8>(counts + otherB) >> 2 == 2);
+    store<u32>(top - (<usize>waiting << 2), otherB);
+    waiting += <u32>(load<u8>(counts + otherB) >> 2 == 2);
     toggle(counts, slotHashes, otherB, indexB, m, false);
   }
   return peeled == size;
@@ -364,18 +395,16 @@ function assign<T>(filter: usize, size: u32, temp: usize): void {
   const slots = load<u32>(filter, FUSE_ARRAY_LENGTH);
   const segmentLength = load<u32>(filter, FUSE_SEGMENT_LENGTH);
   const firstRange = <u64>load<u32>(filter, FUSE_FIRST_RANGE);
-  const blocks: u32 = 1 << blockBitsFor(load<u32>(filter, FUSE_SEGMENT_COUNT));
-  const order = orderAt(temp);
-  const peeledFrom = peeledFromAt(temp, size, slots, blocks);
+  const slotHashes = temp;
+  const work = workAt(temp, slots);
   for (let i = size; i > 0; ) {
     i--;
-    const m = load<u64>(order + (<usize>i << 3));
+    const slot = load<u32>(work + (<usize>i << 2));
+    const m = load<u64>(slotHashes + (<usize>slot << 3));
     const h0 = firstSlot(m, firstRange);
-    const h1 = secondSlot(h0, m, segmentLength);
-    const h2 = thirdSlot(h0, m, segmentLength);
-    const index = load<u8>(peeledFrom + i);
-    const target = index == 0 ? h0 : index == 1 ? h1 : h2;
-    const f = fingerprintOf(m) ^ <u32>load<T>(slotAt<T>(fingerprints, h0)) ^ <u32>load<T>(slotAt<T>(fingerprints, h1)) ^ <u32>load<T>(slotAt<T>(fingerprints, h2));
-    store<T>(slotAt<T>(fingerprints, target), <T>f);
+    const f = fingerprintOf(m) ^ <u32>load<T>(slotAt<T>(fingerprints, h0)) ^
+      <u32>load<T>(slotAt<T>(fingerprints, secondSlot(h0, m, segmentLength))) ^
+      <u32>load<T>(slotAt<T>(fingerprints, thirdSlot(h0, m, segmentLength)));
+    store<T>(slotAt<T>(fingerprints, slot), <T>f);
   }
 }

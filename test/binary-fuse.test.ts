@@ -173,6 +173,46 @@ describe("kernel: sort-unique and build over chosen hashes", () => {
     }
   });
 
+  it("replaces a seed under which the keys cannot be peeled by the next of its sequence", () => {
+    const M = 2n ** 64n - 1n;
+    const fmix = (x: bigint) => {
+      x ^= x >> 33n;
+      x = (x * 0xff51afd7ed558ccdn) & M;
+      x ^= x >> 33n;
+      x = (x * 0xc4ceb9fe1a85ec53n) & M;
+      return x ^ (x >> 33n);
+    };
+    const splitmix = (state: bigint) => {
+      let z = state & M;
+      z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & M;
+      z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & M;
+      return z ^ (z >> 31n);
+    };
+    const GOLDEN = 0x9e3779b97f4a7c15n;
+    const [first, second] = [splitmix(GOLDEN), splitmix(2n * GOLDEN)];
+    // Two keys: 4-slot segments, one segment of first slots; a key's slots are
+    // fixed by bits 62–63, 18–19 and 0–1 of its mix. Two keys that agree on
+    // them under the first seed share all three slots and cannot be peeled.
+    const slotsOf = (h: bigint, seed: bigint) => {
+      const m = fmix((h + seed) & M);
+      return `${m >> 62n} ${(m >> 18n) & 3n} ${m & 3n}`;
+    };
+    const a = 1n;
+    let b = 2n;
+    while (slotsOf(b, first) !== slotsOf(a, first) || slotsOf(b, second) === slotsOf(a, second)) b++;
+    const hashes = core.alloc(16);
+    new BigUint64Array(heapU8().buffer, hashes, 2).set([a, b]);
+    const filter = core.alloc(core.fuseBlockBytes(2, 8));
+    const temp = core.alloc(core.fuseTempBytes(2));
+    expect(core.fuseBuild(filter, hashes, 2, 8, temp, 0, 0)).toBe(0);
+    expect(core.fuseSegmentLength(filter)).toBe(4);
+    const seed = (BigInt(core.fuseSeedHigh(filter) >>> 0) << 32n) | BigInt(core.fuseSeedLow(filter) >>> 0);
+    expect(seed).toBe(second);
+    const out = core.alloc(8);
+    expect(core.fuseHasHashes(filter, hashes, 2, out)).toBe(2);
+    for (const ptr of [hashes, filter, temp, out]) core.free(ptr);
+  });
+
   it("reports a failure, not a wrong filter, when given duplicate hashes it cannot peel", () => {
     const hashes = core.alloc(16);
     new BigUint64Array(heapU8().buffer, hashes, 2).set([9n, 9n]);
