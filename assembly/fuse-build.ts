@@ -194,22 +194,19 @@ export function fuseSortUnique(hashes: usize, count: u32, temp: usize): u32 {
   return max<u32>(1, 32 - clz<u32>(segmentCount - 1));
 }
 
-// The build's temp memory, for A slots and G groups:
+// The build's temp memory, for A slots and G groups, in two blocks (so that
+// neither passes the allocator's largest block before the filter does):
 //   slot hashes: u64 × A, the XOR of the mixed hashes of each slot's keys;
-//   work: u32 × (A + 1), the peeled slots from the bottom up, slots waiting to be peeled from the top down;
-//   group heads and ends: u32 × G each, for grouping the hashes by first slot;
-//   slot counts: u8 × A, COUNT_ONE × keys | XOR of the slot's index within each of its keys.
-
-/** Where the work array starts. */
-// @ts-ignore: decorator
-@inline function workAt(temp: usize, slots: u32): usize {
-  return temp + (<usize>slots << 3);
-}
+//   temp: work, u32 × (A + 1), the peeled slots from the bottom up and the
+//     slots waiting to be peeled from the top down; group heads and ends,
+//     u32 × G each, for grouping the hashes by first slot; slot counts,
+//     u8 × A, COUNT_ONE × keys | XOR of the slot's index within each of its keys.
+// 13 bytes per slot in all: about 14.7 per key for large sets.
 
 /** Where the group heads start (the ends follow). */
 // @ts-ignore: decorator
 @inline function groupsAt(temp: usize, slots: u32): usize {
-  return workAt(temp, slots) + ((<usize>slots + 1) << 2);
+  return temp + ((<usize>slots + 1) << 2);
 }
 
 /** Where the slot counts start. */
@@ -218,22 +215,28 @@ export function fuseSortUnique(hashes: usize, count: u32, temp: usize): u32 {
   return groupsAt(temp, slots) + (<usize>groups << 3);
 }
 
-/** Bytes of temp memory fuseBuild needs for `size` distinct keys: 13 per slot, about 14.7 per key for large sets. */
+/** Bytes of the slot hashes block fuseBuild needs for `size` distinct keys: 8 per slot. */
+export function fuseSlotHashBytes(size: u32): f64 {
+  return <f64>(arrayLengthFor(size) << 3);
+}
+
+/** Bytes of the other temp block fuseBuild needs for `size` distinct keys: about 5 per slot. */
 export function fuseTempBytes(size: u32): f64 {
   const slots = arrayLengthFor(size);
   const groups = <u64>1 << groupBitsFor(segmentCountFor(size, segmentLengthFor(size)));
-  return <f64>((slots * 13 + 4 + (groups << 3) + 7) & ~7);
+  return <f64>((slots * 5 + 4 + (groups << 3) + 7) & ~7);
 }
 
 /**
  * Builds the filter at `filter` (a block of fuseBlockBytes(size, fingerprintBits))
  * from `size` distinct u64 key hashes (fuseSortUnique's output; they are
- * reordered), with fuseTempBytes(size) bytes at `temp`. Seeds come from
+ * reordered), with fuseSlotHashBytes(size) bytes at `slotHashes` and
+ * fuseTempBytes(size) at `temp`. Seeds come from
  * splitmix64 started at (seedHigh · 2^32 + seedLow), so a build is
  * reproducible. Returns FUSE_OK, or FUSE_ERROR_NOT_PEELED when MAX_ATTEMPTS
  * seeds failed (which duplicate hashes cause).
  */
-export function fuseBuild(filter: usize, hashes: usize, size: u32, fingerprintBits: u32, temp: usize, seedLow: u32, seedHigh: u32): u32 {
+export function fuseBuild(filter: usize, hashes: usize, size: u32, fingerprintBits: u32, slotHashes: usize, temp: usize, seedLow: u32, seedHigh: u32): u32 {
   if (fingerprintBits != 8 && fingerprintBits != 16) return FUSE_ERROR_FINGERPRINT_BITS;
   if (size > FUSE_MAX_SIZE) return FUSE_ERROR_SIZE;
   fuseInit(filter, size, fingerprintBits);
@@ -243,10 +246,10 @@ export function fuseBuild(filter: usize, hashes: usize, size: u32, fingerprintBi
     state += GOLDEN;
     const seed = splitmix(state);
     groupByFirstSlot(filter, hashes, size, temp, seed);
-    if (peelAll(filter, hashes, size, temp, seed)) {
+    if (peelAll(filter, hashes, size, slotHashes, temp, seed)) {
       store<u64>(filter, seed, FUSE_SEED);
-      if (fingerprintBits == 8) assign<u8>(filter, size, temp);
-      else assign<u16>(filter, size, temp);
+      if (fingerprintBits == 8) assign<u8>(filter, size, slotHashes, temp);
+      else assign<u16>(filter, size, slotHashes, temp);
       return FUSE_OK;
     }
   }
@@ -321,13 +324,12 @@ function groupByFirstSlot(filter: usize, hashes: usize, size: u32, temp: usize, 
  * touches it), so the work array records only the slot. True when every key
  * was peeled; the peeled slots are then left in the work array for assign().
  */
-function peelAll(filter: usize, hashes: usize, size: u32, temp: usize, seed: u64): bool {
+function peelAll(filter: usize, hashes: usize, size: u32, slotHashes: usize, temp: usize, seed: u64): bool {
   const slots = load<u32>(filter, FUSE_ARRAY_LENGTH);
   const segmentLength = load<u32>(filter, FUSE_SEGMENT_LENGTH);
   const firstRange = <u64>load<u32>(filter, FUSE_FIRST_RANGE);
   const groups: u32 = 1 << groupBitsFor(load<u32>(filter, FUSE_SEGMENT_COUNT));
-  const slotHashes = temp;
-  const work = workAt(temp, slots);
+  const work = temp;
   const counts = countsAt(temp, slots, groups);
 
   // Every key into its three slots; a count past 63 wraps the byte: try another seed.
@@ -390,13 +392,12 @@ function peelAll(filter: usize, hashes: usize, size: u32, temp: usize, seed: u64
  * (no key set after it touches that slot), so setting it to the key's
  * fingerprint XOR its three slots makes the three XOR to the fingerprint.
  */
-function assign<T>(filter: usize, size: u32, temp: usize): void {
+function assign<T>(filter: usize, size: u32, slotHashes: usize, temp: usize): void {
   const fingerprints = filter + FUSE_HEADER;
   const slots = load<u32>(filter, FUSE_ARRAY_LENGTH);
   const segmentLength = load<u32>(filter, FUSE_SEGMENT_LENGTH);
   const firstRange = <u64>load<u32>(filter, FUSE_FIRST_RANGE);
-  const slotHashes = temp;
-  const work = workAt(temp, slots);
+  const work = temp;
   for (let i = size; i > 0; ) {
     i--;
     const slot = load<u32>(work + (<usize>i << 2));

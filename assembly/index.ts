@@ -43,4 +43,4 @@ export {
   fuseHasInts,
   fuseHashInts,
 } from "./binary-fuse";
-export { fuseSortTempBytes, fuseSortUnique, fuseTempBytes, fuseBuild } from "./fuse-build";
+export { fuseSortTempBytes, fuseSortUnique, fuseSlotHashBytes, fuseTempBytes, fuseBuild } from "./fuse-build";

@@ -122,18 +122,29 @@ export class BinaryFuseFilter extends WasmBlock {
    * duplicates, and builds. Every temporary block is freed, also on failure.
    */
   static #fromHashes(count: number, bits: 8 | 16, hash: (hashes: number) => void): BinaryFuseFilter {
-    const hashes = allocate(Math.max(8, count * 8), `the hashes of ${count} keys`);
-    let temp = 0;
+    // Peak memory: 8 bytes per key for the hashes, then 8 more to sort them,
+    // freed before the filter and the build's 13 bytes per slot (about 14.7 per key).
+    const temps: number[] = [];
+    const hold = (bytes: number, what: string) => {
+      const ptr = allocate(bytes, what);
+      temps.push(ptr);
+      return ptr;
+    };
+    const release = (ptr: number) => {
+      core.free(ptr);
+      temps.splice(temps.indexOf(ptr), 1);
+    };
     try {
+      const hashes = hold(Math.max(8, count * 8), `the hashes of ${count} keys`);
       hash(hashes);
-      temp = allocate(core.fuseSortTempBytes(count), `sorting the hashes of ${count} keys`);
-      const size = core.fuseSortUnique(hashes, count, temp) >>> 0;
-      core.free(temp);
-      temp = 0;
+      const sortTemp = hold(core.fuseSortTempBytes(count), `sorting the hashes of ${count} keys`);
+      const size = core.fuseSortUnique(hashes, count, sortTemp) >>> 0;
+      release(sortTemp);
       const filter = new BinaryFuseFilter(size, bits);
       try {
-        temp = allocate(core.fuseTempBytes(size), `building a binary fuse filter of ${size} keys`);
-        const result = core.fuseBuild(filter.live(), hashes, size, bits, temp, BUILD_SEED, 0);
+        const slotHashes = hold(core.fuseSlotHashBytes(size), `building a binary fuse filter of ${size} keys`);
+        const temp = hold(core.fuseTempBytes(size), `building a binary fuse filter of ${size} keys`);
+        const result = core.fuseBuild(filter.live(), hashes, size, bits, slotHashes, temp, BUILD_SEED, 0);
         if (result !== 0) throw new Error(`internal error: the binary fuse filter build failed (${BUILD_ERRORS[result] ?? result})`);
       } catch (error) {
         filter.dispose();
@@ -141,8 +152,7 @@ export class BinaryFuseFilter extends WasmBlock {
       }
       return filter;
     } finally {
-      if (temp !== 0) core.free(temp);
-      core.free(hashes);
+      for (const ptr of temps) core.free(ptr);
     }
   }
 

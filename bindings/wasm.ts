@@ -67,8 +67,9 @@ export interface Core {
   fuseHashInts(keys: number, count: number, wide: number, out: number): void;
   fuseSortTempBytes(count: number): number;
   fuseSortUnique(hashes: number, count: number, temp: number): number;
+  fuseSlotHashBytes(size: number): number;
   fuseTempBytes(size: number): number;
-  fuseBuild(filter: number, hashes: number, size: number, fingerprintBits: number, temp: number, seedLow: number, seedHigh: number): number;
+  fuseBuild(filter: number, hashes: number, size: number, fingerprintBits: number, slotHashes: number, temp: number, seedLow: number, seedHigh: number): number;
   compactLines(buf: number, len: number, final: number, maxLines: number, keyEnds: number): number;
   compactLinesConsumed(): number;
   hashBits(id: number): number;

@@ -164,11 +164,12 @@ describe("kernel: sort-unique and build over chosen hashes", () => {
         const hashes = core.alloc(distinct.length * 8);
         new BigUint64Array(heapU8().buffer, hashes, distinct.length).set(distinct);
         const filter = core.alloc(core.fuseBlockBytes(distinct.length, bits));
+        const slotHashes = core.alloc(core.fuseSlotHashBytes(distinct.length));
         const temp = core.alloc(core.fuseTempBytes(distinct.length));
-        expect(core.fuseBuild(filter, hashes, distinct.length, bits, temp, 0, 0)).toBe(0);
+        expect(core.fuseBuild(filter, hashes, distinct.length, bits, slotHashes, temp, 0, 0)).toBe(0);
         const out = core.alloc(distinct.length);
         expect(core.fuseHasHashes(filter, hashes, distinct.length, out)).toBe(distinct.length);
-        for (const ptr of [hashes, filter, temp, out]) core.free(ptr);
+        for (const ptr of [hashes, filter, slotHashes, temp, out]) core.free(ptr);
       }
     }
   });
@@ -203,23 +204,25 @@ describe("kernel: sort-unique and build over chosen hashes", () => {
     const hashes = core.alloc(16);
     new BigUint64Array(heapU8().buffer, hashes, 2).set([a, b]);
     const filter = core.alloc(core.fuseBlockBytes(2, 8));
+    const slotHashes = core.alloc(core.fuseSlotHashBytes(2));
     const temp = core.alloc(core.fuseTempBytes(2));
-    expect(core.fuseBuild(filter, hashes, 2, 8, temp, 0, 0)).toBe(0);
+    expect(core.fuseBuild(filter, hashes, 2, 8, slotHashes, temp, 0, 0)).toBe(0);
     expect(core.fuseSegmentLength(filter)).toBe(4);
     const seed = (BigInt(core.fuseSeedHigh(filter) >>> 0) << 32n) | BigInt(core.fuseSeedLow(filter) >>> 0);
     expect(seed).toBe(second);
     const out = core.alloc(8);
     expect(core.fuseHasHashes(filter, hashes, 2, out)).toBe(2);
-    for (const ptr of [hashes, filter, temp, out]) core.free(ptr);
+    for (const ptr of [hashes, filter, slotHashes, temp, out]) core.free(ptr);
   });
 
   it("reports a failure, not a wrong filter, when given duplicate hashes it cannot peel", () => {
     const hashes = core.alloc(16);
     new BigUint64Array(heapU8().buffer, hashes, 2).set([9n, 9n]);
     const filter = core.alloc(core.fuseBlockBytes(2, 8));
+    const slotHashes = core.alloc(core.fuseSlotHashBytes(2));
     const temp = core.alloc(core.fuseTempBytes(2));
-    expect(core.fuseBuild(filter, hashes, 2, 8, temp, 0, 0)).toBe(3); // FUSE_ERROR_NOT_PEELED
-    for (const ptr of [hashes, filter, temp]) core.free(ptr);
+    expect(core.fuseBuild(filter, hashes, 2, 8, slotHashes, temp, 0, 0)).toBe(3); // FUSE_ERROR_NOT_PEELED
+    for (const ptr of [hashes, filter, slotHashes, temp]) core.free(ptr);
   });
 });
 
