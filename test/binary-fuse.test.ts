@@ -72,6 +72,17 @@ describe("no false negatives", () => {
     filter.dispose();
   });
 
+  it("64-bit integer keys, and a line longer than the batch area", () => {
+    const random = rng(194);
+    const wide = BigUint64Array.from({ length: 50_000 }, () => (BigInt(Math.floor(random() * 2 ** 32)) << 32n) | BigInt(Math.floor(random() * 2 ** 32)));
+    const filter = BinaryFuseFilter.buildInts(wide, { fingerprintBits: 16 });
+    expect(ones(filter.hasInts(wide))).toBe(new Set(wide).size);
+    const long = "x".repeat(3_000_000);
+    const lines = BinaryFuseFilter.buildLines(encoder.encode(`short\n${long}\nlast`));
+    expect(lines.size).toBe(3);
+    expect(lines.hasMany(["short", long, "last"])).toEqual(Uint8Array.of(1, 1, 1));
+  });
+
   it("an empty filter answers absent to everything and has a false-positive rate of 0", () => {
     const filter = BinaryFuseFilter.build([]);
     const probes = urls(5_000, "empty", 183);
