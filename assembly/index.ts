@@ -43,4 +43,5 @@ export {
   fuseHasInts,
   fuseHashInts,
 } from "./binary-fuse";
-export { fuseSortTempBytes, fuseSortUnique, fuseSlotHashBytes, fuseTempBytes, fuseBuild } from "./fuse-build";
+export { fuseSortTempBytes, fuseSortUnique } from "./fuse-sort";
+export { fuseSlotHashBytes, fuseTempBytes, fuseBuild } from "./fuse-build";
