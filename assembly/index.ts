@@ -25,6 +25,22 @@ export { hashPackedKeys, hashLines, compactLines, combineWords } from "./batch";
 export { countingBlockBytes, countingBytes, countingKey, countingRun, countingSaturated, countingNonZero, countingToBloom, countingCounter } from "./counting";
 export { cuckooBlockBytes, cuckooInit, cuckooKey, cuckooRun, cuckooSize, cuckooHeaderBytes, cuckooSetSize, cuckooLocate } from "./cuckoo";
 export { sbbfBlockBytes, sbbfInit, sbbfHeaderBytes, sbbfKey, sbbfRun, sbbfRoute, sbbfFalsePositiveRate, sbbfSetBits } from "./split-block";
+export {
+  fuseBlockBytes,
+  fuseInit,
+  fuseSize,
+  fuseFingerprintBits,
+  fuseSegmentLength,
+  fuseSegmentCount,
+  fuseArrayLength,
+  fuseSeedLow,
+  fuseSeedHigh,
+  fuseSetSeed,
+  fuseRun,
+  fuseHashInts,
+} from "./binary-fuse";
+export { fuseSortTempBytes, fuseSortUnique } from "./fuse-sort";
+export { fuseSlotHashBytes, fuseTempBytes, fuseBuild } from "./fuse-build";
 
 import * as batch from "./batch";
 import * as bloom from "./bloom";
@@ -33,6 +49,7 @@ import * as indices from "./indices";
 import * as cuckoo from "./cuckoo";
 import * as hash from "./hash";
 import * as xxh64Stream from "./xxh64-stream";
+import * as binaryFuse from "./binary-fuse";
 
 export const SOURCE_HASHES = batch.SOURCE_HASHES;
 export const SOURCE_U32 = batch.SOURCE_U32;
@@ -57,3 +74,5 @@ export const HASH_MURMUR3_128 = hash.HASH_MURMUR3_128;
 export const HASH_XXH64 = hash.HASH_XXH64;
 export const HASH_XXH3 = hash.HASH_XXH3;
 export const XXH64_STATE_BYTES = xxh64Stream.XXH64_STATE_BYTES;
+export const FUSE_HEADER = <u32>binaryFuse.FUSE_HEADER;
+export const FUSE_MAX_SIZE = binaryFuse.FUSE_MAX_SIZE;

@@ -5,10 +5,11 @@ import { ScalableBloomFilter } from "./scalable-bloom-filter.js";
 import { CountingBloomFilter } from "./counting-bloom-filter.js";
 import { CuckooFilter } from "./cuckoo-filter.js";
 import { SplitBlockBloomFilter } from "./split-block-bloom-filter.js";
+import { BinaryFuseFilter } from "./binary-fuse-filter.js";
 import { FilterType, fromBase64, readRecordBytes, readRecordStream, type ByteSource, type Loaders } from "./format.js";
 
 /** Any filter this version can read. */
-export type AnyFilter = BloomFilter | ScalableBloomFilter | CountingBloomFilter | CuckooFilter | SplitBlockBloomFilter;
+export type AnyFilter = BloomFilter | ScalableBloomFilter | CountingBloomFilter | CuckooFilter | SplitBlockBloomFilter | BinaryFuseFilter;
 
 /** Every type's loader. */
 const LOADERS: Loaders<AnyFilter> = {
@@ -17,6 +18,7 @@ const LOADERS: Loaders<AnyFilter> = {
   [FilterType.counting]: CountingBloomFilter.loader,
   [FilterType.cuckoo]: CuckooFilter.loader,
   [FilterType.splitBlock]: SplitBlockBloomFilter.loader,
+  [FilterType.binaryFuse]: BinaryFuseFilter.loader,
 };
 
 /** A filter of whichever type the bytes hold (checked as each type's deserialize checks). */

@@ -24,9 +24,10 @@ export const FilterType = {
   counting: 3,
   cuckoo: 4,
   splitBlock: 5,
+  binaryFuse: 6,
 } as const;
 export type FilterTypeCode = (typeof FilterType)[keyof typeof FilterType];
-const TYPE_NAMES: Record<number, string> = { 1: "BloomFilter", 2: "ScalableBloomFilter", 3: "CountingBloomFilter", 4: "CuckooFilter", 5: "SplitBlockBloomFilter" };
+const TYPE_NAMES: Record<number, string> = { 1: "BloomFilter", 2: "ScalableBloomFilter", 3: "CountingBloomFilter", 4: "CuckooFilter", 5: "SplitBlockBloomFilter", 6: "BinaryFuseFilter" };
 
 /** Bytes that are not a valid serialised filter: truncated, corrupted, foreign or of another type. */
 export class FormatError extends Error {

@@ -7,6 +7,7 @@ export { ScalableBloomFilter, type ScalableBloomFilterOptions } from "./scalable
 export { CountingBloomFilter, type CountingBloomFilterOptions, type CounterBits } from "./counting-bloom-filter.js";
 export { CuckooFilter, fingerprintBitsFor, type CuckooFilterOptions } from "./cuckoo-filter.js";
 export { SplitBlockBloomFilter, splitBlockBytesFor, splitBlockFalsePositiveRate, SBBF_BLOCK_BYTES } from "./split-block-bloom-filter.js";
+export { BinaryFuseFilter, type BinaryFuseFilterOptions } from "./binary-fuse-filter.js";
 export { deserialize, deserializeBase64, deserializeChunks, type AnyFilter } from "./deserialize.js";
 export { FormatError, FORMAT_VERSION, type ByteSource } from "./format.js";
 export type { HashingOptions } from "./hashing.js";

@@ -1,6 +1,7 @@
 // `bloomkit build | query | info | merge`: filter files in the library's binary format.
 import { readFileSync } from "node:fs";
 import {
+  BinaryFuseFilter,
   BloomFilter,
   CountingBloomFilter,
   CuckooFilter,
@@ -18,16 +19,16 @@ import { Output, Progress, countNewlines, linePieces, splitLines } from "./io.js
 import { cannot } from "./os-errors.js";
 import { count, fmt } from "./words.js";
 
-export const FILTER_TYPES = ["bloom", "counting", "cuckoo", "scalable", "split-block"] as const;
+export const FILTER_TYPES = ["bloom", "counting", "cuckoo", "scalable", "split-block", "fuse8", "fuse16"] as const;
 
 export const buildOptions: OptionSpec[] = [
   { name: "output", short: "o", value: "FILE", help: "the filter file to write (required)" },
-  { name: "type", short: "t", value: "TYPE", help: "bloom (default), counting, cuckoo, scalable or split-block" },
+  { name: "type", short: "t", value: "TYPE", help: "bloom (default), counting, cuckoo, scalable, split-block, fuse8 or fuse16 (static: a binary fuse filter of exactly the input's keys)" },
   { name: "n", value: "N", help: "expected keys (default: the input's line count; scalable: its initial capacity)" },
   { name: "p", value: "P", help: "false-positive rate (default 0.01)" },
   { name: "quiet", short: "q", flag: true, help: "no progress line" },
 ];
-export const buildUsage = "bloomkit build input|- -o f.bloom [--type bloom|counting|cuckoo|scalable|split-block] [--n N] [--p P]";
+export const buildUsage = "bloomkit build input|- -o f.bloom [--type bloom|counting|cuckoo|scalable|split-block|fuse8|fuse16] [--n N] [--p P]";
 export const queryOptions: OptionSpec[] = [];
 export const queryUsage = "bloomkit query f.bloom [key …|-]";
 export const infoOptions: OptionSpec[] = [];
@@ -72,6 +73,7 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   if (typeof output !== "string") throw new UsageError("build needs -o FILE");
   const type = String(options.get("type") ?? "bloom");
   if (!(FILTER_TYPES as readonly string[]).includes(type)) throw new UsageError(`--type must be one of ${FILTER_TYPES.join(", ")}, got "${type}"`);
+  if (type === "fuse8" || type === "fuse16") return buildFuse(input, output, type, options);
   const p = options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.01;
   let n = options.has("n") ? parseCount("n", String(options.get("n"))) : undefined;
   if (n === undefined && type !== "scalable" && input === STDIO) throw new UsageError(`reading standard input, build needs --n (or --type scalable)`);
@@ -105,6 +107,34 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   closeInput(source);
   const failed = overflow?.error(lines);
   if (failed) throw failed;
+  save(output, filter.serialize());
+  process.stderr.write(`${output}: ${describeFilter(filter).split("\n")[0]}, ${count(lines, "line")} read\n`);
+  filter.dispose();
+}
+
+/** A binary fuse filter holds exactly the input's distinct keys: it reads them all, then builds once. */
+async function buildFuse(input: string, output: string, type: "fuse8" | "fuse16", options: Parsed["options"]): Promise<void> {
+  const bits = type === "fuse8" ? 8 : 16;
+  for (const name of ["n", "p"]) {
+    if (options.has(name)) throw new UsageError(`--${name} does not apply to --type ${type}: it holds exactly the input's keys, at a false-positive rate of 2^-${bits}`);
+  }
+  const source = openInput(input);
+  refuseOutputsThatAreInputs([source], [output]);
+  checkWritable(output);
+  const progress = new Progress("build", source.size, options.has("quiet"));
+  const pieces: Buffer[] = [];
+  let bytes = 0;
+  let lines = 0;
+  for await (const piece of linePieces(source)) {
+    pieces.push(Buffer.from(piece)); // linePieces reuses its buffer
+    bytes += piece.length;
+    lines += countNewlines(piece);
+    progress.update(bytes, lines);
+  }
+  progress.done();
+  const text = Buffer.concat(pieces);
+  if (text.length > 0 && text[text.length - 1] !== 10) lines++;
+  const filter = BinaryFuseFilter.buildLines(text, { fingerprintBits: bits });
   save(output, filter.serialize());
   process.stderr.write(`${output}: ${describeFilter(filter).split("\n")[0]}, ${count(lines, "line")} read\n`);
   filter.dispose();
@@ -177,6 +207,14 @@ function describeFilter(filter: AnyFilter): string {
       `m ${count(filter.capacity, "slot")} (${count(filter.buckets, "bucket")} of ${filter.bucketSize}), ${filter.fingerprintBits}-bit fingerprints`,
       `load ${filter.loadFactor.toFixed(4)}`,
       `current FPR ${pct(filter.falsePositiveRate())}`,
+    ].join("\n");
+  }
+  if (filter instanceof BinaryFuseFilter) {
+    return [
+      `type BinaryFuseFilter`,
+      `n ${fmt(filter.size)} distinct keys (static: built once, cannot be added to)`,
+      `m ${filter.bitsPerItem.toFixed(2)} bits per key, ${filter.fingerprintBits}-bit fingerprints`,
+      `FPR ${pct(filter.falsePositiveRate())} (2^-${filter.fingerprintBits})`,
     ].join("\n");
   }
   return [

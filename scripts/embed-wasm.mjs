@@ -27,7 +27,11 @@ const memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 });
 const instance = new WebAssembly.Instance(module, { env: { memory } });
 const constants = WebAssembly.Module.exports(module)
   .filter((e) => e.kind === "global")
-  .map((e) => `export const ${e.name} = ${instance.exports[e.name].value};`);
+  // i32 globals read back signed; every shared number is an unsigned count, code or offset.
+  .map((e) => {
+    const value = instance.exports[e.name].value;
+    return `export const ${e.name} = ${typeof value === "number" && Number.isInteger(value) ? value >>> 0 : value};`;
+  });
 
 writeFileSync(
   out("core.generated.ts"),

@@ -214,7 +214,7 @@ describe("errors and exit codes", () => {
     [["dedup", "--memory", "12 parsecs"], 2, /--memory must be a size/],
     [["build", "x.txt"], 2, /build needs -o FILE/],
     [["build", "-", "-o", "x.bloom"], 2, /needs --n/],
-    [["build", "x.txt", "-o", "x.bloom", "--type", "magic"], 2, /--type must be one of bloom, counting, cuckoo, scalable, split-block, got "magic"/],
+    [["build", "x.txt", "-o", "x.bloom", "--type", "magic"], 2, /--type must be one of bloom, counting, cuckoo, scalable, split-block, fuse8, fuse16, got "magic"/],
     [["calc", "--n", "10"], 2, /calc needs --n and --p/],
     [["calc", "--p", "2", "--n", "1"], 2, /--p must be a probability/],
     [["intersect", "onlyone"], 2, /intersect takes two files/],

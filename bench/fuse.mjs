@@ -1,0 +1,117 @@
+// `npm run bench:fuse`: BinaryFuseFilter (8- and 16-bit) beside the
+// split-block filter sized for the same rates (2^-8 and 2^-16), on URL keys,
+// packed bytes and integers, and `bloom-filters`' XorFilter (pure JS, about
+// 90 µs a key: timed on PEER_KEYS keys only). Each row: build or query
+// ns/key, bits/key and the false-positive rate measured on absent keys.
+// BENCH_KEYS=n sets the key count (default 10^6). Prints a Markdown table.
+import { Bench } from "tinybench";
+import bloomFilters from "bloom-filters";
+import { BinaryFuseFilter, SplitBlockBloomFilter } from "bloomkit";
+import { machine, progress, table } from "./report.mjs";
+import { pack, urls } from "./keys.mjs";
+
+const N = Number(process.env.BENCH_KEYS ?? 1_000_000);
+const PEER_KEYS = Math.min(N, 20_000);
+const encoder = new TextEncoder();
+
+progress("building keys");
+const keys = urls(N, "member", 1);
+const probes = urls(N, "absent", 2);
+const packedKeys = pack(keys.map((key) => encoder.encode(key)));
+const packedProbes = pack(probes.map((key) => encoder.encode(key)));
+const memberInts = Uint32Array.from({ length: N }, (_, i) => i);
+const absentInts = Uint32Array.from({ length: N }, (_, i) => N + i);
+
+const ones = (flags) => flags.reduce((sum, flag) => sum + flag, 0);
+const rows = [];
+
+/** Times `ops` ({ name: [keyKind, fn] }) over n keys, 5 passes after a warm-up; one pass when `slow`. */
+async function time(lib, n, ops, quality, slow = false) {
+  progress(`${lib}: timing`);
+  const bench = new Bench(slow ? { iterations: 1, time: 0, warmup: false } : { iterations: 5, time: 0, warmupIterations: 1 });
+  for (const [op, [, fn]] of Object.entries(ops)) bench.add(op, fn);
+  await bench.run();
+  for (const task of bench.tasks) {
+    const keyKind = ops[task.name][0];
+    const { bitsPerKey, fpr } = quality[keyKind];
+    rows.push([lib, task.name, keyKind, n.toLocaleString("en-US"), ((task.result.latency.mean * 1e6) / n).toFixed(1), bitsPerKey.toFixed(2), fpr.toExponential(2)]);
+  }
+}
+
+/** Fails the run on a lost key: a benchmark of a filter that loses keys measures nothing. */
+function allPresent(lib, answers) {
+  if (ones(answers) !== answers.length) throw new Error(`${lib} lost ${answers.length - ones(answers)} keys`);
+}
+
+for (const fingerprintBits of [8, 16]) {
+  const lib = `bloomkit BinaryFuseFilter ${fingerprintBits}-bit`;
+  progress(`${lib}: building`);
+  const byString = BinaryFuseFilter.build(keys, { fingerprintBits });
+  const byInt = BinaryFuseFilter.buildInts(memberInts, { fingerprintBits });
+  allPresent(lib, byString.hasMany(keys));
+  allPresent(lib, byInt.hasInts(memberInts));
+  const quality = {
+    string: { bitsPerKey: byString.bitsPerItem, fpr: ones(byString.hasMany(probes)) / N },
+    bytes: { bitsPerKey: byString.bitsPerItem, fpr: ones(byString.hasPacked(packedProbes.bytes, packedProbes.ends)) / N },
+    int: { bitsPerKey: byInt.bitsPerItem, fpr: ones(byInt.hasInts(absentInts)) / N },
+  };
+  await time(lib, N, {
+    "build": ["string", () => BinaryFuseFilter.build(keys, { fingerprintBits }).dispose()],
+    "hasMany (members)": ["string", () => byString.hasMany(keys)],
+    "hasMany (absent)": ["string", () => byString.hasMany(probes)],
+    "buildPacked": ["bytes", () => BinaryFuseFilter.buildPacked(packedKeys.bytes, packedKeys.ends, { fingerprintBits }).dispose()],
+    "hasPacked (members)": ["bytes", () => byString.hasPacked(packedKeys.bytes, packedKeys.ends)],
+    "hasPacked (absent)": ["bytes", () => byString.hasPacked(packedProbes.bytes, packedProbes.ends)],
+    "buildInts (u32)": ["int", () => BinaryFuseFilter.buildInts(memberInts, { fingerprintBits }).dispose()],
+    "hasInts (u32, members)": ["int", () => byInt.hasInts(memberInts)],
+    "hasInts (u32, absent)": ["int", () => byInt.hasInts(absentInts)],
+  }, quality);
+  byString.dispose();
+  byInt.dispose();
+}
+
+for (const fingerprintBits of [8, 16]) {
+  const p = 2 ** -fingerprintBits;
+  const lib = `bloomkit SplitBlockBloomFilter p = 2^-${fingerprintBits}`;
+  progress(`${lib}: filling`);
+  const byString = SplitBlockBloomFilter.create(N, p, { powerOfTwo: false }).addMany(keys);
+  const byInt = SplitBlockBloomFilter.create(N, p, { powerOfTwo: false }).addInts(memberInts);
+  allPresent(lib, byString.hasMany(keys));
+  allPresent(lib, byInt.hasInts(memberInts));
+  const quality = {
+    string: { bitsPerKey: byString.bits / N, fpr: ones(byString.hasMany(probes)) / N },
+    bytes: { bitsPerKey: byString.bits / N, fpr: ones(byString.hasPacked(packedProbes.bytes, packedProbes.ends)) / N },
+    int: { bitsPerKey: byInt.bits / N, fpr: ones(byInt.hasInts(absentInts)) / N },
+  };
+  await time(lib, N, {
+    "addMany": ["string", () => SplitBlockBloomFilter.create(N, p, { powerOfTwo: false }).addMany(keys).dispose()],
+    "hasMany (members)": ["string", () => byString.hasMany(keys)],
+    "hasMany (absent)": ["string", () => byString.hasMany(probes)],
+    "addPacked": ["bytes", () => SplitBlockBloomFilter.create(N, p, { powerOfTwo: false }).addPacked(packedKeys.bytes, packedKeys.ends).dispose()],
+    "hasPacked (members)": ["bytes", () => byString.hasPacked(packedKeys.bytes, packedKeys.ends)],
+    "hasPacked (absent)": ["bytes", () => byString.hasPacked(packedProbes.bytes, packedProbes.ends)],
+    "addInts (u32)": ["int", () => SplitBlockBloomFilter.create(N, p, { powerOfTwo: false }).addInts(memberInts).dispose()],
+    "hasInts (u32, members)": ["int", () => byInt.hasInts(memberInts)],
+    "hasInts (u32, absent)": ["int", () => byInt.hasInts(absentInts)],
+  }, quality);
+  byString.dispose();
+  byInt.dispose();
+}
+
+{
+  const lib = "bloom-filters XorFilter 8-bit";
+  const peerKeys = keys.slice(0, PEER_KEYS);
+  const peerProbes = probes.slice(0, PEER_KEYS);
+  progress(`${lib}: building`);
+  const filter = bloomFilters.XorFilter.create(peerKeys, 8);
+  const quality = { string: { bitsPerKey: (filter._filter.length * 8) / PEER_KEYS, fpr: peerProbes.filter((key) => filter.has(key)).length / PEER_KEYS } };
+  await time(lib, PEER_KEYS, {
+    "create": ["string", () => bloomFilters.XorFilter.create(peerKeys, 8)],
+    "has (members)": ["string", () => peerKeys.forEach((key) => filter.has(key))],
+    "has (absent)": ["string", () => peerProbes.forEach((key) => filter.has(key))],
+  }, quality, true);
+}
+
+const { cpu, cores, node } = machine();
+console.log(`Binary fuse filters, ${N.toLocaleString("en-US")} URL keys (integers 0 … n − 1), ${cpu}, ${cores} cores, Node ${node}\n`);
+console.log(table(["library", "operation", "keys", "n", "ns/key", "bits/key", "measured FPR"], rows));

@@ -1,0 +1,318 @@
+// Binary fuse filter (Graf & Lemire, ACM JEA 2022; see assembly/binary-fuse.ts
+// and assembly/fuse-build.ts): a static set built once from a batch of keys,
+// about 9 bits per key at a 2^-8 false-positive rate (8-bit fingerprints) or
+// 18 bits at 2^-16 (16-bit), three memory accesses per query. It cannot be
+// added to: build a new one from the new set.
+import { WasmBlock } from "./wasm-block.js";
+import { Arena } from "./arena.js";
+import { defaultArena, freeMemory, type Block } from "./memory.js";
+import { FUSE_HEADER, FUSE_MAX_SIZE, HASH_XXH64, SOURCE_HASHES, SOURCE_U64 } from "./constants.generated.js";
+import { checkOptions, describe, formatBytes } from "./errors.js";
+import { forEachChunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
+import { isBytes, maxKeyBytes, scratchOf, type Key } from "./keys.js";
+import type { FilterQueries } from "./filter.js";
+import {
+  FilterType,
+  FormatError,
+  ParamReader,
+  ParamWriter,
+  fromBase64,
+  readRecordBytes,
+  readRecordStream,
+  recordBytes,
+  recordChunks,
+  type ByteSource,
+  type Loader,
+  type RecordSource,
+} from "./format.js";
+
+export interface BinaryFuseFilterOptions {
+  /** Bits per fingerprint: 8 (default; false-positive rate 2^-8 ≈ 0.39%) or 16 (2^-16 ≈ 0.0015%). */
+  fingerprintBits?: 8 | 16;
+}
+
+/** Keys are hashed as by the split-block filter: xxh64 with seed 0 of their bytes (integers by intHash with seed 0). */
+const KEY_HASH: KeyHash = { id: HASH_XXH64, seed: 0 };
+/** Builds start their sequence of seeds here, so the same keys always give the same filter. */
+const BUILD_SEED = 0;
+/** fuseBuild's result codes (assembly/fuse-build.ts). */
+const BUILD_ERRORS: Record<number, string> = { 1: "fingerprint bits not 8 or 16", 2: "too many keys", 3: "no seed peeled the keys" };
+
+/** The validated fingerprint width of build options. */
+function fingerprintBitsOf(options: unknown): 8 | 16 {
+  const checked = checkOptions("options", options, ["fingerprintBits"]);
+  const bits = checked.fingerprintBits ?? 8;
+  if (typeof bits !== "number") throw new TypeError(`options.fingerprintBits must be a number, got ${describe(bits)}`);
+  if (bits !== 8 && bits !== 16) throw new RangeError(`options.fingerprintBits must be 8 or 16, got ${describe(bits)}`);
+  return bits;
+}
+
+/** Lines in a buffer as the line splitter reads it: one per "\n", plus a last one without it. */
+function countLines(buffer: Uint8Array): number {
+  let lines = 0;
+  for (let at = buffer.indexOf(10); at >= 0; at = buffer.indexOf(10, at + 1)) lines++;
+  return buffer.length > 0 && buffer[buffer.length - 1] !== 10 ? lines + 1 : lines;
+}
+
+/** The layout a build gives `size` keys (segment length, segment count, fingerprints), computed in a scratch header. */
+function layoutOf(size: number, bits: 8 | 16): { segmentLength: number; segmentCount: number; arrayLength: number; blockBytes: number } {
+  const arena = defaultArena();
+  const { room } = scratchOf(arena);
+  const { core } = arena;
+  core.fuseInit(room, size, bits);
+  return {
+    segmentLength: core.fuseSegmentLength(room),
+    segmentCount: core.fuseSegmentCount(room),
+    arrayLength: core.fuseArrayLength(room) >>> 0,
+    blockBytes: core.fuseBlockBytes(size, bits),
+  };
+}
+
+/** A static set of keys in fingerprints: no false negatives, false positives at 2^-fingerprintBits. */
+export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
+  readonly #size: number;
+  readonly #fingerprintBits: 8 | 16;
+  readonly #arrayLength: number;
+
+  private constructor(size: number, fingerprintBits: 8 | 16) {
+    if (size > FUSE_MAX_SIZE) throw new RangeError(`a binary fuse filter holds at most ${FUSE_MAX_SIZE} distinct keys, got ${size}`);
+    const layout = layoutOf(size, fingerprintBits);
+    super(layout.blockBytes, `a binary fuse filter of ${size} keys (${formatBytes(layout.blockBytes)})`);
+    this.core.fuseInit(this.live(), size, fingerprintBits);
+    this.#size = size;
+    this.#fingerprintBits = fingerprintBits;
+    this.#arrayLength = layout.arrayLength;
+  }
+
+  /** A filter of string or Uint8Array keys (hashed as UTF-8 bytes by xxh64); duplicates count once. */
+  static build(keys: readonly Key[], options?: BinaryFuseFilterOptions): BinaryFuseFilter {
+    const bits = fingerprintBitsOf(options);
+    if (!Array.isArray(keys)) throw new TypeError(`keys must be an array of strings or Uint8Arrays, got ${describe(keys)}`);
+    for (let i = 0; i < keys.length; i++) maxKeyBytes(keys[i], i);
+    return BinaryFuseFilter.#build({ kind: "keys", keys }, keys.length, bits);
+  }
+
+  /** A filter of packed keys: key i is bytes[ends[i − 1] … ends[i]) (ends[−1] = 0). */
+  static buildPacked(bytes: Uint8Array, ends: Uint32Array, options?: BinaryFuseFilterOptions): BinaryFuseFilter {
+    const bits = fingerprintBitsOf(options);
+    if (!isBytes(bytes)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
+    if (!(ends instanceof Uint32Array)) throw new TypeError(`ends must be a Uint32Array, got ${describe(ends)}`);
+    return BinaryFuseFilter.#build({ kind: "packed", bytes, ends }, ends.length, bits);
+  }
+
+  /** A filter of newline-delimited keys ("\n", one trailing "\r" dropped; as the filters' addLines split them). */
+  static buildLines(buffer: Uint8Array, options?: BinaryFuseFilterOptions): BinaryFuseFilter {
+    const bits = fingerprintBitsOf(options);
+    if (!isBytes(buffer)) throw new TypeError(`buffer must be a Uint8Array of newline-delimited keys, got ${describe(buffer)}`);
+    return BinaryFuseFilter.#build({ kind: "lines", buffer }, countLines(buffer), bits);
+  }
+
+  /** A filter of integer keys (a Uint32Array or BigUint64Array), hashed as the other filters' addInts hash them. */
+  static buildInts(keys: Uint32Array | BigUint64Array, options?: BinaryFuseFilterOptions): BinaryFuseFilter {
+    const bits = fingerprintBitsOf(options);
+    if (!(keys instanceof Uint32Array || keys instanceof BigUint64Array)) {
+      throw new TypeError(`keys must be a Uint32Array or a BigUint64Array, got ${describe(keys)}`);
+    }
+    return BinaryFuseFilter.#build({ kind: "ints", keys }, keys.length, bits);
+  }
+
+  /**
+   * Hashes `count` keys into a memory of its own for the build, removes
+   * duplicates, builds, then copies the finished filter out: the build's
+   * temporary memory (about 24 bytes per key at its peak) is released whole
+   * when it is done, instead of staying in a memory that cannot shrink.
+   */
+  static #build(source: KeySource, count: number, bits: 8 | 16): BinaryFuseFilter {
+    if (count > FUSE_MAX_SIZE) throw new RangeError(`a binary fuse filter holds at most ${FUSE_MAX_SIZE} distinct keys, got ${count}`);
+    // Peak: 8 bytes a key for the hashes, then the sort's temp, or the build's (about 14.7 a key) and the filter.
+    const worst = layoutOf(count, bits);
+    const arena0 = defaultArena();
+    const sortBytes = arena0.core.fuseSortTempBytes(count);
+    const buildBytes = arena0.core.fuseSlotHashBytes(count) + arena0.core.fuseTempBytes(count) + worst.blockBytes;
+    const peak = 8 * count + Math.max(sortBytes, buildBytes) + (4 << 20);
+    const free = freeMemory();
+    if (peak > free) throw new RangeError(`building a binary fuse filter of ${count} keys needs ${formatBytes(peak)}; only ${formatBytes(free)} of memory is free`);
+    let arena: Arena;
+    try {
+      arena = new Arena(peak);
+    } catch {
+      throw new RangeError(`building a binary fuse filter of ${count} keys needs ${formatBytes(peak)} in one wasm memory, which the engine refused`);
+    }
+    const hold = (bytes: number) => {
+      const ptr = arena.alloc(bytes);
+      if (ptr === 0) throw new RangeError(`building a binary fuse filter of ${count} keys needs more than one wasm memory (4 GiB) holds`);
+      return ptr;
+    };
+    const { core } = arena;
+    const hashes = hold(Math.max(8, count * 8));
+    let written = 0;
+    forEachChunk(arena, KEY_HASH, source, (chunk) => {
+      const at = hashes + chunk.first * 8;
+      if (chunk.source === SOURCE_HASHES) arena.u8().copyWithin(at, chunk.src, chunk.src + chunk.count * 8);
+      else core.fuseHashInts(chunk.src, chunk.count, chunk.source === SOURCE_U64 ? 1 : 0, at);
+      written = chunk.first + chunk.count;
+    });
+    if (written !== count) throw new Error(`internal error: ${written} keys hashed, ${count} counted`);
+    const sortTemp = hold(sortBytes);
+    const size = core.fuseSortUnique(hashes, count, sortTemp) >>> 0;
+    arena.free(sortTemp);
+    const layout = layoutOf(size, bits);
+    const block = hold(layout.blockBytes);
+    core.fuseInit(block, size, bits);
+    const result = core.fuseBuild(block, hashes, size, bits, hold(core.fuseSlotHashBytes(size)), hold(core.fuseTempBytes(size)), BUILD_SEED, 0);
+    if (result !== 0) throw new Error(`internal error: the binary fuse filter build failed (${BUILD_ERRORS[result] ?? result})`);
+    const filter = new BinaryFuseFilter(size, bits);
+    filter.arena.u8().set(arena.u8().subarray(block, block + layout.blockBytes), filter.live());
+    return filter;
+  }
+
+  /** Distinct keys the filter was built from. */
+  get size(): number {
+    this.live();
+    return this.#size;
+  }
+
+  /** Bits of fingerprints in all. */
+  get bits(): number {
+    this.live();
+    return this.#arrayLength * this.#fingerprintBits;
+  }
+
+  get fingerprintBits(): 8 | 16 {
+    return this.#fingerprintBits;
+  }
+
+  /** Bits of fingerprints per distinct key (0 when empty): about 9.04 (8-bit) or 18.1 (16-bit) for a million keys. */
+  get bitsPerItem(): number {
+    return this.#size === 0 ? 0 : this.bits / this.#size;
+  }
+
+  /** The rate of a key not in the set: 2^-fingerprintBits (0 when empty: an empty filter answers no). */
+  falsePositiveRate(): number {
+    return this.#size === 0 ? 0 : 2 ** -this.#fingerprintBits;
+  }
+
+  /** True when the key is probably in the set; false when it certainly is not. */
+  has(key: Key): boolean {
+    maxKeyBytes(key);
+    return this.runOp(0, { kind: "keys", keys: [key] }).answers[0] === 1;
+  }
+
+  hasMany(keys: readonly Key[]): Uint8Array {
+    return this.runOp(0, { kind: "keys", keys }).answers;
+  }
+
+  hasPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
+    return this.runOp(0, { kind: "packed", bytes, ends }).answers;
+  }
+
+  hasLines(buffer: Uint8Array): Uint8Array {
+    return this.runOp(0, { kind: "lines", buffer }).answers;
+  }
+
+  hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    return this.runOp(0, { kind: "ints", keys }).answers;
+  }
+
+  /** The query kernel (its one operation) over a chunk of hashes or integer keys. */
+  protected blockKernel(_op: number, block: Block): Kernel {
+    const { core } = block.arena;
+    const ptr = block.ptr;
+    return (chunk) => core.fuseRun(ptr, chunk.source, chunk.src, chunk.count, chunk.scratch.out);
+  }
+
+  protected get keyHash(): KeyHash {
+    return KEY_HASH;
+  }
+
+  protected describeParameters(): Record<string, unknown> {
+    return { size: this.#size, fingerprintBits: this.#fingerprintBits, bitsPerItem: Number(this.bitsPerItem.toFixed(3)) };
+  }
+
+  /** The filter in bloomkit's binary format (docs/FORMAT.md, type 6). */
+  serialize(): Uint8Array {
+    return recordBytes(this.#record());
+  }
+
+  /** serialize() in pieces of at most `chunkBytes` (16 MiB by default). */
+  serializeChunks(chunkBytes?: number): Generator<Uint8Array> {
+    return recordChunks(this.#record(), chunkBytes);
+  }
+
+  #record(): RecordSource {
+    const ptr = this.live();
+    const { core } = this;
+    const params = new ParamWriter()
+      .u32(core.fuseSeedLow(ptr) >>> 0)
+      .u32(core.fuseSeedHigh(ptr) >>> 0)
+      .u64(this.#size)
+      .u8(this.#fingerprintBits)
+      .u8(0)
+      .u8(0)
+      .u8(0)
+      .u32(core.fuseSegmentLength(ptr))
+      .u32(core.fuseSegmentCount(ptr))
+      .u64(this.#arrayLength)
+      .bytes();
+    const bytes = this.#arrayLength * (this.#fingerprintBits / 8);
+    return { type: FilterType.binaryFuse, version: 1, params, payload: [{ arena: this.arena, ptr: ptr + FUSE_HEADER, bytes }] };
+  }
+
+  /** A filter from serialize()'s bytes; anything else, damaged or inconsistent, is a FormatError. */
+  static deserialize(bytes: Uint8Array): BinaryFuseFilter {
+    return readRecordBytes(bytes, { [FilterType.binaryFuse]: BinaryFuseFilter.loader }, FilterType.binaryFuse);
+  }
+
+  /** A filter from a stream of serializeChunks()'s pieces. */
+  static deserializeChunks(source: ByteSource): Promise<BinaryFuseFilter> {
+    return readRecordStream(source, { [FilterType.binaryFuse]: BinaryFuseFilter.loader }, FilterType.binaryFuse);
+  }
+
+  /** Checks a record's parameters against the layout a build gives its size, and allocates the filter. @internal */
+  static loader: Loader<BinaryFuseFilter> = (header) => {
+    const r = new ParamReader(header.params);
+    const seedLow = r.u32();
+    const seedHigh = r.u32();
+    const size = r.u64("size");
+    const bits = r.u8();
+    const reserved = [r.u8(), r.u8(), r.u8()];
+    const segmentLength = r.u32();
+    const segmentCount = r.u32();
+    const arrayLength = r.u64("array length");
+    r.end();
+    if (header.version !== 1) throw new FormatError(`corrupted: a binary fuse record of version ${header.version}`);
+    if (bits !== 8 && bits !== 16) throw new FormatError(`corrupted: fingerprint bits = ${bits}, not 8 or 16`);
+    if (reserved.some((byte) => byte !== 0)) throw new FormatError("corrupted: reserved parameter bytes are not 0");
+    if (size > FUSE_MAX_SIZE) throw new FormatError(`corrupted: size = ${size} is out of range`);
+    const expected = layoutOf(size, bits);
+    if (segmentLength !== expected.segmentLength || segmentCount !== expected.segmentCount || arrayLength !== expected.arrayLength) {
+      throw new FormatError(
+        `corrupted: segment length ${segmentLength}, segment count ${segmentCount} and array length ${arrayLength} ` +
+          `are not the layout of ${size} keys (${expected.segmentLength}, ${expected.segmentCount}, ${expected.arrayLength})`,
+      );
+    }
+    if (header.payloadLength !== arrayLength * (bits / 8)) {
+      throw new FormatError(`corrupted: payload of ${header.payloadLength} bytes for ${arrayLength} ${bits}-bit fingerprints`);
+    }
+    const filter = new BinaryFuseFilter(size, bits);
+    const ptr = filter.live();
+    filter.core.fuseSetSeed(ptr, seedLow, seedHigh);
+    const bytes = arrayLength * (bits / 8);
+    return {
+      target: [{ arena: filter.arena, ptr: ptr + FUSE_HEADER, bytes }],
+      finish: () => {
+        if (size === 0 && filter.arena.u8().subarray(ptr + FUSE_HEADER, ptr + FUSE_HEADER + bytes).some((byte) => byte !== 0)) {
+          filter.dispose();
+          throw new FormatError("corrupted: an empty filter has fingerprints set");
+        }
+        return filter;
+      },
+      abandon: () => filter.dispose(),
+    };
+  };
+
+  static fromBase64(text: string): BinaryFuseFilter {
+    return BinaryFuseFilter.deserialize(fromBase64(text));
+  }
+}
+

@@ -1,0 +1,481 @@
+// BinaryFuseFilter: no false negatives at any size, duplicates never a
+// failure, the false-positive rate and size the paper promises, every key form
+// giving the same filter and answers, and a record that loads only intact.
+import { describe, expect, it } from "vitest";
+import { BinaryFuseFilter, FormatError, deserialize, hash } from "../bindings/index.js";
+import { Arena } from "../bindings/arena.js";
+
+/** A memory of its own for the kernel-level tests. */
+const arena = new Arena();
+const core = arena.core;
+const heapU8 = () => arena.u8();
+import { ones, pack, randomBytes, rng, urls } from "./helpers.js";
+
+const encoder = new TextEncoder();
+const BITS = [8, 16] as const;
+
+/** `count` distinct u32 keys from `first` on: i · an odd constant is a bijection mod 2^32, so ranges never overlap. */
+function spreadInts(first: number, count: number): Uint32Array {
+  const keys = new Uint32Array(count);
+  for (let i = 0; i < count; i++) keys[i] = Math.imul(first + i, 0x9e3779b1) >>> 0;
+  return keys;
+}
+
+/** Sizes where the segment length doubles (ln(n) / ln(3.33) + 2.25 crosses an integer), with their neighbours. */
+function segmentBoundaries(limit: number): number[] {
+  const sizes: number[] = [];
+  for (let k = 3; ; k++) {
+    const n = Math.ceil(3.33 ** (k - 2.25));
+    if (n > limit) return sizes;
+    sizes.push(n - 1, n, n + 1);
+  }
+}
+
+/** The segment length in a serialised record (parameters at 12, L at offset 20 of them). */
+const segmentLengthOf = (record: Uint8Array) => new DataView(record.buffer, record.byteOffset).getUint32(12 + 20, true);
+
+describe("no false negatives", () => {
+  it("for every size from 0 to 400 and around every segment boundary up to 10^6, integer keys", () => {
+    const sizes = [...Array.from({ length: 401 }, (_, i) => i), ...segmentBoundaries(1e6)];
+    for (const fingerprintBits of BITS) {
+      for (const n of sizes) {
+        const keys = spreadInts(n * 7919, n);
+        const filter = BinaryFuseFilter.buildInts(keys, { fingerprintBits });
+        expect(filter.size, `n = ${n}`).toBe(n);
+        expect(ones(filter.hasInts(keys)), `n = ${n}, ${fingerprintBits} bits`).toBe(n);
+        filter.dispose();
+      }
+    }
+  });
+
+  it("the segment length does change at the boundaries tested", () => {
+    const lengths = segmentBoundaries(20_000).map((n) => {
+      const filter = BinaryFuseFilter.buildInts(spreadInts(0, n));
+      const length = segmentLengthOf(filter.serialize());
+      filter.dispose();
+      return length;
+    });
+    for (let i = 0; i < lengths.length; i += 3) expect(lengths[i + 2], `around boundary ${i / 3}`).toBe(2 * lengths[i]);
+  });
+
+  it("string and byte keys of every size from 0 to 60, and random sets up to 10^5", () => {
+    const random = rng(181);
+    const sizes = [...Array.from({ length: 61 }, (_, i) => i), ...Array.from({ length: 8 }, () => Math.floor(random() * 100_000))];
+    for (const n of sizes) {
+      const keys = [...urls(n - (n >> 2), `fn-${n}`, n), ...randomBytes(n >> 2, 30, n + 1)];
+      const filter = BinaryFuseFilter.build(keys, { fingerprintBits: n % 2 ? 8 : 16 });
+      expect(ones(filter.hasMany(keys)), `n = ${n}`).toBe(n);
+      filter.dispose();
+    }
+  });
+
+  it("a million string keys", () => {
+    const keys = urls(1_000_000, "million", 182);
+    const filter = BinaryFuseFilter.build(keys);
+    expect(filter.size).toBe(1_000_000);
+    expect(ones(filter.hasMany(keys))).toBe(1_000_000);
+    filter.dispose();
+  });
+
+  it("64-bit integer keys, and a line longer than the batch area", () => {
+    const random = rng(194);
+    const wide = BigUint64Array.from({ length: 50_000 }, () => (BigInt(Math.floor(random() * 2 ** 32)) << 32n) | BigInt(Math.floor(random() * 2 ** 32)));
+    const filter = BinaryFuseFilter.buildInts(wide, { fingerprintBits: 16 });
+    expect(ones(filter.hasInts(wide))).toBe(new Set(wide).size);
+    const long = "x".repeat(3_000_000);
+    const lines = BinaryFuseFilter.buildLines(encoder.encode(`short\n${long}\nlast`));
+    expect(lines.size).toBe(3);
+    expect(lines.hasMany(["short", long, "last"])).toEqual(Uint8Array.of(1, 1, 1));
+  });
+
+  it("an empty filter answers absent to everything and has a false-positive rate of 0", () => {
+    const filter = BinaryFuseFilter.build([]);
+    const probes = urls(5_000, "empty", 183);
+    expect(ones(filter.hasMany(probes))).toBe(0);
+    expect(ones(filter.hasInts(spreadInts(0, 5_000)))).toBe(0);
+    expect(filter.has("")).toBe(false);
+    expect([filter.size, filter.bitsPerItem, filter.falsePositiveRate()]).toEqual([0, 0, 0]);
+  });
+});
+
+describe("duplicates", () => {
+  it("count once, in every input form, and give the filter of the distinct keys", () => {
+    const distinct = urls(3_000, "dup", 184);
+    const random = rng(185);
+    const repeated: string[] = [];
+    for (const key of distinct) for (let r = 1 + Math.floor(random() * 4); r > 0; r--) repeated.push(key);
+    repeated.sort(() => random() - 0.5);
+    const reference = BinaryFuseFilter.build(distinct).serialize();
+    const filter = BinaryFuseFilter.build(repeated);
+    expect(filter.size).toBe(3_000);
+    expect(filter.serialize()).toEqual(reference);
+    expect(BinaryFuseFilter.build(repeated.map((key) => encoder.encode(key))).serialize()).toEqual(reference);
+    const packed = pack(repeated.map((key) => encoder.encode(key)));
+    expect(BinaryFuseFilter.buildPacked(packed.bytes, packed.ends).serialize()).toEqual(reference);
+    expect(BinaryFuseFilter.buildLines(encoder.encode(repeated.join("\r\n"))).serialize()).toEqual(reference);
+  });
+
+  it("never fail: all keys equal, two values a million times, every key twice", () => {
+    const cases: [string, () => BinaryFuseFilter, number][] = [
+      ["100,000 equal strings", () => BinaryFuseFilter.build(Array(100_000).fill("same")), 1],
+      ["a million equal integers", () => BinaryFuseFilter.buildInts(new Uint32Array(1_000_000).fill(7)), 1],
+      ["a million equal u64 integers", () => BinaryFuseFilter.buildInts(new BigUint64Array(1_000_000).fill(2n ** 64n - 1n), { fingerprintBits: 16 }), 1],
+      ["two values alternating", () => BinaryFuseFilter.buildInts(Uint32Array.from({ length: 1_000_000 }, (_, i) => i & 1)), 2],
+      ["every key twice", () => BinaryFuseFilter.buildInts(Uint32Array.from({ length: 400_000 }, (_, i) => i >> 1)), 200_000],
+      ["100,000 empty lines", () => BinaryFuseFilter.buildLines(new Uint8Array(100_000).fill(10)), 1],
+    ];
+    for (const [what, build, size] of cases) {
+      const filter = build();
+      expect(filter.size, what).toBe(size);
+      filter.dispose();
+    }
+    const pairs = BinaryFuseFilter.buildInts(Uint32Array.from({ length: 400_000 }, (_, i) => i >> 1));
+    expect(ones(pairs.hasInts(Uint32Array.from({ length: 200_000 }, (_, i) => i)))).toBe(200_000);
+  });
+
+  it("u32 and u64 integer keys of the same values give the same filter", () => {
+    const keys = spreadInts(5, 10_000);
+    expect(BinaryFuseFilter.buildInts(BigUint64Array.from(keys, BigInt)).serialize()).toEqual(BinaryFuseFilter.buildInts(keys).serialize());
+  });
+});
+
+describe("kernel: sort-unique and build over chosen hashes", () => {
+  /** Runs fuseSortUnique on `values` in wasm memory; returns the distinct sorted prefix. */
+  function sortUnique(values: bigint[]): bigint[] {
+    const hashes = arena.alloc(Math.max(8, values.length * 8));
+    const temp = arena.alloc(core.fuseSortTempBytes(values.length));
+    new BigUint64Array(heapU8().buffer, hashes, values.length).set(values);
+    const distinct = core.fuseSortUnique(hashes, values.length, temp);
+    const out = Array.from(new BigUint64Array(heapU8().buffer, hashes, distinct));
+    arena.free(temp);
+    arena.free(hashes);
+    return out;
+  }
+
+  const random = rng(186);
+  const u32 = () => BigInt(Math.floor(random() * 2 ** 32));
+  const u64 = () => (u32() << 32n) | u32();
+  const cases: Record<string, () => bigint[]> = {
+    "none": () => [],
+    "one": () => [5n],
+    "random": () => Array.from({ length: 20_000 }, u64),
+    "random with repeats": () => Array.from({ length: 20_000 }, () => BigInt(Math.floor(random() * 5_000)) * 0x9e3779b97f4a7c15n & (2n ** 64n - 1n)),
+    "all equal": () => Array(5_000).fill(0xdeadbeefcafef00dn),
+    "one high half, random low halves (a long run)": () => Array.from({ length: 5_000 }, () => (0x12345678n << 32n) | u32()),
+    "one high half, 17 values (just past insertion sort)": () => Array.from({ length: 17 }, (_, i) => (7n << 32n) | BigInt(17 - i)),
+    "one low half, random high halves": () => Array.from({ length: 5_000 }, () => (u32() << 32n) | 42n),
+    "extremes": () => [2n ** 64n - 1n, 0n, 2n ** 63n, 2n ** 64n - 1n, 0n, 1n],
+  };
+
+  it.each(Object.keys(cases))("fuseSortUnique against a sorted Set: %s", (name) => {
+    const values = cases[name]();
+    const expected = [...new Set(values)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    expect(sortUnique(values)).toEqual(expected);
+  });
+
+  it("builds from hashes that share their high or low halves, every one present", () => {
+    for (const values of [cases["one high half, random low halves (a long run)"](), cases["one low half, random high halves"]()]) {
+      const distinct = sortUnique(values);
+      for (const bits of BITS) {
+        const hashes = arena.alloc(distinct.length * 8);
+        new BigUint64Array(heapU8().buffer, hashes, distinct.length).set(distinct);
+        const filter = arena.alloc(core.fuseBlockBytes(distinct.length, bits));
+        const slotHashes = arena.alloc(core.fuseSlotHashBytes(distinct.length));
+        const temp = arena.alloc(core.fuseTempBytes(distinct.length));
+        expect(core.fuseBuild(filter, hashes, distinct.length, bits, slotHashes, temp, 0, 0)).toBe(0);
+        const out = arena.alloc(distinct.length);
+        expect(core.fuseRun(filter, 0, hashes, distinct.length, out)).toBe(distinct.length);
+        for (const ptr of [hashes, filter, slotHashes, temp, out]) arena.free(ptr);
+      }
+    }
+  });
+
+  it("replaces a seed under which the keys cannot be peeled by the next of its sequence", () => {
+    const M = 2n ** 64n - 1n;
+    const fmix = (x: bigint) => {
+      x ^= x >> 33n;
+      x = (x * 0xff51afd7ed558ccdn) & M;
+      x ^= x >> 33n;
+      x = (x * 0xc4ceb9fe1a85ec53n) & M;
+      return x ^ (x >> 33n);
+    };
+    const splitmix = (state: bigint) => {
+      let z = state & M;
+      z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & M;
+      z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & M;
+      return z ^ (z >> 31n);
+    };
+    const GOLDEN = 0x9e3779b97f4a7c15n;
+    const [first, second] = [splitmix(GOLDEN), splitmix(2n * GOLDEN)];
+    // Two keys: 4-slot segments, one segment of first slots; a key's slots are
+    // fixed by bits 62–63, 18–19 and 0–1 of its mix. Two keys that agree on
+    // them under the first seed share all three slots and cannot be peeled.
+    const slotsOf = (h: bigint, seed: bigint) => {
+      const m = fmix((h + seed) & M);
+      return `${m >> 62n} ${(m >> 18n) & 3n} ${m & 3n}`;
+    };
+    const a = 1n;
+    let b = 2n;
+    while (slotsOf(b, first) !== slotsOf(a, first) || slotsOf(b, second) === slotsOf(a, second)) b++;
+    const hashes = arena.alloc(16);
+    new BigUint64Array(heapU8().buffer, hashes, 2).set([a, b]);
+    const filter = arena.alloc(core.fuseBlockBytes(2, 8));
+    const slotHashes = arena.alloc(core.fuseSlotHashBytes(2));
+    const temp = arena.alloc(core.fuseTempBytes(2));
+    expect(core.fuseBuild(filter, hashes, 2, 8, slotHashes, temp, 0, 0)).toBe(0);
+    expect(core.fuseSegmentLength(filter)).toBe(4);
+    const seed = (BigInt(core.fuseSeedHigh(filter) >>> 0) << 32n) | BigInt(core.fuseSeedLow(filter) >>> 0);
+    expect(seed).toBe(second);
+    const out = arena.alloc(8);
+    expect(core.fuseRun(filter, 0, hashes, 2, out)).toBe(2);
+    for (const ptr of [hashes, filter, slotHashes, temp, out]) arena.free(ptr);
+  });
+
+  it("reports a failure, not a wrong filter, when given duplicate hashes it cannot peel", () => {
+    const hashes = arena.alloc(16);
+    new BigUint64Array(heapU8().buffer, hashes, 2).set([9n, 9n]);
+    const filter = arena.alloc(core.fuseBlockBytes(2, 8));
+    const slotHashes = arena.alloc(core.fuseSlotHashBytes(2));
+    const temp = arena.alloc(core.fuseTempBytes(2));
+    expect(core.fuseBuild(filter, hashes, 2, 8, slotHashes, temp, 0, 0)).toBe(3); // FUSE_ERROR_NOT_PEELED
+    for (const ptr of [hashes, filter, slotHashes, temp]) arena.free(ptr);
+  });
+});
+
+describe("false-positive rate and size", () => {
+  it("8-bit at 10^6 keys: ≤ 9.2 bits per key, measured rate within 30% of 2^-8 on 2·10^6 probes", () => {
+    const n = 1_000_000;
+    const filter = BinaryFuseFilter.buildInts(spreadInts(0, n));
+    expect(filter.bitsPerItem).toBeLessThanOrEqual(9.2);
+    expect(filter.bitsPerItem).toBeGreaterThan(9); // the paper's 1.125 factor: honest, not an empty array
+    const rate = ones(filter.hasInts(spreadInts(n, 2_000_000))) / 2_000_000;
+    expect(rate).toBeGreaterThan(0.7 * 2 ** -8);
+    expect(rate).toBeLessThan(1.3 * 2 ** -8);
+    expect(filter.falsePositiveRate()).toBe(2 ** -8);
+  });
+
+  it("8-bit, string keys: rate within 30% of 2^-8 on 300,000 URL probes", () => {
+    const filter = BinaryFuseFilter.build(urls(100_000, "fpr-in", 187));
+    const rate = ones(filter.hasMany(urls(300_000, "fpr-out", 188))) / 300_000;
+    expect(rate).toBeGreaterThan(0.7 * 2 ** -8);
+    expect(rate).toBeLessThan(1.3 * 2 ** -8);
+  });
+
+  it("16-bit at 10^7 keys: ≤ 18.4 bits per key (the 8-bit array of the same keys ≤ 9.2), every key present, rate within 30% of 2^-16 on 10^7 probes", () => {
+    const n = 10_000_000;
+    const keys = spreadInts(0, n);
+    const filter = BinaryFuseFilter.buildInts(keys, { fingerprintBits: 16 });
+    expect(filter.bitsPerItem).toBeLessThanOrEqual(18.4);
+    // Both widths share the layout of n keys: half the bits with 8-bit fingerprints.
+    expect(filter.bitsPerItem / 2).toBeLessThanOrEqual(9.2);
+    expect(ones(filter.hasInts(keys))).toBe(n);
+    const falsePositives = ones(filter.hasInts(spreadInts(n, 10_000_000)));
+    expect(falsePositives).toBeGreaterThan(0.7 * 10_000_000 * 2 ** -16);
+    expect(falsePositives).toBeLessThan(1.3 * 10_000_000 * 2 ** -16);
+    filter.dispose();
+  });
+
+  it("16-bit at 10^6 keys: ≤ 18.4 bits per key", () => {
+    const filter = BinaryFuseFilter.buildInts(spreadInts(0, 1_000_000), { fingerprintBits: 16 });
+    expect(filter.bitsPerItem).toBeLessThanOrEqual(18.4);
+    expect(filter.falsePositiveRate()).toBe(2 ** -16);
+  });
+});
+
+describe("every key form gives the same filter and the same answers", () => {
+  const members = [...urls(2_000, "forms", 189), "", "布隆过滤器", "a\tb"];
+  const probes = [...members.slice(0, 1_000), ...urls(20_000, "forms-out", 190), "ключ", "🙂"];
+
+  it.each(BITS)("%i-bit: build, bytes, buildPacked and buildLines give identical records; has, hasMany, bytes, hasPacked, hasLines agree", (fingerprintBits) => {
+    const filter = BinaryFuseFilter.build(members, { fingerprintBits });
+    const record = filter.serialize();
+    const memberBytes = members.map((key) => encoder.encode(key));
+    const packedMembers = pack(memberBytes);
+    expect(BinaryFuseFilter.build(memberBytes, { fingerprintBits }).serialize()).toEqual(record);
+    expect(BinaryFuseFilter.buildPacked(packedMembers.bytes, packedMembers.ends, { fingerprintBits }).serialize()).toEqual(record);
+    expect(BinaryFuseFilter.buildLines(encoder.encode(members.join("\n") + "\n"), { fingerprintBits }).serialize()).toEqual(record);
+    expect(BinaryFuseFilter.build([...members].reverse(), { fingerprintBits }).serialize()).toEqual(record);
+
+    const single = Uint8Array.from(probes, (key) => Number(filter.has(key)));
+    const probeBytes = probes.map((key) => encoder.encode(key));
+    const packedProbes = pack(probeBytes);
+    expect(ones(single.subarray(0, 1_000))).toBe(1_000);
+    expect(filter.hasMany(probes)).toEqual(single);
+    expect(filter.hasMany(probeBytes)).toEqual(single);
+    expect(Uint8Array.from(probeBytes, (key) => Number(filter.has(key)))).toEqual(single);
+    expect(filter.hasPacked(packedProbes.bytes, packedProbes.ends)).toEqual(single);
+    expect(filter.hasLines(encoder.encode(probes.join("\r\n")))).toEqual(single);
+  });
+
+  it("answers exactly as the query written out in docs/FORMAT.md, computed in BigInt from the record", () => {
+    for (const fingerprintBits of BITS) {
+      const filter = BinaryFuseFilter.build(members, { fingerprintBits });
+      const record = filter.serialize();
+      const view = new DataView(record.buffer, record.byteOffset);
+      const seed = view.getBigUint64(12, true);
+      const segmentLength = BigInt(view.getUint32(32, true));
+      const segmentCount = BigInt(view.getUint32(36, true));
+      const payload = record.subarray(12 + 36 + 16);
+      const slot = (i: bigint) => (fingerprintBits === 8 ? payload[Number(i)] : payload[2 * Number(i)] | (payload[2 * Number(i) + 1] << 8));
+      const M = 2n ** 64n - 1n;
+      const fmix = (x: bigint) => {
+        x ^= x >> 33n;
+        x = (x * 0xff51afd7ed558ccdn) & M;
+        x ^= x >> 33n;
+        x = (x * 0xc4ceb9fe1a85ec53n) & M;
+        return x ^ (x >> 33n);
+      };
+      const written = (key: string) => {
+        const m = fmix((hash("xxh64", key, 0) + seed) & M);
+        const h0 = (m * segmentCount * segmentLength) >> 64n;
+        const h1 = (h0 + segmentLength) ^ ((m >> 18n) % segmentLength);
+        const h2 = (h0 + 2n * segmentLength) ^ (m % segmentLength);
+        const fingerprint = Number((m ^ (m >> 32n)) & BigInt(2 ** fingerprintBits - 1));
+        return Number((fingerprint ^ slot(h0) ^ slot(h1) ^ slot(h2)) === 0);
+      };
+      const sample = probes.slice(0, 3_000);
+      expect(Uint8Array.from(sample, written)).toEqual(filter.hasMany(sample));
+    }
+  });
+});
+
+describe("serialisation", () => {
+  const probes = urls(20_000, "ser-probe", 191);
+
+  it.each(BITS)("%i-bit: serialize, deserialize and base64 give identical records and answers, for 0, 1 and 5,000 keys", (fingerprintBits) => {
+    for (const n of [0, 1, 5_000]) {
+      const keys = urls(n, "ser", 192);
+      const original = BinaryFuseFilter.build(keys, { fingerprintBits });
+      const record = original.serialize();
+      const copies = [BinaryFuseFilter.deserialize(record), deserialize(record) as BinaryFuseFilter, BinaryFuseFilter.fromBase64(original.toBase64())];
+      for (const copy of copies) {
+        expect(copy).toBeInstanceOf(BinaryFuseFilter);
+        expect([copy.size, copy.fingerprintBits, copy.bitsPerItem]).toEqual([original.size, fingerprintBits, original.bitsPerItem]);
+        expect(copy.serialize()).toEqual(record);
+        expect(copy.hasMany(probes)).toEqual(original.hasMany(probes));
+        expect(ones(copy.hasMany(keys))).toBe(n);
+      }
+    }
+  });
+
+  /** Recomputes both checksums (docs/FORMAT.md), as a careless or hostile writer could. */
+  function reseal(bytes: Uint8Array): Uint8Array {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const h = view.getUint32(8, true);
+    const p = Number(view.getBigUint64(12 + h, true));
+    view.setBigUint64(20 + h, hash("xxh64", bytes.subarray(0, 20 + h)), true);
+    view.setBigUint64(28 + h + p, hash("xxh64", bytes.subarray(28 + h, 28 + h + p)), true);
+    return bytes;
+  }
+
+  const small = { 8: ["a", "b", "c", "d", "e"], 16: ["一", "二", "三"] } as const;
+
+  it.each(BITS)("%i-bit: every truncation and every flipped byte is a FormatError", (fingerprintBits) => {
+    const bytes = BinaryFuseFilter.build([...small[fingerprintBits]], { fingerprintBits }).serialize();
+    for (let length = 0; length < bytes.length; length++) {
+      expect(() => deserialize(bytes.subarray(0, length)), `length ${length} of ${bytes.length}`).toThrow(FormatError);
+    }
+    for (let at = 0; at < bytes.length; at++) {
+      for (const mask of [0x01, 0x80, 0xff]) {
+        const damaged = bytes.slice();
+        damaged[at] ^= mask;
+        expect(() => deserialize(damaged), `byte ${at} ^ ${mask}`).toThrow(FormatError);
+      }
+    }
+  });
+
+  it.each(BITS)("%i-bit: parameters changed behind recomputed checksums are a FormatError or a filter with identical answers; the seed is free", (fingerprintBits) => {
+    const keys = [...small[fingerprintBits]];
+    const original = BinaryFuseFilter.build(keys, { fingerprintBits });
+    const bytes = original.serialize();
+    const answers = original.hasMany([...keys, ...probes]);
+    let rejected = 0;
+    for (let at = 12; at < 12 + 36; at++) {
+      for (const mask of [0x01, 0x02, 0x10, 0x80, 0xff]) {
+        const damaged = bytes.slice();
+        damaged[at] ^= mask;
+        const what = `parameter byte ${at - 12} ^ ${mask}`;
+        let loaded: BinaryFuseFilter;
+        try {
+          loaded = BinaryFuseFilter.deserialize(reseal(damaged));
+        } catch (error) {
+          expect(error, what).toBeInstanceOf(FormatError);
+          rejected++;
+          continue;
+        }
+        if (at < 12 + 8) {
+          // The seed: any value is a filter, of the same shape (only the checksums can catch this).
+          expect([loaded.size, loaded.fingerprintBits, loaded.bitsPerItem], what).toEqual([original.size, fingerprintBits, original.bitsPerItem]);
+        } else {
+          expect(loaded.hasMany([...keys, ...probes]), what).toEqual(answers);
+        }
+        loaded.dispose();
+      }
+    }
+    expect(rejected).toBeGreaterThan(100);
+  });
+
+  it("names the broken invariant", () => {
+    const base = () => BinaryFuseFilter.build(["a", "b", "c"]).serialize(); // parameters at 12
+    const cases: [string, (b: DataView) => void, RegExp][] = [
+      ["fingerprint bits 12", (b) => b.setUint8(12 + 16, 12), /fingerprint bits = 12, not 8 or 16/],
+      ["fingerprint bits 16 with an 8-bit payload", (b) => b.setUint8(12 + 16, 16), /payload of 24 bytes for 24 16-bit fingerprints/],
+      ["a reserved byte", (b) => b.setUint8(12 + 18, 1), /reserved parameter bytes/],
+      ["size 10^9", (b) => b.setBigUint64(12 + 8, 10n ** 9n, true), /not the layout of 1000000000 keys/],
+      ["size 2^40", (b) => b.setBigUint64(12 + 8, 2n ** 40n, true), /size = 1099511627776 is out of range/],
+      ["segment length", (b) => b.setUint32(12 + 20, 16, true), /segment length 16, segment count 1 and array length 24 are not the layout of 3 keys \(8, 1, 24\)/],
+      ["segment count", (b) => b.setUint32(12 + 24, 2, true), /not the layout of 3 keys/],
+      ["array length", (b) => b.setBigUint64(12 + 28, 32n, true), /not the layout of 3 keys/],
+    ];
+    for (const [what, damage, message] of cases) {
+      const bytes = base();
+      damage(new DataView(bytes.buffer));
+      expect(() => deserialize(reseal(bytes)), what).toThrow(message);
+      expect(() => deserialize(bytes), what).toThrow(FormatError);
+    }
+    const empty = BinaryFuseFilter.build([]).serialize();
+    empty[empty.length - 9] = 1; // a fingerprint of an empty filter
+    expect(() => deserialize(reseal(empty))).toThrow(/an empty filter has fingerprints set/);
+  });
+});
+
+describe("arguments", () => {
+  it("bad options and keys are errors that name the argument and show the value", () => {
+    expect(() => BinaryFuseFilter.build(["a"], { fingerprintBits: 12 as 8 })).toThrow(/options.fingerprintBits must be 8 or 16, got 12/);
+    expect(() => BinaryFuseFilter.build(["a"], { fingerprintBits: "8" as unknown as 8 })).toThrow(/options.fingerprintBits must be a number, got "8"/);
+    expect(() => BinaryFuseFilter.build(["a"], { bits: 8 } as object)).toThrow(/unknown option "bits" in options/);
+    expect(() => BinaryFuseFilter.build(["a"], 8 as object)).toThrow(/options must be an object, got 8/);
+    expect(() => BinaryFuseFilter.build(["a", 5 as unknown as string])).toThrow(/keys\[1\] must be a string or a Uint8Array, got 5/);
+    expect(() => BinaryFuseFilter.build("abc" as unknown as string[])).toThrow(/keys must be an array/);
+    expect(() => BinaryFuseFilter.buildInts([1, 2] as unknown as Uint32Array)).toThrow(/keys must be a Uint32Array or a BigUint64Array, got an array of length 2/);
+    expect(() => BinaryFuseFilter.buildPacked(new Uint8Array(3), new Uint32Array([4]))).toThrow(/ends\[0\] = 4 must be/);
+    expect(() => BinaryFuseFilter.buildPacked(new Uint8Array(3), [3] as unknown as Uint32Array)).toThrow(/ends must be a Uint32Array/);
+    expect(() => BinaryFuseFilter.buildLines("a\nb" as unknown as Uint8Array)).toThrow(/buffer must be a Uint8Array/);
+    const filter = BinaryFuseFilter.build(["a"]);
+    expect(() => filter.has(3 as unknown as string)).toThrow(/key must be a string or a Uint8Array, got 3/);
+    expect(() => filter.hasInts(new Int32Array(2) as unknown as Uint32Array)).toThrow(/a Int32Array/);
+  });
+
+  it("a failed build leaves wasm memory as it was, and later builds work", () => {
+    const failing = () => BinaryFuseFilter.build([...urls(20_000, "fail", 193), null as unknown as string]);
+    expect(failing).toThrow(/keys\[20000\] must be a string or a Uint8Array, got null/);
+    const before = core.memory.buffer.byteLength;
+    for (let i = 0; i < 50; i++) expect(() => BinaryFuseFilter.build([...urls(20_000, "fail", 193), null as unknown as string])).toThrow(TypeError);
+    expect(core.memory.buffer.byteLength).toBe(before);
+    expect(BinaryFuseFilter.build(["ok"]).has("ok")).toBe(true);
+  });
+
+  it("dispose frees it once; later use throws", () => {
+    const filter = BinaryFuseFilter.build(["x"]);
+    filter.dispose();
+    filter.dispose();
+    expect(filter.disposed).toBe(true);
+    expect(() => filter.has("x")).toThrow(/disposed/);
+    expect(() => filter.size).toThrow(/disposed/);
+    expect(() => filter.serialize()).toThrow(/disposed/);
+    {
+      using scoped = BinaryFuseFilter.build(["y"]);
+      expect(scoped.has("y")).toBe(true);
+    }
+  });
+});
