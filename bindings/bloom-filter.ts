@@ -534,6 +534,11 @@ export class BloomFilter extends WasmBlock implements Filter {
     this.#added(this.runLinesEach(OP_ADD, buffer, visit));
   }
 
+  /** hasLines without copies: `visit(answers, ends, offset)` as in testAndAddLinesEach, for readers that copy the lines found out. */
+  hasLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
+    this.runLinesEach(OP_HAS, buffer, visit);
+  }
+
   /** testAndAddLines plus each line's end offset in `buffer` (after its "\n"), for writers that copy lines out. */
   testAndAddLinesWithEnds(buffer: Uint8Array): { answers: Uint8Array; ends: Uint32Array } {
     const { answers, total, ends } = this.runOp(OP_ADD, { kind: "lines", buffer }, Uint8Array, true);

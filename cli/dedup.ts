@@ -1,6 +1,7 @@
 // `bloomkit dedup`: the crawler de-duplication program as a stream. Keeps the first
 // occurrence of each line in input order; lines reach wasm as bytes.
-import { BloomFilter, MAX_FILTER_BITS, ScalableBloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, optimal, splitBlockFalsePositiveRate } from "bloomkit";
+import { BloomFilter, ScalableBloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, optimal, splitBlockFalsePositiveRate } from "bloomkit";
+import { bloomBits, checkMemory } from "./memory.js";
 import { UsageError, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
 import { closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
 import { Output, Progress, estimateLines, linePieces, splitLines } from "./io.js";
@@ -39,7 +40,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   const input = positionals[0] ?? "-";
   const p = options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.001;
   const givenN = options.has("n") ? parseCount("n", String(options.get("n"))) : undefined;
-  const memory = options.has("memory") ? parseBytes("memory", String(options.get("memory"))) : undefined;
+  const memory = options.has("memory") ? checkMemory(parseBytes("memory", String(options.get("memory")))) : undefined;
   if (givenN !== undefined && memory !== undefined) throw new UsageError("give --n and --p, or --memory, not both");
   const type = String(options.get("type") ?? "split-block");
   if (type !== "split-block" && type !== "bloom") throw new UsageError(`--type must be split-block or bloom, got "${type}"`);
@@ -61,10 +62,10 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
     if (!filter) {
       const n = givenN ?? estimateLines(size, piece);
       if (memory !== undefined && type === "split-block") {
-        filter = SplitBlockBloomFilter.withSize(Math.max(1, Math.floor(Math.min(MAX_FILTER_BITS / 8, memory) / 32)));
+        filter = SplitBlockBloomFilter.withSize(Math.max(1, Math.min(2 ** 32 - 1, Math.floor(memory / 32))));
       } else if (memory !== undefined) {
         // More memory than n needs lowers the rate; more hashes than p needs would only cost time.
-        const m = Math.min(MAX_FILTER_BITS, Math.floor(memory * 8));
+        const m = bloomBits(memory * 8);
         filter = BloomFilter.withSize(m, n ? Math.min(optimal({ n, m }).k, optimal({ n, p }).k) : optimal({ n: 1, p }).k);
       } else if (n !== undefined) {
         // Not exchanged with Parquet: no need to round the size up to a power of two.

@@ -1,5 +1,5 @@
 // `bloomkit build | query | info | merge`: filter files in the library's binary format.
-import { readFileSync } from "node:fs";
+import { createReadStream } from "node:fs";
 import {
   BinaryFuseFilter,
   BloomFilter,
@@ -8,11 +8,11 @@ import {
   FormatError,
   ScalableBloomFilter,
   SplitBlockBloomFilter,
-  deserialize,
+  deserializeChunks,
   type AnyFilter,
 } from "bloomkit";
 import { CliError, UsageError, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
-import { checkWritable, writeFileAtomically } from "./atomic-output.js";
+import { AtomicFile, checkWritable } from "./atomic-output.js";
 import { CuckooOverflow } from "./cuckoo-overflow.js";
 import { STDIO, closeInput, openInput, refuseOutputsThatAreInputs, type Input } from "./input.js";
 import { Output, Progress, countNewlines, linePieces, splitLines } from "./io.js";
@@ -36,24 +36,35 @@ export const infoUsage = "bloomkit info f.bloom";
 export const mergeOptions: OptionSpec[] = [{ name: "output", short: "o", value: "FILE", help: "the merged filter file (required)" }];
 export const mergeUsage = "bloomkit merge a.bloom b.bloom -o c.bloom";
 
-/** Reads a filter file; a file that is not one is a one-line error naming it. */
-function load(path: string): AnyFilter {
-  let bytes: Uint8Array;
+/** Pieces a filter file is read in: large enough to stream gigabytes quickly, small enough to hold. */
+const READ_PIECE_BYTES = 8 << 20;
+
+/**
+ * Reads a filter file piece by piece straight into the filter's memory, so a
+ * filter larger than one Uint8Array (6 GiB, say) loads too. Reading stops at
+ * the size the file's header declares: a longer file, or an endless one such
+ * as /dev/zero, is an error, not a read that never ends. A file that is not a
+ * filter is a one-line error naming it.
+ */
+async function load(path: string): Promise<AnyFilter> {
+  const stream = createReadStream(path, { highWaterMark: READ_PIECE_BYTES });
   try {
-    bytes = readFileSync(path);
-  } catch (error) {
-    throw cannot("read", path, error);
-  }
-  try {
-    return deserialize(bytes);
+    return await deserializeChunks(stream);
   } catch (error) {
     if (error instanceof FormatError) throw new CliError(`${path} is not a bloomkit filter: ${error.message}`);
+    if (error instanceof RangeError) throw new CliError(`cannot load ${path}: ${error.message}`);
+    if ((error as NodeJS.ErrnoException)?.code !== undefined) throw cannot("read", path, error);
     throw error;
+  } finally {
+    stream.destroy();
   }
 }
 
-function save(path: string, bytes: Uint8Array): void {
-  writeFileAtomically(path, bytes);
+/** Writes a filter file in pieces (no copy of a large filter in JS), to a temporary file renamed into place. */
+function save(path: string, filter: AnyFilter): void {
+  const file = new AtomicFile(path);
+  for (const piece of filter.serializeChunks()) file.write(piece);
+  file.commit();
 }
 
 /** Counts the lines of a file (for sizing), without decoding them. */
@@ -107,7 +118,7 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   closeInput(source);
   const failed = overflow?.error(lines);
   if (failed) throw failed;
-  save(output, filter.serialize());
+  save(output, filter);
   process.stderr.write(`${output}: ${describeFilter(filter).split("\n")[0]}, ${count(lines, "line")} read\n`);
   filter.dispose();
 }
@@ -135,7 +146,7 @@ async function buildFuse(input: string, output: string, type: "fuse8" | "fuse16"
   const text = Buffer.concat(pieces);
   if (text.length > 0 && text[text.length - 1] !== 10) lines++;
   const filter = BinaryFuseFilter.buildLines(text, { fingerprintBits: bits });
-  save(output, filter.serialize());
+  save(output, filter);
   process.stderr.write(`${output}: ${describeFilter(filter).split("\n")[0]}, ${count(lines, "line")} read\n`);
   filter.dispose();
 }
@@ -143,7 +154,7 @@ async function buildFuse(input: string, output: string, type: "fuse8" | "fuse16"
 export async function query({ positionals }: Parsed): Promise<void> {
   if (positionals.length < 1) throw new UsageError("query needs a filter file");
   const [file, ...keys] = positionals;
-  const filter = load(file);
+  const filter = await load(file);
   const out = new Output(undefined);
   const answer = (present: number) => (present ? "probably present" : "definitely absent");
   if (keys.length === 1 && keys[0] === "-") {
@@ -170,7 +181,7 @@ function describeFilter(filter: AnyFilter): string {
   if (filter instanceof BloomFilter) {
     return [
       `type BloomFilter`,
-      `n ${count(filter.count, "key")} added (that set a new bit)`,
+      `n ${count(filter.size, "key")} added (that set a new bit)`,
       `m ${count(filter.bits, "bit")} (${count(Math.ceil(filter.bits / 8), "byte")})`,
       `k ${filter.hashes} (${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed})`,
       `fill ${filter.fillRatio.toFixed(4)}`,
@@ -182,7 +193,7 @@ function describeFilter(filter: AnyFilter): string {
     return [
       `type CountingBloomFilter`,
       `n ${count(filter.size, "key")} held`,
-      `m ${count(filter.bits, "counter")} of ${count(filter.counterBits, "bit")}`,
+      `m ${count(filter.counters, "counter")} of ${count(filter.counterBits, "bit")}`,
       `k ${filter.hashes} (${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed})`,
       `fill ${filter.fillRatio.toFixed(4)}`,
       `saturated counters ${fmt(filter.saturatedCounters)}`,
@@ -192,7 +203,7 @@ function describeFilter(filter: AnyFilter): string {
   if (filter instanceof SplitBlockBloomFilter) {
     return [
       `type SplitBlockBloomFilter`,
-      `n ${count(filter.count, "key")} added (that set a new bit)`,
+      `n ${count(filter.size, "key")} added (that set a new bit)`,
       `m ${count(filter.bits, "bit")} in ${count(filter.blocks, "block")} of 256 (Parquet layout, xxh64 seed 0)`,
       `k 8 (one bit in each word of one block)`,
       `fill ${filter.fillRatio.toFixed(4)}`,
@@ -219,7 +230,7 @@ function describeFilter(filter: AnyFilter): string {
   }
   return [
     `type ScalableBloomFilter`,
-    `n ${count(filter.count, "key")} added`,
+    `n ${count(filter.size, "key")} added`,
     `m ${count(filter.bits, "bit")} in ${count(filter.layers, "layer")}`,
     `capacity ${count(filter.capacity, "key")} before the next layer`,
     `current FPR ${pct(filter.falsePositiveRate())} (target ${filter.targetFalsePositiveRate})`,
@@ -228,7 +239,7 @@ function describeFilter(filter: AnyFilter): string {
 
 export async function info({ positionals }: Parsed): Promise<void> {
   if (positionals.length !== 1) throw new UsageError(`info takes one filter file, got ${positionals.length}`);
-  const filter = load(positionals[0]);
+  const filter = await load(positionals[0]);
   process.stdout.write(describeFilter(filter) + "\n");
   filter.dispose();
 }
@@ -241,7 +252,8 @@ export async function merge({ options, positionals }: Parsed): Promise<void> {
   const inputs = positionals.map(openInput);
   inputs.forEach(closeInput);
   refuseOutputsThatAreInputs(inputs, [output]);
-  const [a, b] = positionals.map(load);
+  const a = await load(positionals[0]);
+  const b = await load(positionals[1]);
   if (!(a instanceof BloomFilter) || !(b instanceof BloomFilter)) {
     throw new CliError(`merge takes two BloomFilter files; got ${a.constructor.name} and ${b.constructor.name}`);
   }
@@ -251,6 +263,6 @@ export async function merge({ options, positionals }: Parsed): Promise<void> {
   } catch (error) {
     throw new CliError(`cannot merge ${positionals[0]} and ${positionals[1]}: ${(error as Error).message}`);
   }
-  save(output, merged.serialize());
+  save(output, merged);
   process.stderr.write(`${output}: ${describeFilter(merged).split("\n").slice(0, 2).join(", ")}\n`);
 }

@@ -6,7 +6,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BloomFilter, MAX_FILTER_BITS, hashMany, optimal } from "bloomkit";
+import { BloomFilter, hashMany, optimal } from "bloomkit";
+import { bloomBits, checkMemory, freeMemory } from "./memory.js";
 import { UsageError, parseBytes, parseProbability, type OptionSpec, type Parsed } from "./args.js";
 import { onCleanup } from "./cleanup.js";
 import { STDIO, closeInput, openInput, refuseOutputsThatAreInputs, type Input } from "./input.js";
@@ -29,7 +30,8 @@ export async function intersect({ options, positionals }: Parsed): Promise<void>
   if (positionals.length !== 2) throw new UsageError(`intersect takes two files, got ${positionals.length}`);
   const [a, b] = positionals;
   if (a === "-" && b === "-") throw new UsageError("only one of A and B can be standard input");
-  const memory = options.has("memory") ? parseBytes("memory", String(options.get("memory"))) : 1e9;
+  // Default: 1 GB, or half the free memory on a machine with less than 2 GB free.
+  const memory = options.has("memory") ? checkMemory(parseBytes("memory", String(options.get("memory")))) : Math.min(1e9, Math.floor(freeMemory() / 2));
   const p = options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.001;
   const quiet = options.has("quiet");
   // Both inputs are opened and checked before the output is created, and the output may be neither.
@@ -63,7 +65,7 @@ async function approximate(a: Input, b: Input, memory: number, p: number, out: O
     if (!filter) {
       // Size from A's size when known; on stdin, from the memory allowed.
       const n = estimateLines(sizeA, piece);
-      const budget = Math.min(MAX_FILTER_BITS, Math.floor(memory * 8));
+      const budget = bloomBits(memory * 8);
       const wanted = n ? optimal({ n, p }) : undefined;
       filter = wanted && wanted.m <= budget ? BloomFilter.create(n!, p) : BloomFilter.withSize(budget, n ? Math.min(optimal({ n, m: budget }).k, optimal({ n, p }).k) : optimal({ n: 1, p }).k);
     }
@@ -78,18 +80,20 @@ async function approximate(a: Input, b: Input, memory: number, p: number, out: O
   let common = 0;
   bytes = 0;
   for await (const piece of linePieces(b)) {
-    const { ends } = splitLines(piece);
-    const answers = filter.hasLines(piece);
-    let start = 0;
-    for (let i = 0; i < answers.length; i++) {
-      if (answers[i]) {
-        out.write(piece.subarray(start, ends[i]));
-        if (ends[i] === piece.length && piece[piece.length - 1] !== 10) out.write("\n");
-        common++;
+    // Lines split in wasm: answers and line ends come as views, and matching lines are copied out as byte ranges.
+    filter.hasLinesEach(piece, (answers, ends, offset) => {
+      let start = offset;
+      for (let i = 0; i < answers.length; i++) {
+        const end = offset + ends[i];
+        if (answers[i]) {
+          out.write(piece.subarray(start, end));
+          if (end === piece.length && piece[piece.length - 1] !== 10) out.write("\n");
+          common++;
+        }
+        start = end;
       }
-      start = ends[i];
-    }
-    linesB += answers.length;
+      linesB += answers.length;
+    });
     bytes += piece.length;
     progressB.update(bytes, linesB);
   }
