@@ -1,7 +1,9 @@
 // `npm run bench:cli`: `bloomkit dedup` against `sort -u` and `awk '!seen[$0]++'`
 // on 10,000,000 URL lines with about 30% repeats. Measures wall time, MB/s
 // and peak memory with GNU time, and the unique lines bloomkit wrongly drops.
-// Writes bench/CLI.md. Needs GNU time (Debian package `time`), sort and awk.
+// Then `bloomkit intersect` of that file with a second one, with a filter
+// larger than 4 GiB (the memory model's segments), against awk's exact
+// answer. Writes bench/CLI.md. Needs GNU time (Debian package `time`), sort and awk.
 import { execFileSync, spawnSync } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { machine, progress, table } from "./report.mjs";
@@ -34,6 +36,29 @@ async function generate() {
   out.write(batch.join("\n") + (batch.length ? "\n" : ""));
   await new Promise((resolve) => out.end(resolve));
   execFileSync("mv", [`${input}.partial`, input]);
+}
+
+/** Writes the second file of the intersect run: as many lines, half of them lines of the first file, half new ones. */
+async function generateB(path) {
+  if (existsSync(path)) return;
+  const random = rng(2027);
+  const hosts = ["www.example.com", "news.example.org", "shop.example.net", "blog.example.io", "cdn.example.cn"];
+  const out = createWriteStream(`${path}.partial`);
+  let batch = [];
+  for (let i = 0; i < LINES; i++) {
+    // The same URL as line `id` of the first file (ids below LINES), or a URL the first file never has.
+    const id = random() < 0.5 ? Math.floor(random() * LINES) : LINES + i;
+    const r = rng(id);
+    batch.push(`https://${hosts[id % 5]}/${Math.floor(r() * 1e9).toString(36)}/${id}?ref=${Math.floor(r() * 1e6)}`);
+    if (batch.length === 100_000) {
+      if (!out.write(batch.join("\n") + "\n")) await new Promise((resolve) => out.once("drain", resolve));
+      batch = [];
+      progress(`writing ${path}: ${((100 * i) / LINES).toFixed(0)}%`);
+    }
+  }
+  out.write(batch.join("\n") + (batch.length ? "\n" : ""));
+  await new Promise((resolve) => out.end(resolve));
+  execFileSync("mv", [`${path}.partial`, path]);
 }
 
 /** Runs a shell command under GNU time; returns wall seconds and peak RSS in MB. */
@@ -70,6 +95,22 @@ const rows = runs.map((r) => [
   r === runs[0] ? `${((100 * r.peakMB) / runs[2].peakMB).toFixed(1)}%` : "",
 ]);
 const summary = table(["command", "wall s", "MB/s", "peak MB", "speed-up vs faster peer", "memory vs awk"], rows);
+
+// intersect with a filter of 5 GiB: more than one wasm memory holds, so it is held in two segments.
+const inputB = `${cache}urls-b-${LINES}.txt`;
+await generateB(inputB);
+const INTERSECT_MEMORY = "5GiB";
+const intersectRuns = [
+  timed(`bloomkit intersect --memory ${INTERSECT_MEMORY}`, `node '${bin}' intersect '${input}' '${inputB}' --memory ${INTERSECT_MEMORY} -o '${cache}out-intersect.txt' --quiet`),
+  timed("awk (exact)", `awk 'NR==FNR { seen[$0]; next } $0 in seen' '${input}' '${inputB}' > '${cache}out-intersect-awk.txt'`),
+];
+const exactCommon = countLines(`${cache}out-intersect-awk.txt`);
+const foundCommon = countLines(`${cache}out-intersect.txt`);
+const intersectSummary = table(
+  ["command", "wall s", "peak MB", "lines written", "false matches"],
+  intersectRuns.map((r, i) => [r.label, r.seconds.toFixed(2), r.peakMB.toFixed(0), (i === 0 ? foundCommon : exactCommon).toLocaleString("en-US"), i === 0 ? (foundCommon - exactCommon).toLocaleString("en-US") : "0"]),
+);
+const intersectReport = /each line of .* passes with probability ([\d.e-]+)/.exec(intersectRuns[0].stderr)?.[1];
 const env = machine();
 const report = `# CLI benchmark: de-duplicating a crawler's URL file
 
@@ -81,9 +122,18 @@ Input: ${LINES.toLocaleString("en-US")} URL lines, ${sizeMB.toFixed(0)} MB, abou
 ${summary}
 
 bloomkit kept ${keptByBloomkit.toLocaleString("en-US")} lines, dropping ${lost.toLocaleString("en-US")} distinct lines as false positives (${((100 * lost) / exactUnique).toFixed(4)}% of them; its own estimate: ${expectedLoss}). It used its defaults: a filter sized from the file size at p = 0.001.
+
+## intersect with a filter larger than 4 GiB
+
+A second file of ${LINES.toLocaleString("en-US")} lines, about half of them lines of the first (fixed seed). \`bloomkit intersect A B --memory ${INTERSECT_MEMORY}\` builds a Bloom filter of A of ${INTERSECT_MEMORY}, more than one wasm memory holds, so it is held in two segments; awk's exact answer holds every line of A in memory.
+
+${intersectSummary}
+
+False matches are lines bloomkit wrote that awk did not (bloomkit's own estimate of a line's chance to pass: ${intersectReport}).
 `;
 console.log(summary);
 console.log(`\nlost ${lost} of ${exactUnique} distinct lines (expected ${expectedLoss})`);
+console.log(`\n${intersectSummary}`);
 if (LINES === 10_000_000) {
   writeFileSync(new URL("./CLI.md", import.meta.url), report);
   console.log("wrote bench/CLI.md");
