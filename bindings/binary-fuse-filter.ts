@@ -77,7 +77,7 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
   private constructor(size: number, fingerprintBits: 8 | 16) {
     if (size > FUSE_MAX_SIZE) throw new RangeError(`a binary fuse filter holds at most ${FUSE_MAX_SIZE} distinct keys, got ${size}`);
     const layout = layoutOf(size, fingerprintBits);
-    super(layout.blockBytes, `a binary fuse filter of ${size} keys (${formatBytes(layout.blockBytes)})`);
+    super(layout.blockBytes, () => `a binary fuse filter of ${size} keys (${formatBytes(layout.blockBytes)})`);
     this.core.fuseInit(this.live(), size, fingerprintBits);
     this.#size = size;
     this.#fingerprintBits = fingerprintBits;

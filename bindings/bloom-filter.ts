@@ -94,11 +94,8 @@ export class BloomFilter extends WasmBlock implements Filter {
 
   private constructor(bits: number, hashes: number, hashing: Hashing, baseBits = bits, near?: Arena | readonly Arena[], segments = 1) {
     const segmentBits = bits / segments;
-    super(
-      Array.from({ length: segments }, () => blockBytes(segmentBits)),
-      `a Bloom filter of ${bits} bits (${formatBytes(segments * blockBytes(segmentBits))})`,
-      near,
-    );
+    const bytes = blockBytes(segmentBits);
+    super(segments === 1 ? bytes : Array.from({ length: segments }, () => bytes), () => `a Bloom filter of ${bits} bits (${formatBytes(segments * bytes)})`, near);
     for (const block of this.segments()) writeIndexHeader(block.arena.core, block.ptr, segmentBits, hashes, hashing, baseBits / segments);
     this.#keyHash = hashing.strategy === "double" ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;
     this.#bits = bits;

@@ -80,7 +80,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
   private constructor(counters: number, hashes: number, width: CounterBits, hashing: Hashing, segments = 1) {
     const perSegment = counters / segments;
     const bytes = blockBytes(perSegment, width);
-    super(Array.from({ length: segments }, () => bytes), `a counting Bloom filter of ${counters} ${width}-bit counters (${formatBytes(segments * bytes)})`);
+    super(Array.from({ length: segments }, () => bytes), () => `a counting Bloom filter of ${counters} ${width}-bit counters (${formatBytes(segments * bytes)})`);
     for (const block of this.segments()) writeIndexHeader(block.arena.core, block.ptr, perSegment, hashes, hashing);
     this.#segmentCounters = perSegment;
     this.#keyHash = hashing.strategy === "double" ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;

@@ -71,7 +71,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
         `a cuckoo filter of ${buckets} buckets of ${fingerprintBits}-bit fingerprints needs ${formatBytes(bytes)}; one filter holds at most ${formatBytes(MAX_BLOCK_BYTES)}`,
       );
     }
-    super(bytes, `a cuckoo filter of ${buckets} buckets (${formatBytes(bytes)})`);
+    super(bytes, () => `a cuckoo filter of ${buckets} buckets (${formatBytes(bytes)})`);
     this.core.cuckooInit(this.live(), buckets, fingerprintBits, hashId(hashing.names[0]), hashing.seed);
     this.#keyHash = { id: hashId(hashing.names[0]), seed: hashing.seed };
     this.#buckets = buckets;

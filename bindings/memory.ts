@@ -18,6 +18,14 @@ export const SCRATCH_RESERVE = 2 * 1024 * 1024;
 /** The largest block one arena can hold: 4 GiB less a page of static data and the scratch reserve. */
 export const MAX_BLOCK_BYTES = ARENA_MAX_BYTES - PAGE_BYTES - SCRATCH_RESERVE;
 
+/** What a block is for, in words for an error message: a string, or a function that builds it only when a message needs it. */
+export type What = string | (() => string);
+
+/** The words of a What. */
+export function named(what: What): string {
+  return typeof what === "function" ? what() : what;
+}
+
 /** A block of wasm memory: its arena and address. */
 export interface Block {
   readonly arena: Arena;
@@ -52,12 +60,20 @@ export function freeMemory(): number {
   return available === undefined || !(available > 0) ? Infinity : available;
 }
 
+/**
+ * Growth below this (16 MiB) is not checked against the free memory: asking
+ * the system costs about 90 µs (it reads the container's limits), more than
+ * creating a small filter, and the engine's own refusal is caught anyway.
+ */
+const CHECKED_GROWTH_BYTES = 16 * 1024 * 1024;
+
 /** Throws the RangeError for a request of `bytes` that the machine cannot serve now. */
-function checkFree(bytes: number, what: string): void {
+function checkFree(bytes: number, what: What): void {
+  if (bytes < CHECKED_GROWTH_BYTES) return;
   const free = freeMemory();
   if (bytes > free) {
     throw new RangeError(
-      `cannot allocate ${formatBytes(bytes)} for ${what}: only ${formatBytes(free)} of memory is free on this machine ` +
+      `cannot allocate ${formatBytes(bytes)} for ${named(what)}: only ${formatBytes(free)} of memory is free on this machine ` +
         `(dispose() filters you no longer need; dropped ones are freed only after the garbage collector finds them)`,
     );
   }
@@ -69,9 +85,9 @@ function checkFree(bytes: number, what: string): void {
  * by size: a pool arena or an arena of its own. Throws a RangeError that says
  * why, and changes nothing, when it cannot.
  */
-export function allocate(bytes: number, what: string, near?: Arena): Block {
+export function allocate(bytes: number, what: What, near?: Arena): Block {
   if (!(bytes <= MAX_BLOCK_BYTES)) {
-    throw new RangeError(`${what} needs ${formatBytes(bytes)}; one wasm memory block holds at most ${formatBytes(MAX_BLOCK_BYTES)}`);
+    throw new RangeError(`${named(what)} needs ${formatBytes(bytes)}; one wasm memory block holds at most ${formatBytes(MAX_BLOCK_BYTES)}`);
   }
   if (near && near.canFit(bytes + SCRATCH_RESERVE)) {
     checkFree(near.growthFor(bytes), what);
@@ -84,10 +100,10 @@ export function allocate(bytes: number, what: string, near?: Arena): Block {
     try {
       arena = new Arena(bytes + SCRATCH_RESERVE);
     } catch {
-      throw new RangeError(`cannot allocate ${formatBytes(bytes)} for ${what}: the engine refused a wasm memory of that size`);
+      throw new RangeError(`cannot allocate ${formatBytes(bytes)} for ${named(what)}: the engine refused a wasm memory of that size`);
     }
     const ptr = arena.alloc(bytes);
-    if (ptr === 0) throw new RangeError(`cannot allocate ${formatBytes(bytes)} for ${what}: the engine refused to grow a wasm memory to that size`);
+    if (ptr === 0) throw new RangeError(`cannot allocate ${formatBytes(bytes)} for ${named(what)}: the engine refused to grow a wasm memory to that size`);
     return { arena, ptr, bytes };
   }
   for (const pool of pools.length ? pools : [defaultArena()]) {
@@ -99,7 +115,7 @@ export function allocate(bytes: number, what: string, near?: Arena): Block {
   checkFree(bytes, what);
   const pool = new Arena(bytes + SCRATCH_RESERVE);
   const ptr = pool.alloc(bytes);
-  if (ptr === 0) throw new RangeError(`cannot allocate ${formatBytes(bytes)} for ${what}: the engine refused to grow a wasm memory`);
+  if (ptr === 0) throw new RangeError(`cannot allocate ${formatBytes(bytes)} for ${named(what)}: the engine refused to grow a wasm memory`);
   pools.push(pool);
   return { arena: pool, ptr, bytes };
 }

@@ -92,7 +92,7 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
     const perSegment = segmentBlocks(blocks);
     const sizes: number[] = [];
     for (let first = 0; first < blocks; first += perSegment) sizes.push(HEADER_BYTES + Math.min(perSegment, blocks - first) * SBBF_BLOCK_BYTES);
-    super(sizes, `a split-block Bloom filter of ${blocks} blocks (${formatBytes(HEADER_BYTES * sizes.length + blocks * SBBF_BLOCK_BYTES)})`);
+    super(sizes, () => `a split-block Bloom filter of ${blocks} blocks (${formatBytes(HEADER_BYTES * sizes.length + blocks * SBBF_BLOCK_BYTES)})`);
     this.segments().forEach(({ arena, ptr }, s) => arena.core.sbbfInit(ptr, Math.min(perSegment, blocks - s * perSegment), blocks, s * perSegment));
     this.#blocks = blocks;
     this.#perSegment = perSegment;

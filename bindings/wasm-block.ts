@@ -8,7 +8,7 @@
 /// <reference lib="esnext.disposable" />
 import type { Arena } from "./arena.js";
 import type { Core } from "./core.generated.js";
-import { allocate, defaultArena, disown, freeMemory, own, type Block } from "./memory.js";
+import { allocate, defaultArena, disown, freeMemory, named, own, type Block, type What } from "./memory.js";
 import { placeChunk, runBatch, forEachChunk, saveChunk, type BatchResult, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { OP_COUNT } from "./constants.generated.js";
 import { writeKey } from "./keys.js";
@@ -24,13 +24,13 @@ export abstract class WasmBlock extends FilterBase {
    * room); `what` names it in a failure. Nothing stays allocated when one of
    * them fails.
    */
-  protected constructor(sizes: number | readonly number[], what: string, near?: Arena | readonly Arena[]) {
+  protected constructor(sizes: number | readonly number[], what: What, near?: Arena | readonly Arena[]) {
     super();
     const list = typeof sizes === "number" ? [sizes] : sizes;
     if (list.length > 1) {
       const total = list.reduce((sum, bytes) => sum + bytes, 0);
       const free = freeMemory();
-      if (total > free) throw new RangeError(`cannot allocate ${formatBytes(total)} for ${what}: only ${formatBytes(free)} of memory is free on this machine`);
+      if (total > free) throw new RangeError(`cannot allocate ${formatBytes(total)} for ${named(what)}: only ${formatBytes(free)} of memory is free on this machine`);
     }
     const blocks: Block[] = [];
     try {
