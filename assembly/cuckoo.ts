@@ -20,7 +20,7 @@ import { Hashed, OP_ADD, OP_COUNT, OP_HAS, OP_TEST_AND_ADD, SOURCE_HASHES, SOURC
 // @ts-ignore: decorator
 @inline const C_RNG: usize = 24; // u32 state of the kick PRNG
 // @ts-ignore: decorator
-@inline const CUCKOO_HEADER: usize = 32;
+@inline export const CUCKOO_HEADER: usize = 32;
 /** Entries per bucket. */
 // @ts-ignore: decorator
 @inline export const BUCKET_SIZE: u32 = 4;
@@ -246,10 +246,6 @@ export function cuckooSize(filter: usize): f64 {
   return <f64>load<u64>(filter, C_SIZE);
 }
 
-/** Byte offset of the slots within the block (for reading them out). */
-export function cuckooHeaderBytes(): u32 {
-  return <u32>CUCKOO_HEADER;
-}
 
 /** Sets the fingerprint count after slots were copied in (deserialising). */
 export function cuckooSetSize(filter: usize, size: f64): void {

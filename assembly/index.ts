@@ -23,8 +23,8 @@ export { hashBits, hashKey, hashPacked } from "./hash";
 export { xxh64Start, xxh64Update, xxh64Digest } from "./xxh64-stream";
 export { hashPackedKeys, hashLines, compactLines, combineWords } from "./batch";
 export { countingBlockBytes, countingBytes, countingKey, countingRun, countingSaturated, countingNonZero, countingToBloom, countingCounter } from "./counting";
-export { cuckooBlockBytes, cuckooInit, cuckooKey, cuckooRun, cuckooSize, cuckooHeaderBytes, cuckooSetSize, cuckooLocate } from "./cuckoo";
-export { sbbfBlockBytes, sbbfInit, sbbfHeaderBytes, sbbfKey, sbbfRun, sbbfRoute, sbbfFalsePositiveRate, sbbfSetBits } from "./split-block";
+export { cuckooBlockBytes, cuckooInit, cuckooKey, cuckooRun, cuckooSize, cuckooSetSize, cuckooLocate } from "./cuckoo";
+export { sbbfBlockBytes, sbbfInit, sbbfKey, sbbfRun, sbbfRoute, sbbfFalsePositiveRate, sbbfSetBits } from "./split-block";
 export {
   fuseBlockBytes,
   fuseInit,
@@ -68,6 +68,8 @@ export const STRATEGY_DOUBLE = indices.STRATEGY_DOUBLE;
 export const STRATEGY_INDEPENDENT = indices.STRATEGY_INDEPENDENT;
 export const BUCKET_SIZE = cuckoo.BUCKET_SIZE;
 export const MAX_KICKS = cuckoo.MAX_KICKS;
+export const CUCKOO_HEADER = <u32>cuckoo.CUCKOO_HEADER;
+export const SBBF_HEADER = <u32>splitBlock.SBBF_HEADER;
 export const HASH_COUNT = hash.HASH_COUNT;
 export const HASH_FNV1A_64 = hash.HASH_FNV1A_64;
 export const HASH_MURMUR3_128 = hash.HASH_MURMUR3_128;

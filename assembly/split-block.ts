@@ -40,7 +40,7 @@ import { Hashed, OP_ADD, SOURCE_HASHES, SOURCE_U32, sourceHash } from "./batch";
 // @ts-ignore: decorator
 @inline const S_FIRST: usize = 8;
 // @ts-ignore: decorator
-@inline const SBBF_HEADER: usize = 32;
+@inline export const SBBF_HEADER: usize = 32;
 
 export function sbbfBlockBytes(blocks: f64): f64 {
   return <f64>SBBF_HEADER + blocks * 32;
@@ -53,9 +53,6 @@ export function sbbfInit(filter: usize, blocks: u32, total: u32, first: u32): vo
   store<u32>(filter, first, S_FIRST);
 }
 
-export function sbbfHeaderBytes(): u32 {
-  return <u32>SBBF_HEADER;
-}
 
 /** The specification's block of a hash in a filter of `total` blocks: ((h >> 32) · total) >> 32. */
 // @ts-ignore: decorator

@@ -5,7 +5,7 @@
 // segment, and its k bits are set in that segment alone.
 import { WasmBlock } from "./wasm-block.js";
 import type { Arena } from "./arena.js";
-import { MAX_BLOCK_BYTES, type Block } from "./memory.js";
+import { defaultArena, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_HAS } from "./constants.generated.js";
 import { checkInteger, checkIntsHashing, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { maxKeyBytes, type Key } from "./keys.js";
@@ -53,9 +53,9 @@ export interface BloomFilterOptions extends HashingOptions {
 const OPTION_NAMES = [...HASHING_OPTION_NAMES, "foldable"] as const;
 const HEADER_BYTES = FILTER_HEADER;
 
-/** Bytes of a segment's block: the header, then its bits as whole u64 words. */
+/** Bytes of a segment's block: the header, then its bits as whole u64 words (assembly/bloom.ts's layout). */
 function blockBytes(bits: number): number {
-  return HEADER_BYTES + Math.ceil(bits / 64) * 8;
+  return defaultArena().core.bloomBlockBytes(bits);
 }
 
 /** Bits one segment can hold: its block must fit one wasm memory (4 GiB less the arena's own room). */

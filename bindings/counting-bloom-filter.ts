@@ -2,7 +2,7 @@
 // the spectral filter's minimum selection as a frequency estimate. Indexed
 // exactly like BloomFilter (same m, k and hashing give the same positions).
 import { WasmBlock } from "./wasm-block.js";
-import { freeMemory, MAX_BLOCK_BYTES, type Block } from "./memory.js";
+import { defaultArena, freeMemory, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_COUNT, OP_HAS, OP_REMOVE } from "./constants.generated.js";
 import { checkInteger, checkIntsHashing, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
@@ -38,9 +38,9 @@ export interface CountingBloomFilterOptions extends HashingOptions {
 const OPTION_NAMES = [...HASHING_OPTION_NAMES, "counterBits"] as const;
 const HEADER_BYTES = FILTER_HEADER;
 
-/** Bytes of a filter's block: the header, then the counters in whole u64 words. */
+/** Bytes of a segment's block: the header, then the counters in whole u64 words (assembly/counting.ts's layout). */
 function blockBytes(counters: number, width: CounterBits): number {
-  return HEADER_BYTES + Math.ceil((counters * width) / 64) * 8;
+  return defaultArena().core.countingBlockBytes(counters, width);
 }
 
 function checkCounterBits(options: Record<string, unknown>): CounterBits {

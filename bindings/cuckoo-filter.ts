@@ -1,8 +1,8 @@
 // Cuckoo filter (Fan et al., CoNEXT 2014; seed 003): fingerprints in buckets
 // of four, deletable, with a false-positive rate set by the fingerprint size.
 import { WasmBlock } from "./wasm-block.js";
-import { MAX_BLOCK_BYTES, type Block } from "./memory.js";
-import { BUCKET_SIZE as CORE_BUCKET_SIZE, MAX_KICKS as CORE_MAX_KICKS, OP_ADD, OP_COUNT, OP_HAS, OP_REMOVE, OP_TEST_AND_ADD } from "./constants.generated.js";
+import { defaultArena, MAX_BLOCK_BYTES, type Block } from "./memory.js";
+import { CUCKOO_HEADER, BUCKET_SIZE as CORE_BUCKET_SIZE, MAX_KICKS as CORE_MAX_KICKS, OP_ADD, OP_COUNT, OP_HAS, OP_REMOVE, OP_TEST_AND_ADD } from "./constants.generated.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { type Key } from "./keys.js";
@@ -39,11 +39,11 @@ export const MAX_KICKS = CORE_MAX_KICKS;
 const TARGET_LOAD = 0.95;
 const OPTION_NAMES = ["hash", "seed"] as const;
 /** Bytes before the slots (assembly/cuckoo.ts's header). */
-const HEADER_BYTES = 32;
+const HEADER_BYTES = CUCKOO_HEADER;
 
-/** Bytes of a filter's block: the header, then the slots in whole u64 words. */
+/** Bytes of a filter's block: the header, then the slots in whole u64 words (assembly/cuckoo.ts's layout). */
 function blockBytes(buckets: number, fingerprintBits: number): number {
-  return HEADER_BYTES + Math.ceil((buckets * BUCKET_SIZE * (fingerprintBits / 8)) / 8) * 8;
+  return defaultArena().core.cuckooBlockBytes(buckets, fingerprintBits);
 }
 /** Largest bucket count: slot indices (bucket · 4 + j) must stay below 2^32. */
 const MAX_BUCKETS = 2 ** 29;

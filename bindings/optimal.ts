@@ -1,6 +1,7 @@
 // The Bloom filter formulas (seed 004, and the hur.st calculator the seeds
 // cite), in one place for every structure:
 //   p = (1 − e^(−kn/m))^k        m = −n·ln p / (ln 2)²        k = (m/n)·ln 2
+import { MAX_HASHES } from "./constants.generated.js";
 import { checkInteger, checkPositive, checkProbability, describe } from "./errors.js";
 
 /** Any three of n, p, m, k, or just n and p, or m with n or p. */
@@ -31,7 +32,7 @@ const LN2 = Math.LN2;
 const LN2_SQUARED = LN2 * LN2;
 /** Bounds on m and k accepted by the calculator (the filters have their own, smaller m limit). */
 export const MAX_CALC_BITS = Number.MAX_SAFE_INTEGER;
-export const MAX_HASHES = 256;
+export { MAX_HASHES };
 
 /** False-positive rate of n keys in m bits with k hashes: (1 − e^(−kn/m))^k. */
 export function falsePositiveRateFor(n: number, m: number, k: number): number {

@@ -3,7 +3,7 @@
 // add or query, at the cost of a few more bits per key than a standard filter.
 import { WasmBlock } from "./wasm-block.js";
 import { MAX_BLOCK_BYTES, type Block } from "./memory.js";
-import { HASH_XXH64, OP_ADD, OP_HAS } from "./constants.generated.js";
+import { HASH_XXH64, OP_ADD, OP_HAS, SBBF_HEADER } from "./constants.generated.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { isBytes, type Key } from "./keys.js";
@@ -25,7 +25,7 @@ import {
 } from "./format.js";
 
 /** Bytes before the first block: the block count, padded so blocks stay 32-byte aligned (assembly/split-block.ts). */
-const HEADER_BYTES = 32;
+const HEADER_BYTES = SBBF_HEADER;
 /** Bytes of one block: eight 32-bit words. */
 export const SBBF_BLOCK_BYTES = 32;
 /** The specification fixes the key hash: xxh64 with seed 0. */
