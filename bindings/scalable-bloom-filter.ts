@@ -193,6 +193,16 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     return this.#run({ kind: "lines", buffer }, true);
   }
 
+  /** As BloomFilter.testAndAddLinesEach: each piece's answers and line ends (views, valid during the call); line i ends at offset + ends[i]. */
+  testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
+    this.#run({ kind: "lines", buffer }, true, visit);
+  }
+
+  /** As BloomFilter.hasLinesEach. */
+  hasLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
+    this.#run({ kind: "lines", buffer }, false, visit);
+  }
+
   /** Adds integer keys (as BloomFilter.addInts: a 64-bit mix of the value, not its bytes). Double hashing only. */
   addInts(keys: Uint32Array | BigUint64Array): this {
     this.testAndAddInts(keys);
@@ -329,13 +339,19 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
    * Queries (or test-and-adds) a batch: each chunk is hashed once, in the
    * newest layer's memory, and every layer runs its kernel over those hashes.
    */
-  #run(source: KeySource, add: boolean): Uint8Array {
+  #run(source: KeySource, add: boolean, visit?: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): Uint8Array {
     const layers = this.#live();
     const length = sourceLength(source);
     const whole = length >= 0 ? new Uint8Array(length) : undefined;
     const parts: Uint8Array[] = [];
     forEachChunk(layers[layers.length - 1].batchArena, this.#keyHash, source, (chunk) => {
       const answers = add ? this.#testAndAddChunk(chunk) : this.#hasChunk(chunk).answers;
+      if (visit) {
+        // The line ends stay where the splitter wrote them: the layers' kernels do not touch that room.
+        const { arena, lineEnds } = chunk.scratch;
+        visit(answers, arena.u32().subarray(lineEnds >>> 2, (lineEnds >>> 2) + chunk.count), chunk.lineBase);
+        return;
+      }
       if (whole) whole.set(answers, chunk.first);
       else parts.push(answers);
     });

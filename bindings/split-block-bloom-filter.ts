@@ -274,6 +274,11 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
     this.#count += this.runLinesEach(OP_ADD, buffer, visit);
   }
 
+  /** As BloomFilter.hasLinesEach. */
+  hasLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
+    this.runLinesEach(OP_HAS, buffer, visit);
+  }
+
   testAndAddLinesWithEnds(buffer: Uint8Array): { answers: Uint8Array; ends: Uint32Array } {
     const { answers, total, ends } = this.runOp(OP_ADD, { kind: "lines", buffer }, Uint8Array, true);
     this.#count += total;

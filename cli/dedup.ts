@@ -4,7 +4,7 @@ import { BloomFilter, ScalableBloomFilter, SplitBlockBloomFilter, falsePositiveR
 import { bloomBits, checkMemory } from "./memory.js";
 import { UsageError, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
 import { closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
-import { Output, Progress, estimateLines, linePieces, splitLines } from "./io.js";
+import { Output, Progress, estimateLines, linePieces } from "./io.js";
 import { count, formatBytes } from "./words.js";
 
 export const dedupOptions: OptionSpec[] = [
@@ -90,11 +90,8 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
       }
       lines += answers.length;
     };
-    if (filter instanceof BloomFilter || filter instanceof SplitBlockBloomFilter) filter.testAndAddLinesEach(piece, writeRuns);
-    else {
-      const split = splitLines(piece);
-      writeRuns(filter.testAndAddMany(split.keys), split.ends, 0);
-    }
+    // Lines are split in wasm for every filter type; answers and line ends come as views.
+    filter.testAndAddLinesEach(piece, writeRuns);
     bytes += piece.length;
     progress.update(bytes, lines);
   }

@@ -104,13 +104,13 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   let lines = 0;
   let bytes = 0;
   for await (const piece of linePieces(source)) {
-    if (filter instanceof BloomFilter || filter instanceof SplitBlockBloomFilter) lines += filter.testAndAddLines(piece).length;
-    else {
+    if (overflow) {
+      // A cuckoo filter can be full: it stores what fits, and the keys that did not fit explain why.
       const { keys } = splitLines(piece);
-      if (filter instanceof CuckooFilter) overflow!.note(keys, filter.tryAddMany(keys));
-      else filter.addMany(keys);
+      overflow.note(keys, (filter as CuckooFilter).tryAddMany(keys));
       lines += keys.length;
-    }
+    } else lines += filter.testAndAddLines(piece).length; // every other type: lines split in wasm
+
     bytes += piece.length;
     progress.update(bytes, lines);
   }
