@@ -3,7 +3,7 @@
 // file read in chunks) gets the one checksum the format stores. The state
 // lives in memory the caller passes, so it can move between memories.
 
-import { XXH64_P1, XXH64_P2, XXH64_P3, XXH64_P4, XXH64_P5, round, mergeRound } from "./xxh64";
+import { XXH64_P1, XXH64_P2, XXH64_P5, round, mergeRound, finish } from "./xxh64";
 
 /** State layout: four accumulators, the length so far, the bytes buffered, then up to 32 buffered bytes. */
 // @ts-ignore: decorator
@@ -83,28 +83,7 @@ export function xxh64Digest(state: usize, out: usize): void {
   } else {
     h = load<u64>(state, X_V3) + XXH64_P5; // v3 holds the seed until a stripe ran
   }
-  h += total;
-  let p = state + X_BUFFER;
-  const end = p + <usize>load<u32>(state, X_BUFFERED);
-  while (p + 8 <= end) {
-    h ^= round(0, load<u64>(p));
-    h = rotl<u64>(h, 27) * XXH64_P1 + XXH64_P4;
-    p += 8;
-  }
-  if (p + 4 <= end) {
-    h ^= <u64>load<u32>(p) * XXH64_P1;
-    h = rotl<u64>(h, 23) * XXH64_P2 + XXH64_P3;
-    p += 4;
-  }
-  while (p < end) {
-    h ^= <u64>load<u8>(p) * XXH64_P5;
-    h = rotl<u64>(h, 11) * XXH64_P1;
-    p++;
-  }
-  h ^= h >> 33;
-  h *= XXH64_P2;
-  h ^= h >> 29;
-  h *= XXH64_P3;
-  h ^= h >> 32;
+  const p = state + X_BUFFER;
+  h = finish(h + total, p, p + <usize>load<u32>(state, X_BUFFERED));
   store<u64>(out, h);
 }

@@ -49,7 +49,12 @@
   } else {
     h = seed + XXH64_P5;
   }
-  h += <u64>len;
+  return finish(h + <u64>len, ptr, end);
+}
+
+/** The converged hash `h` (length added) over the last bytes [ptr, end), fewer than 32, then the final avalanche. */
+// @ts-ignore: decorator
+@inline export function finish(h: u64, ptr: usize, end: usize): u64 {
   while (ptr + 8 <= end) {
     h ^= round(0, load<u64>(ptr));
     h = rotl<u64>(h, 27) * XXH64_P1 + XXH64_P4;

@@ -19,8 +19,6 @@ import {
   fromBase64,
   readRecordBytes,
   readRecordStream,
-  recordBytes,
-  recordChunks,
   type ByteSource,
   type Loader,
   type RecordSource,
@@ -229,17 +227,8 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     return { size: this.#size, fingerprintBits: this.#fingerprintBits, bitsPerItem: Number(this.bitsPerItem.toFixed(3)) };
   }
 
-  /** The filter in bloomkit's binary format (docs/FORMAT.md, type 6). */
-  serialize(): Uint8Array {
-    return recordBytes(this.#record());
-  }
-
-  /** serialize() in pieces of at most `chunkBytes` (16 MiB by default). */
-  serializeChunks(chunkBytes?: number): Generator<Uint8Array> {
-    return recordChunks(this.#record(), chunkBytes);
-  }
-
-  #record(): RecordSource {
+  /** What serialize() writes: parameters and where the payload lies. @internal */
+  recordSource(): RecordSource {
     const ptr = this.live();
     const { core } = this;
     const params = new ParamWriter()

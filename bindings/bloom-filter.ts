@@ -23,8 +23,6 @@ import {
   fromBase64,
   readRecordBytes,
   readRecordStream,
-  recordBytes,
-  recordChunks,
   type ByteSource,
   type Loader,
   type RecordSource,
@@ -393,20 +391,6 @@ export class BloomFilter extends WasmBlock implements Filter {
     let factor = 1;
     while ((m / (factor * 2)) % 64 === 0 && m / (factor * 2) >= 64) factor *= 2;
     return factor;
-  }
-
-  /** The filter in bloomkit's binary format (docs/FORMAT.md); a RangeError when it is larger than one Uint8Array can be (see serializeChunks). */
-  serialize(): Uint8Array {
-    return recordBytes(this.recordSource());
-  }
-
-  /**
-   * serialize() in pieces of at most `chunkBytes` (16 MiB by default), for
-   * filters larger than one Uint8Array and for writing without a second copy
-   * in memory: write every piece, in order, to a file or stream.
-   */
-  serializeChunks(chunkBytes?: number): Generator<Uint8Array> {
-    return recordChunks(this.recordSource(), chunkBytes);
   }
 
   /** What serialize() writes: parameters and where the payload lies. @internal */

@@ -19,8 +19,6 @@ import {
   fromBase64,
   readRecordBytes,
   readRecordStream,
-  recordBytes,
-  recordChunks,
   type ByteSource,
   type Loader,
   type RecordSource,
@@ -360,17 +358,8 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     );
   }
 
-  /** The filter in bloomkit's binary format (docs/FORMAT.md, type 3); a RangeError when it is larger than one Uint8Array can be (see serializeChunks). */
-  serialize(): Uint8Array {
-    return recordBytes(this.#record());
-  }
-
-  /** serialize() in pieces of at most `chunkBytes` (16 MiB by default), for filters larger than one Uint8Array. */
-  serializeChunks(chunkBytes?: number): Generator<Uint8Array> {
-    return recordChunks(this.#record(), chunkBytes);
-  }
-
-  #record(): RecordSource {
+  /** What serialize() writes: parameters and where the payload lies. @internal */
+  recordSource(): RecordSource {
     const segments = this.segmentCount;
     const w = new ParamWriter().u64(this.#counters).u32(this.#hashes).u8(this.#width).u8(0).u8(0).u8(0).u64(this.#size);
     writeHashing(w, this.#hashing);

@@ -15,8 +15,6 @@ import {
   fromBase64,
   readRecordBytes,
   readRecordStream,
-  recordBytes,
-  recordChunks,
   type ByteSource,
   type Loader,
   type RecordSource,
@@ -326,17 +324,8 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     return this.#fingerprintBits === 8 ? bytes : this.#fingerprintBits === 16 ? new Uint16Array(bytes.buffer) : new Uint32Array(bytes.buffer);
   }
 
-  /** The filter in bloomkit's binary format (docs/FORMAT.md, type 4). */
-  serialize(): Uint8Array {
-    return recordBytes(this.#record());
-  }
-
-  /** serialize() in pieces of at most `chunkBytes` (16 MiB by default). */
-  serializeChunks(chunkBytes?: number): Generator<Uint8Array> {
-    return recordChunks(this.#record(), chunkBytes);
-  }
-
-  #record(): RecordSource {
+  /** What serialize() writes: parameters and where the payload lies. @internal */
+  recordSource(): RecordSource {
     const ptr = this.live();
     const w = new ParamWriter().u32(this.#buckets).u8(this.#fingerprintBits).u8(0).u8(0).u8(0).u64(this.size);
     writeHashing(w, this.#hashing);

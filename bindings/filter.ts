@@ -4,7 +4,7 @@
 // removing half of the deletable ones.
 /// <reference lib="esnext.disposable" />
 import type { Key } from "./keys.js";
-import { toBase64 } from "./format.js";
+import { recordBytes, recordChunks, toBase64, type RecordSource } from "./format.js";
 
 /** What every filter answers: membership of every kind of key, its size, and its bytes. */
 export interface FilterQueries extends Disposable {
@@ -63,11 +63,30 @@ const inspectSymbol = Symbol.for("nodejs.util.inspect.custom");
 
 /** What every filter class shares: base64, `using`, and a printable summary of its parameters (never its bits). */
 export abstract class FilterBase implements Disposable {
-  abstract serialize(): Uint8Array;
   abstract dispose(): void;
   abstract get disposed(): boolean;
   /** The parameters that describe this filter, for toJSON() and console.log. */
   protected abstract describeParameters(): Record<string, unknown>;
+
+  /** What serialize() writes: the type, the parameters and where the payload lies. @internal */
+  abstract recordSource(): RecordSource;
+
+  /**
+   * The filter in bloomkit's binary format (docs/FORMAT.md); a RangeError
+   * when the record is larger than one Uint8Array can be (see serializeChunks).
+   */
+  serialize(): Uint8Array {
+    return recordBytes(this.recordSource());
+  }
+
+  /**
+   * serialize() in pieces of at most `chunkBytes` (16 MiB by default), copied
+   * out of wasm memory one at a time: for filters larger than one Uint8Array,
+   * and for writing to a file or stream without a second copy in memory.
+   */
+  serializeChunks(chunkBytes?: number): Generator<Uint8Array> {
+    return recordChunks(this.recordSource(), chunkBytes);
+  }
 
   /** serialize() as base64. */
   toBase64(): string {

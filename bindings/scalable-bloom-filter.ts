@@ -14,7 +14,6 @@ import {
   fromBase64,
   readRecordBytes,
   readRecordStream,
-  recordBytes,
   recordChunks,
   recordLength,
   type ByteSource,
@@ -219,17 +218,8 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     return this.#run({ kind: "ints", keys }, true);
   }
 
-  /** The filter in bloomkit's binary format (docs/FORMAT.md): parameters, then every layer as a BloomFilter record. */
-  serialize(): Uint8Array {
-    return recordBytes(this.#record());
-  }
-
-  /** serialize() in pieces of at most `chunkBytes` (16 MiB by default), for filters larger than one Uint8Array. */
-  serializeChunks(chunkBytes?: number): Generator<Uint8Array> {
-    return recordChunks(this.#record(), chunkBytes);
-  }
-
-  #record(): RecordSource {
+  /** What serialize() writes: parameters and where the payload lies. @internal */
+  recordSource(): RecordSource {
     const layers = this.#live().map((layer) => layer.recordSource());
     const w = new ParamWriter().f64(this.#initialCapacity).f64(this.#p).f64(this.#growth).f64(this.#tightening).u32(layers.length);
     writeHashing(w, this.#hashing);

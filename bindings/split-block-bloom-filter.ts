@@ -16,8 +16,6 @@ import {
   fromBase64,
   readRecordBytes,
   readRecordStream,
-  recordBytes,
-  recordChunks,
   type ByteSource,
   type Loader,
   type RecordSource,
@@ -296,17 +294,8 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
     return out;
   }
 
-  /** The filter in bloomkit's binary format (docs/FORMAT.md, type 5); a RangeError when it is larger than one Uint8Array can be (see serializeChunks). */
-  serialize(): Uint8Array {
-    return recordBytes(this.#record());
-  }
-
-  /** serialize() in pieces of at most `chunkBytes` (16 MiB by default), for filters larger than one Uint8Array. */
-  serializeChunks(chunkBytes?: number): Generator<Uint8Array> {
-    return recordChunks(this.#record(), chunkBytes);
-  }
-
-  #record(): RecordSource {
+  /** What serialize() writes: parameters and where the payload lies. @internal */
+  recordSource(): RecordSource {
     this.live();
     return { type: FilterType.splitBlock, version: 1, params: new ParamWriter().u32(this.#blocks).u64(this.#count).bytes(), payload: this.#regions() };
   }
