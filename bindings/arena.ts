@@ -41,6 +41,8 @@ export class Arena {
   #u8: Uint8Array;
   #u32: Uint32Array;
   #f64: Float64Array;
+  /** The arena's scratch area (bindings/keys.ts lays it out): a field, not a map, since every key operation looks it up. */
+  scratch: unknown = undefined;
 
   /** An arena whose memory starts with room for `bytes` bytes of blocks. */
   constructor(bytes = 0, shared = false) {

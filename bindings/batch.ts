@@ -114,21 +114,26 @@ function keysChunks(arena: Arena, hash: KeyHash | null, keys: readonly Key[], vi
   let first = 0;
   let count = 0;
   let used = 0;
+  // Views fetched once per chunk: a visit may grow the memory (a scalable filter adding a layer), so they are fetched again after it.
+  let u8 = arena.u8();
+  let u32 = arena.u32();
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
     const isString = typeof key === "string";
     if (count === MAX_BATCH_KEYS || used + (isString ? key.length * 3 : key.length) > capacity) {
       packedChunk(scratch, hash, count, first, bytes, 0, visit);
+      u8 = arena.u8();
+      u32 = arena.u32();
       first = i;
       count = 0;
       used = 0;
     }
     if (isString) used += writeString(scratch, key, used);
     else {
-      arena.u8().set(key, bytes + used);
+      u8.set(key, bytes + used);
       used += key.length;
     }
-    arena.u32()[endsIndex + count++] = used;
+    u32[endsIndex + count++] = used;
   }
   if (count > 0) packedChunk(scratch, hash, count, first, bytes, 0, visit);
 }

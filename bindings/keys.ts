@@ -43,11 +43,9 @@ export interface Scratch {
 }
 
 const FIXED_BYTES = MAX_BATCH_KEYS * (4 + 4 + 8 + 8 + 8) + BLOOM_GROUP_BYTES + 64;
-const scratches = new WeakMap<Arena, Scratch>();
-
 /** `arena`'s scratch area, with room for at least `keyBytes` bytes of keys (a larger one replaces it when needed). */
 export function scratchOf(arena: Arena, keyBytes = 0): Scratch {
-  const current = scratches.get(arena);
+  const current = arena.scratch as Scratch | undefined;
   if (current && keyBytes <= current.capacity) return current;
   const capacity = Math.max(DEFAULT_KEY_BYTES, keyBytes);
   const ptr = arena.alloc(FIXED_BYTES + capacity);
@@ -61,7 +59,7 @@ export function scratchOf(arena: Arena, keyBytes = 0): Scratch {
   const room = hashes2 + n * 8;
   const consumed = room + BLOOM_GROUP_BYTES;
   const scratch: Scratch = { arena, ends: ptr, lineEnds, out, hashes, hashes2, room, consumed, bytes: consumed + 64, capacity, text: undefined };
-  scratches.set(arena, scratch);
+  arena.scratch = scratch;
   return scratch;
 }
 
