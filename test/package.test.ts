@@ -1,14 +1,12 @@
 // The built package as users get it: `import … from "bloomkit"` in plain Node,
 // no init call; and the packed tarball installed into a fresh TypeScript app.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join, posix } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO, packAndInstall, type Installed } from "./tarball.js";
 
 const root = new URL("..", import.meta.url);
-const repo = fileURLToPath(root);
 
 describe("package", () => {
   it("imports from \"bloomkit\" in Node and is usable at once", () => {
@@ -49,14 +47,9 @@ describe("package", () => {
   });
 });
 
-/** Runs npm quietly (its warnings go to stderr), returning stdout. */
-function npm(args: string[], cwd: string): string {
-  return execFileSync("npm", [...args, "--no-audit", "--no-fund", "--loglevel=error"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-}
-
 /** TypeScript's compiler from this repository's node_modules. */
 function tsc(args: string[], cwd: string): string {
-  const bin = join(repo, "node_modules", "typescript", "bin", "tsc");
+  const bin = join(REPO, "node_modules", "typescript", "bin", "tsc");
   try {
     return execFileSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   } catch (error) {
@@ -67,28 +60,18 @@ function tsc(args: string[], cwd: string): string {
 }
 
 describe("the packed tarball, installed as a user installs it", () => {
-  let work: string;
-  let unpacked: string;
+  let installed: Installed;
   let files: string[];
+  let unpacked: string;
   let app: string;
 
   beforeAll(() => {
-    work = mkdtempSync(join(tmpdir(), "bloomkit-tarball-"));
-    // dist/ is built already (npm test builds first): pack it without running prepare again.
-    const [info] = JSON.parse(npm(["pack", "--ignore-scripts", "--json", "--pack-destination", work], repo));
-    const tarball = join(work, info.filename);
-    files = info.files.map((file: { path: string }) => file.path);
-    unpacked = join(work, "unpacked");
-    mkdirSync(unpacked);
-    execFileSync("tar", ["-xzf", tarball, "-C", unpacked]);
-    // A fresh app; an empty npm cache and --offline: any dependency the package named would fail to install.
-    app = join(work, "app");
-    cpSync(fileURLToPath(new URL("test/fixtures/consumer/", root)), app, { recursive: true });
-    npm(["install", "--offline", "--cache", join(work, "npm-cache"), tarball], app);
+    installed = packAndInstall("bloomkit-tarball-");
+    ({ files, unpacked, app } = installed);
   });
 
   afterAll(() => {
-    if (work) rmSync(work, { recursive: true, force: true });
+    if (installed) rmSync(installed.work, { recursive: true, force: true });
   });
 
   it("installs offline with nothing but itself: the library has no runtime dependencies", () => {
@@ -103,7 +86,7 @@ describe("the packed tarball, installed as a user installs it", () => {
   });
 
   it("type-checks in a Node config too: ES libs and @types/node, no DOM", () => {
-    expect(tsc(["-p", "tsconfig.node.json", "--typeRoots", join(repo, "node_modules", "@types")], app)).toBe("");
+    expect(tsc(["-p", "tsconfig.node.json", "--typeRoots", join(REPO, "node_modules", "@types")], app)).toBe("");
   });
 
   it("runs compiled: every filter answers right, saved in pieces and loaded back, and `using` disposes", () => {
@@ -136,6 +119,6 @@ describe("the packed tarball, installed as a user installs it", () => {
     // The content is the source as written.
     const bloom = JSON.parse(readFileSync(join(unpacked, "package", "dist", "bloom-filter.js.map"), "utf8"));
     expect(bloom.sources).toEqual(["../bindings/bloom-filter.ts"]);
-    expect(bloom.sourcesContent[0]).toBe(readFileSync(join(repo, "bindings", "bloom-filter.ts"), "utf8"));
+    expect(bloom.sourcesContent[0]).toBe(readFileSync(join(REPO, "bindings", "bloom-filter.ts"), "utf8"));
   });
 });
