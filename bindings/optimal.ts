@@ -1,5 +1,5 @@
-// The Bloom filter formulas, as Bloom's 1970 paper and the hur.st calculator
-// (https://hur.st/bloomfilter/) give them, in one place for every structure:
+// The standard Bloom filter formulas, as the hur.st calculator
+// (https://hur.st/bloomfilter/) uses them, in one place for every structure:
 //   p = (1 − e^(−kn/m))^k        m = −n·ln p / (ln 2)²        k = (m/n)·ln 2
 import { checkInteger, checkPositive, checkProbability, describe } from "./errors.js";
 
