@@ -6,9 +6,10 @@
 // - double: Kirsch–Mitzenmacher g_i = h1 + i·h2 over one 64- or 128-bit key
 //   hash, each g_i mapped to [0, m) by multiply-shift (no modulo bias);
 // - independent: k separately computed hashes, each taken modulo m, the way
-//   seed 000's C program combines six functions.
+//   the classic crawler de-duplication program in C combines six string hashes.
 //
-// Folding (the seeds' compressed filter) ORs the halves of the array
+// Folding (the compressed Bloom filter: a finished filter shrunk to m/2, m/4 …
+// before it is sent over a network) ORs the halves of the array
 // together: a folded filter keeps the m it was created with as its base, maps
 // a key with that base, then takes the index modulo the current m. Bit j of the
 // folded array is the OR of bits j, j + m, j + 2m … of the original, so every

@@ -1,4 +1,6 @@
-// The fifteen string hashes printed in seed 000, as its C computes them with
+// The fifteen classic C string hashes (RS, JS, PJW, ELF, BKDR, SDBM, DJB, DEK,
+// BP, FNV, AP, HFLP, HF, StrHash, Tianl) exactly as the well-known crawler URL
+// de-duplication program in C prints them, computed as its C does with
 // unsigned chars (-funsigned-char) and wrapping int arithmetic. The first
 // eleven read `len` bytes; hflp, hf, str and tianl stop at the first NUL, as
 // the C does through strlen() or its `*p` loop condition.
@@ -17,14 +19,14 @@
 @inline const BKDR_SEED: u32 = 131;
 // @ts-ignore: decorator
 @inline const DJB_INIT: u32 = 5381;
-/** The seed's "fnv_prime" is FNV's 32-bit offset basis, used as a multiplier. */
+/** That program's "fnv_prime" is FNV's 32-bit offset basis, used as a multiplier. */
 // @ts-ignore: decorator
 @inline const SEED_FNV_PRIME: u32 = 0x811C9DC5;
 // @ts-ignore: decorator
 @inline const AP_INIT: u32 = 0xAAAAAAAA;
 // @ts-ignore: decorator
 @inline const TIANL_LONG_INIT: u64 = 42781900080;
-/** 1677216, not 2^24: the seed's modulus, kept as printed. */
+/** 1677216, not 2^24: the program's modulus, kept as printed. */
 // @ts-ignore: decorator
 @inline const TIANL_MOD: u32 = 1677216;
 
@@ -146,7 +148,7 @@ export function strHash(p: usize, len: usize): u32 {
   return h;
 }
 
-/** Lower-cases A–Z as the seed's tianl does. */
+/** Lower-cases A–Z as the program's TianlHash does. */
 // @ts-ignore: decorator
 @inline function asciiLower(c: u32): u32 {
   return c >= 65 && c <= 90 ? c + 32 : c;

@@ -1,5 +1,5 @@
 // `npm run bench:hashes`: every hash of the family on speed and quality, the
-// seed program's hash combination, and the wasm hashes against pure-JS
+// crawler de-duplication program's six classic hashes, and the wasm hashes against pure-JS
 // packages. Prints tables and writes bench/HASHES.md and bench/hashes.svg.
 // With hash names as arguments (`node bench/hashes.mjs xxh64 xxh3`) it only
 // measures those on speed and quality, prints that table and writes nothing.
@@ -122,11 +122,11 @@ if (only.length) {
   process.exit(0);
 }
 
-// --- The seed's program: six independent hashes -------------------------------
-progress("the seed's six hashes");
-const SEED_SIX = ["hflp", "str", "hf", "dek", "tianl", "sdbm"];
+// --- The crawler de-duplication program: six independent hashes --------------
+progress("the crawler program's six hashes");
+const CRAWLER_SIX = ["hflp", "str", "hf", "dek", "tianl", "sdbm"];
 const combos = [
-  { label: "seed 000's six: hflp, str, hf, dek, tianl, sdbm", hash: SEED_SIX },
+  { label: "the crawler program's six: hflp, str, hf, dek, tianl, sdbm", hash: CRAWLER_SIX },
   { label: "the same without hflp and hf: str, dek, tianl, sdbm", hash: ["str", "dek", "tianl", "sdbm"] },
   { label: "six good 32-bit hashes: fnv1_32, fnv1a_32, murmur3_32, xxh32, bkdr, djb", hash: ["fnv1_32", "fnv1a_32", "murmur3_32", "xxh32", "bkdr", "djb"] },
   { label: "default: double hashing over xxh64, k = 6", hash: "xxh64" },
@@ -237,9 +237,9 @@ ${hashTable}
 
 **Default.** Of the 64/128-bit hashes a filter can use for double hashing, those within 10% of the theoretical FPR are ${honest.map((r) => r.name).join(", ")}. On URL keys ${tied.length > 1 ? `${tied.map((r) => `${r.name} (${fmt(r.nsPerKey)} ns/key)`).join(" and ")} are within 5% of each other, and on 4 KiB buffers **${fastest.name}** is the fastest (${fmt(fastest.mbPerSec, 0)} MB/s)` : `**${fastest.name}** is the fastest (${fmt(fastest.nsPerKey)} ns/key)`}: ${fastest.name === "xxh64" ? "xxh64 is the library's default." : "the library's default, xxh64, is not; it should change."}
 
-## Seed 000's program: six independent hashes
+## The crawler de-duplication program: six independent hashes
 
-Seed 000's C program sets one bit per hash with six different functions, each taken modulo m. Here all four filters have the same m = ${M.toLocaleString("en-US")} bits and are filled with the same ${MEMBERS.toLocaleString("en-US")} URLs and queried with ${PROBES.toLocaleString("en-US")} absent ones; the last runs xxh64 once per key and derives its six indices by double hashing.
+The classic crawler URL de-duplication program in C sets one bit per hash with six of the classic string hashes, each taken modulo m. Here all four filters have the same m = ${M.toLocaleString("en-US")} bits and are filled with the same ${MEMBERS.toLocaleString("en-US")} URLs and queried with ${PROBES.toLocaleString("en-US")} absent ones; the last runs xxh64 once per key and derives its six indices by double hashing.
 
 ${comboTable}
 

@@ -5,7 +5,8 @@
 // memory goes back to the system when that filter is gone. Addresses are
 // plain non-negative JS numbers below 2^32; blocks are laid out here, in JS,
 // since the kernels never allocate.
-import { instantiate, type Core } from "./wasm.js";
+import { instantiate } from "./wasm.js";
+import type { Core } from "./core.generated.js";
 
 export const PAGE_BYTES = 65536;
 /** Pages of the largest wasm32 memory. */
@@ -30,6 +31,11 @@ interface Hole {
 
 export class Arena {
   readonly core: Core;
+  /**
+   * The memory the core runs over. @internal: left out of the shipped
+   * declarations, which then name no WebAssembly type, so an app compiles
+   * with Node's types and no DOM lib.
+   */
   readonly memory: WebAssembly.Memory;
   /** True for a SharedArrayBuffer-backed memory that threads can share. */
   readonly shared: boolean;

@@ -29,7 +29,7 @@ import { hashId, type HashName } from "./hash.js";
 export type CounterBits = 4 | 8 | 16;
 
 export interface CountingBloomFilterOptions extends HashingOptions {
-  /** Bits per counter (default 4, which the seeds cite as enough: a counter passes 15 with probability ≈ 1.4e−15·m at the optimal k). */
+  /** Bits per counter (default 4, enough for most uses as the Summary Cache paper that introduced counting filters shows: a counter passes 15 with probability ≈ 1.4e−15·m at the optimal k). */
   counterBits?: CounterBits;
 }
 

@@ -1,4 +1,4 @@
-// Cuckoo filter (Fan et al., CoNEXT 2014; seed 003): fingerprints in buckets
+// Cuckoo filter (Fan, Andersen, Kaminsky, Mitzenmacher, CoNEXT 2014): fingerprints in buckets
 // of four, deletable, with a false-positive rate set by the fingerprint size.
 import { WasmBlock } from "./wasm-block.js";
 import { defaultArena, MAX_BLOCK_BYTES, type Block } from "./memory.js";

@@ -2,7 +2,13 @@
 // CLI, the page, a user's pipeline) needs no instanceof chains: the query
 // half every type answers, the adding half of the types that grow, and the
 // removing half of the deletable ones.
-/// <reference lib="esnext.disposable" />
+//
+// Every filter is Disposable (`using filter = …`). That type and
+// Symbol.dispose live in TypeScript's "esnext.disposable" lib, which a default
+// config (target es2022) does not load; preserve="true" keeps the reference in
+// the emitted filter.d.ts, so an app compiles against the package with no
+// extra lib setting (TypeScript 5.2 or later, which has that lib).
+/// <reference lib="esnext.disposable" preserve="true" />
 import type { Key } from "./keys.js";
 import { recordBytes, recordChunks, toBase64, type RecordSource } from "./format.js";
 

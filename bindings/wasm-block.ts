@@ -5,7 +5,6 @@
 // batches: each subclass declares its kernel for an operation code (its
 // table of operations) and its key hash, and the batch layer feeds it every
 // kind of key.
-/// <reference lib="esnext.disposable" />
 import type { Arena } from "./arena.js";
 import type { Core } from "./core.generated.js";
 import { allocate, defaultArena, disown, freeMemory, named, own, type Block, type What } from "./memory.js";

@@ -1,4 +1,4 @@
-// `npm start`: seed 000's crawler program with bloomkit. Reads a bundled file
+// `npm run demo`: the classic crawler de-duplication program, with bloomkit. Reads a bundled file
 // of URLs with repeats, keeps the first occurrence of each, and reports the
 // filter's parameters and its false-positive rate, predicted and measured.
 import { readFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 // Filters over the hash family: double hashing with each 64/128-bit hash,
-// and the independent strategy of seed 000's C program.
+// and the independent strategy of the classic crawler de-duplication program in C.
 import { describe, expect, it } from "vitest";
 import { BloomFilter, hash, type HashName } from "../bindings/index.js";
 import { ones, urls } from "./helpers.js";
@@ -35,7 +35,7 @@ describe("double hashing over each wide hash", () => {
 describe("independent strategy", () => {
   const good: HashName[] = ["murmur3_32", "xxh32", "fnv1a_32", "xxh64", "murmur3_128", "fnv1a_64", "fnv1_32"];
 
-  it("computes index i as hash_i(key) mod m, like the seed's C program", () => {
+  it("computes index i as hash_i(key) mod m, like the crawler de-duplication program in C", () => {
     const m = 143_776;
     const names: HashName[] = ["hflp", "str", "hf", "dek", "tianl", "sdbm"];
     const filter = BloomFilter.withSize(m, 6, { hash: names });
@@ -57,7 +57,7 @@ describe("independent strategy", () => {
     expect(measured).toBeLessThan(0.012);
   });
 
-  it("with the seed's six hashes: still no false negatives, but above the formula's rate", () => {
+  it("with the crawler program's six classic hashes: still no false negatives, but above the formula's rate", () => {
     const filter = BloomFilter.create(members.length, 0.01, { strategy: "independent", hash: ["hflp", "str", "hf", "dek", "tianl", "sdbm"] });
     filter.addMany(members);
     expect(ones(filter.hasMany(members))).toBe(members.length);

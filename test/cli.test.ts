@@ -189,7 +189,7 @@ describe("bloomkit build, query, info, merge", () => {
 });
 
 describe("bloomkit calc", () => {
-  it("reproduces the seeds' example, with SI suffixes and fractions", () => {
+  it("reproduces hur.st's worked example (n = 10,000, p = 0.001), with SI suffixes and fractions", () => {
     const result = run(["calc", "--n", "10k", "--p", "1/1000"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("m = 143,776 bits (17.55 KiB)\nk = 10\n");

@@ -1,5 +1,5 @@
 // The hash family against vectors from reference C code (test/fixtures/generate.sh):
-// the seed's own functions, FNV checked against its published values,
+// the classic C string hashes as the crawler program prints them, FNV checked against its published values,
 // Debian's libmurmurhash and libxxhash (xxh3 also on every length to 1,100).
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";

@@ -4,7 +4,7 @@ import { falsePositiveRateFor, optimal } from "../bindings/index.js";
 const LN2 = Math.LN2;
 
 describe("optimal", () => {
-  it("reproduces the seeds' example: n = 10,000, p = 0.001 → m = 143,776, k = 10", () => {
+  it("reproduces hur.st's worked example: n = 10,000, p = 0.001 → m = 143,776, k = 10", () => {
     const r = optimal({ n: 10_000, p: 0.001 });
     expect(r.m).toBe(143_776);
     expect(r.k).toBe(10);
@@ -35,11 +35,23 @@ describe("optimal", () => {
     for (let k = 1; k <= 20; k++) expect(falsePositiveRateFor(100_000, 1_000_000, k)).toBeGreaterThanOrEqual(r.p);
   });
 
+  it("gives the best whole k for { n, m } where rounding m/n · ln 2 would not (k* = 2.49: 3 beats 2)", () => {
+    const n = 100_000;
+    const m = 359_878;
+    expect((m / n) * LN2).toBeCloseTo(2.494, 3);
+    expect(falsePositiveRateFor(n, m, 3)).toBeLessThan(falsePositiveRateFor(n, m, 2));
+    expect(optimal({ n, m }).k).toBe(3);
+    // And { n, m, p } finds the k that reaches p instead of calling it unreachable.
+    const p = falsePositiveRateFor(n, m, 3);
+    expect(p).toBeLessThan(falsePositiveRateFor(n, m, 2));
+    expect(optimal({ n, m, p }).k).toBe(3);
+  });
+
   it("gives the capacity for { m, k, p }: the largest n whose rate stays ≤ p", () => {
     const r = optimal({ m: 143_776, k: 10, p: 0.001 });
     expect(falsePositiveRateFor(r.n, 143_776, 10)).toBeLessThanOrEqual(0.001);
     expect(falsePositiveRateFor(r.n + 1, 143_776, 10)).toBeGreaterThan(0.001);
-    // The seeds' m for n = 10,000 gives p = 0.00100002 there, a hair above 0.001,
+    // hur.st's m for n = 10,000 gives p = 0.00100002 there, a hair above 0.001,
     // so the honest capacity is one less (hur.st rounds up and says 10,000).
     expect(falsePositiveRateFor(10_000, 143_776, 10)).toBeGreaterThan(0.001);
     expect(r.n).toBe(9_999);
@@ -82,5 +94,71 @@ describe("optimal", () => {
     expect(() => optimal(null as unknown as {})).toThrow(TypeError);
     expect(() => optimal({ n: 1000, m: 100, p: 1e-9 })).toThrow(/cannot reach p = 1e-9/);
     expect(() => optimal({ m: 4, k: 3, p: 1e-9 })).toThrow(/cannot hold even one item/);
+  });
+
+  describe("what p is", () => {
+    /** The formula written out here, not through falsePositiveRateFor (which uses expm1). */
+    const rate = (n: number, m: number, k: number) => Math.pow(1 - Math.exp((-k * n) / m), k);
+    /** ln p from −0.01 down to −35 (p from 0.99 to 6e−16), 1/1000 apart. */
+    const asked = Array.from({ length: 35_000 }, (_, i) => Math.exp(-0.01 - i / 1000));
+
+    it("is the rate of the returned n, m and k by the formula, whichever form was asked", () => {
+      const results = [
+        optimal({ n: 1e6, p: 0.01 }),
+        optimal({ n: 1000, p: 0.01, k: 4 }),
+        optimal({ n: 100_000, m: 1_000_000 }),
+        optimal({ n: 5000, m: 40_000, k: 3 }),
+        optimal({ n: 1000, m: 20_000, p: 0.01 }),
+        optimal({ m: 143_776, k: 10, p: 0.001 }),
+        optimal({ m: 958_506, p: 0.01 }),
+      ];
+      for (const r of results) expect(Math.abs(r.p / rate(r.n, r.m, r.k) - 1), JSON.stringify(r)).toBeLessThan(1e-12);
+    });
+
+    it("for { n, p }: hur.st's m and k, whose rate can be a little above the p asked (k is rounded)", () => {
+      const r = optimal({ n: 1e6, p: 0.01 });
+      expect([r.m, r.k]).toEqual([9_585_059, 7]); // hur.st's figures
+      expect(r.p).toBeGreaterThan(0.01);
+      expect(r.p).toBeCloseTo(0.0100392, 7);
+      // Not m's fault: with the real-valued best k, m / n · ln 2 = 6.64, this m reaches 0.01.
+      expect(rate(r.n, r.m, (r.m / r.n) * LN2)).toBeLessThanOrEqual(0.01);
+    });
+
+    it("for { n, p }: at most 0.75 % above p ≤ 1 %, 1.3 % above p ≤ 5 %, 12 % above any p, as documented (and those bounds are reached)", () => {
+      const worst = { "0.01": 0, "0.05": 0, "1": 0 };
+      for (const p of asked) {
+        for (const n of [1e6, 1e12]) {
+          const excess = optimal({ n, p }).p / p;
+          if (p <= 0.01) worst["0.01"] = Math.max(worst["0.01"], excess);
+          if (p <= 0.05) worst["0.05"] = Math.max(worst["0.05"], excess);
+          worst["1"] = Math.max(worst["1"], excess);
+        }
+      }
+      expect(worst["0.01"]).toBeLessThanOrEqual(1.0075);
+      expect(worst["0.01"]).toBeGreaterThan(1.007);
+      expect(worst["0.05"]).toBeLessThanOrEqual(1.013);
+      expect(worst["0.05"]).toBeGreaterThan(1.0125);
+      expect(worst["1"]).toBeLessThanOrEqual(1.12);
+      expect(worst["1"]).toBeGreaterThan(1.11);
+    });
+
+    it("never exceeds the p asked in { n, p, k }, { n, m, p }, { m, k, p } and { m, p }", () => {
+      for (const p of asked.filter((_, i) => i % 50 === 0)) {
+        const n = 100_000;
+        const m = optimal({ n, p }).m;
+        for (const k of p < 1e-9 ? [3, 7, 20] : [1, 3, 7, 20]) {
+          // (k = 1 below p = 1e−9 would need more than 2^53 bits.)
+          const sized = optimal({ n, p, k });
+          expect(sized.p, `n, p = ${p}, k = ${k}`).toBeLessThanOrEqual(p);
+          // The capacity of that m with that k: at least n (it holds n at rate ≤ p), its own rate at most p.
+          const capacity = optimal({ m: sized.m, k, p });
+          expect(capacity.p, `m, k = ${k}, p = ${p}`).toBeLessThanOrEqual(p);
+          expect(capacity.n, `m, k = ${k}, p = ${p}`).toBeGreaterThanOrEqual(n);
+        }
+        // An m that some k reaches p with (k = 3's smallest m), for the fewest-hashes form.
+        expect(optimal({ n, m: optimal({ n, p, k: 3 }).m, p }).p, `n, m, p = ${p}`).toBeLessThanOrEqual(p);
+        expect(optimal({ m, p }).p, `m, p = ${p}`).toBeLessThanOrEqual(p);
+      }
+    });
   });
 });

@@ -1,5 +1,5 @@
 // `npm start`: serves the page and the library's browser build on localhost.
-// Static files only (no server-side part): web/, dist/ and the wasm loader.
+// Static files only (no server-side part): web/ and dist/ (the library loads its wasm itself).
 //   node web/serve.mjs [--port N]     (or PORT=N; default 5173, vite's)
 // A busy port is not an error: the next free one is taken, and said so.
 import { createServer } from "node:http";
@@ -20,7 +20,6 @@ const TYPES = {
 const ROUTES = [
   ["/dist/", "dist/"],
   ["/web/", "web/"],
-  ["/node_modules/@assemblyscript/loader/", "node_modules/@assemblyscript/loader/"],
 ];
 /** Whole-path routes: the page itself, and the icon browsers ask for unprompted. */
 const FILES = { "/": "web/index.html", "/favicon.ico": "web/favicon.svg" };
