@@ -15,6 +15,7 @@ import { machine, progress, table } from "./report.mjs";
 import { pack, urls } from "./keys.mjs";
 import { barsSvg } from "./svg.mjs";
 import { targetsReport } from "./targets.mjs";
+import { fuseSection } from "./fuse.mjs";
 
 const P = 0.01;
 const SMALL = Number(process.env.BENCH_KEYS ?? 1_000_000);
@@ -161,6 +162,10 @@ if (!FULL) {
   process.exit(0);
 }
 
+// 5. Static sets: the binary fuse filter beside split-block filters of the same rates, and bloom-filters' XorFilter.
+const fuse = await fuseSection(SMALL);
+console.log(`\n${fuse.table}`);
+
 // Chart: ns/key at 1e6 for every row, grouped by operation kind.
 const groups = ["add", "query (members)", "query (absent)"].map((kind) => ({
   title: `${kind}, ${SMALL.toLocaleString("en-US")} keys`,
@@ -225,6 +230,12 @@ ${tables.huge}
 ${fmt(deletableData.keys.length)} keys, p = ${P}. The counting filters share m = ${fmt(deletableSizing.m)} counters and k = ${deletableSizing.k}; bloomkit's are 4-bit, \`bloom-filters\` keeps one JS number per counter. Each cuckoo filter is sized by its own library for n and p. "keys stored" is the share of the n keys the filter accepted (a cuckoo filter's add fails when it is full). "false negatives" is the share of stored keys (those whose add reported success) that the filter then says are absent: a filter must have none. \`bloom-filters\` stores each cuckoo fingerprint as a hex string, counted at 4 bits a character. "remove" removes every stored member from a full filter. "vs bloom-filters" compares with \`bloom-filters\`' structure of the same kind.
 
 ${deletableReport}
+
+## 5. Static sets: binary fuse filters
+
+${fmt(SMALL)} URL keys (integer rows: 0 … n − 1). \`BinaryFuseFilter\` (8- and 16-bit fingerprints) is built from the whole batch ("build" rows: ns per key of the build) and queried; beside it, split-block filters sized for the same rates (2^-8 and 2^-16, \`powerOfTwo: false\`), and \`bloom-filters\`' pure-JS \`XorFilter\` timed on ${fmt(fuse.peerKeys)} keys (about 0.1 ms a key). FPR is measured on ${fmt(SMALL)} absent keys of the same kind.
+
+${fuse.table}
 `;
 writeFileSync(new URL("./RESULTS.md", import.meta.url), report);
 console.log("\nwrote bench/RESULTS.md and bench/results.svg");

@@ -4,16 +4,19 @@
 // 90 µs a key: timed on PEER_KEYS keys only). Each row: build or query
 // ns/key, bits/key and the false-positive rate measured on absent keys.
 // BENCH_KEYS=n sets the key count (default 10^6). Prints a Markdown table.
+// `npm run bench` runs the same section (fuseSection) beside the other filters.
 import { Bench } from "tinybench";
 import bloomFilters from "bloom-filters";
 import { BinaryFuseFilter, SplitBlockBloomFilter } from "bloomkit";
 import { machine, progress, table } from "./report.mjs";
 import { pack, urls } from "./keys.mjs";
 
-const N = Number(process.env.BENCH_KEYS ?? 1_000_000);
-const PEER_KEYS = Math.min(N, 20_000);
 const encoder = new TextEncoder();
+const ones = (flags) => flags.reduce((sum, flag) => sum + flag, 0);
 
+/** The binary fuse section at N keys: rows of [library, operation, keys, n, ns/key, bits/key, FPR], and the keys peers were timed on. */
+export async function fuseSection(N) {
+const PEER_KEYS = Math.min(N, 20_000);
 progress("building keys");
 const keys = urls(N, "member", 1);
 const probes = urls(N, "absent", 2);
@@ -21,12 +24,10 @@ const packedKeys = pack(keys.map((key) => encoder.encode(key)));
 const packedProbes = pack(probes.map((key) => encoder.encode(key)));
 const memberInts = Uint32Array.from({ length: N }, (_, i) => i);
 const absentInts = Uint32Array.from({ length: N }, (_, i) => N + i);
-
-const ones = (flags) => flags.reduce((sum, flag) => sum + flag, 0);
 const rows = [];
 
-/** Times `ops` ({ name: [keyKind, fn] }) over n keys, 5 passes after a warm-up; one pass when `slow`. */
-async function time(lib, n, ops, quality, slow = false) {
+/** Times `ops` ({ name: [keyKind, fn] }) over n keys into `rows`, 5 passes after a warm-up; one pass when `slow`. */
+async function time(rows, lib, n, ops, quality, slow = false) {
   progress(`${lib}: timing`);
   const bench = new Bench(slow ? { iterations: 1, time: 0, warmup: false } : { iterations: 5, time: 0, warmupIterations: 1 });
   for (const [op, [, fn]] of Object.entries(ops)) bench.add(op, fn);
@@ -55,7 +56,7 @@ for (const fingerprintBits of [8, 16]) {
     bytes: { bitsPerKey: byString.bitsPerItem, fpr: ones(byString.hasPacked(packedProbes.bytes, packedProbes.ends)) / N },
     int: { bitsPerKey: byInt.bitsPerItem, fpr: ones(byInt.hasInts(absentInts)) / N },
   };
-  await time(lib, N, {
+  await time(rows, lib, N, {
     "build": ["string", () => BinaryFuseFilter.build(keys, { fingerprintBits }).dispose()],
     "hasMany (members)": ["string", () => byString.hasMany(keys)],
     "hasMany (absent)": ["string", () => byString.hasMany(probes)],
@@ -83,7 +84,7 @@ for (const fingerprintBits of [8, 16]) {
     bytes: { bitsPerKey: byString.bits / N, fpr: ones(byString.hasPacked(packedProbes.bytes, packedProbes.ends)) / N },
     int: { bitsPerKey: byInt.bits / N, fpr: ones(byInt.hasInts(absentInts)) / N },
   };
-  await time(lib, N, {
+  await time(rows, lib, N, {
     "addMany": ["string", () => SplitBlockBloomFilter.create(N, p, { powerOfTwo: false }).addMany(keys).dispose()],
     "hasMany (members)": ["string", () => byString.hasMany(keys)],
     "hasMany (absent)": ["string", () => byString.hasMany(probes)],
@@ -105,13 +106,20 @@ for (const fingerprintBits of [8, 16]) {
   progress(`${lib}: building`);
   const filter = bloomFilters.XorFilter.create(peerKeys, 8);
   const quality = { string: { bitsPerKey: (filter._filter.length * 8) / PEER_KEYS, fpr: peerProbes.filter((key) => filter.has(key)).length / PEER_KEYS } };
-  await time(lib, PEER_KEYS, {
+  await time(rows, lib, PEER_KEYS, {
     "create": ["string", () => bloomFilters.XorFilter.create(peerKeys, 8)],
     "has (members)": ["string", () => peerKeys.forEach((key) => filter.has(key))],
     "has (absent)": ["string", () => peerProbes.forEach((key) => filter.has(key))],
   }, quality, true);
 }
 
-const { cpu, cores, node } = machine();
-console.log(`Binary fuse filters, ${N.toLocaleString("en-US")} URL keys (integers 0 … n − 1), ${cpu}, ${cores} cores, Node ${node}\n`);
-console.log(table(["library", "operation", "keys", "n", "ns/key", "bits/key", "measured FPR"], rows));
+return { rows, peerKeys: PEER_KEYS, table: table(["library", "operation", "keys", "n", "ns/key", "bits/key", "measured FPR"], rows) };
+}
+
+if (import.meta.url === new URL(process.argv[1], "file:").href) {
+  const N = Number(process.env.BENCH_KEYS ?? 1_000_000);
+  const { cpu, cores, node } = machine();
+  const section = await fuseSection(N);
+  console.log(`Binary fuse filters, ${N.toLocaleString("en-US")} URL keys (integers 0 … n − 1), ${cpu}, ${cores} cores, Node ${node}\n`);
+  console.log(section.table);
+}
