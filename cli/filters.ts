@@ -175,66 +175,62 @@ export async function query({ positionals }: Parsed): Promise<void> {
   filter.dispose();
 }
 
-/** The info lines for any filter type. */
-function describeFilter(filter: AnyFilter): string {
-  const pct = (x: number) => `${(x * 100).toPrecision(3)}%`;
-  if (filter instanceof BloomFilter) {
-    return [
-      `type BloomFilter`,
-      `n ${count(filter.size, "key")} added (that set a new bit)`,
-      `m ${count(filter.bits, "bit")} (${count(Math.ceil(filter.bits / 8), "byte")})`,
-      `k ${filter.hashes} (${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed})`,
-      `fill ${filter.fillRatio.toFixed(4)}`,
-      `estimated count ${fmt(filter.estimatedCount())}`,
-      `current FPR ${pct(filter.falsePositiveRate())}`,
-    ].join("\n");
-  }
-  if (filter instanceof CountingBloomFilter) {
-    return [
-      `type CountingBloomFilter`,
-      `n ${count(filter.size, "key")} held`,
-      `m ${count(filter.counters, "counter")} of ${count(filter.counterBits, "bit")}`,
-      `k ${filter.hashes} (${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed})`,
-      `fill ${filter.fillRatio.toFixed(4)}`,
-      `saturated counters ${fmt(filter.saturatedCounters)}`,
-      `current FPR ${pct(filter.falsePositiveRate())}`,
-    ].join("\n");
-  }
-  if (filter instanceof SplitBlockBloomFilter) {
-    return [
-      `type SplitBlockBloomFilter`,
-      `n ${count(filter.size, "key")} added (that set a new bit)`,
-      `m ${count(filter.bits, "bit")} in ${count(filter.blocks, "block")} of 256 (Parquet layout, xxh64 seed 0)`,
-      `k 8 (one bit in each word of one block)`,
-      `fill ${filter.fillRatio.toFixed(4)}`,
-      `estimated count ${fmt(filter.estimatedCount())}`,
-      `current FPR ${pct(filter.falsePositiveRate())}`,
-    ].join("\n");
-  }
-  if (filter instanceof CuckooFilter) {
-    return [
-      `type CuckooFilter`,
-      `n ${count(filter.size, "fingerprint")} stored`,
-      `m ${count(filter.capacity, "slot")} (${count(filter.buckets, "bucket")} of ${filter.bucketSize}), ${filter.fingerprintBits}-bit fingerprints`,
-      `load ${filter.loadFactor.toFixed(4)}`,
-      `current FPR ${pct(filter.falsePositiveRate())}`,
-    ].join("\n");
-  }
-  if (filter instanceof BinaryFuseFilter) {
-    return [
-      `type BinaryFuseFilter`,
-      `n ${fmt(filter.size)} distinct keys (static: built once, cannot be added to)`,
-      `m ${filter.bitsPerItem.toFixed(2)} bits per key, ${filter.fingerprintBits}-bit fingerprints`,
-      `FPR ${pct(filter.falsePositiveRate())} (2^-${filter.fingerprintBits})`,
-    ].join("\n");
-  }
-  return [
-    `type ScalableBloomFilter`,
+const pct = (x: number) => `${(x * 100).toPrecision(3)}%`;
+
+/**
+ * What `info` says of each type, after its name: one table, keyed by the
+ * type's name, rather than a chain of instanceof tests. Every type answers
+ * the Filter interface's `size` and `bits`; these add what is particular to it.
+ */
+const DESCRIPTIONS: Record<string, (filter: never) => string[]> = {
+  BloomFilter: (filter: BloomFilter) => [
+    `n ${count(filter.size, "key")} added (that set a new bit)`,
+    `m ${count(filter.bits, "bit")} (${count(Math.ceil(filter.bits / 8), "byte")})${filter.segmentCount > 1 ? ` in ${count(filter.segmentCount, "segment")}` : ""}`,
+    `k ${filter.hashes} (${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed})`,
+    `fill ${filter.fillRatio.toFixed(4)}`,
+    `estimated count ${fmt(filter.estimatedCount())}`,
+    `current FPR ${pct(filter.falsePositiveRate())}`,
+  ],
+  CountingBloomFilter: (filter: CountingBloomFilter) => [
+    `n ${count(filter.size, "key")} held`,
+    `m ${count(filter.counters, "counter")} of ${count(filter.counterBits, "bit")}`,
+    `k ${filter.hashes} (${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed})`,
+    `fill ${filter.fillRatio.toFixed(4)}`,
+    `saturated counters ${fmt(filter.saturatedCounters)}`,
+    `current FPR ${pct(filter.falsePositiveRate())}`,
+  ],
+  SplitBlockBloomFilter: (filter: SplitBlockBloomFilter) => [
+    `n ${count(filter.size, "key")} added (that set a new bit)`,
+    `m ${count(filter.bits, "bit")} in ${count(filter.blocks, "block")} of 256 (Parquet layout, xxh64 seed 0)`,
+    `k 8 (one bit in each word of one block)`,
+    `fill ${filter.fillRatio.toFixed(4)}`,
+    `estimated count ${fmt(filter.estimatedCount())}`,
+    `current FPR ${pct(filter.falsePositiveRate())}`,
+  ],
+  CuckooFilter: (filter: CuckooFilter) => [
+    `n ${count(filter.size, "fingerprint")} stored`,
+    `m ${count(filter.capacity, "slot")} (${count(filter.buckets, "bucket")} of ${filter.bucketSize}), ${filter.fingerprintBits}-bit fingerprints`,
+    `load ${filter.loadFactor.toFixed(4)}`,
+    `current FPR ${pct(filter.falsePositiveRate())}`,
+  ],
+  BinaryFuseFilter: (filter: BinaryFuseFilter) => [
+    `n ${fmt(filter.size)} distinct keys (static: built once, cannot be added to)`,
+    `m ${filter.bitsPerItem.toFixed(2)} bits per key, ${filter.fingerprintBits}-bit fingerprints`,
+    `FPR ${pct(filter.falsePositiveRate())} (2^-${filter.fingerprintBits})`,
+  ],
+  ScalableBloomFilter: (filter: ScalableBloomFilter) => [
     `n ${count(filter.size, "key")} added`,
     `m ${count(filter.bits, "bit")} in ${count(filter.layers, "layer")}`,
     `capacity ${count(filter.capacity, "key")} before the next layer`,
     `current FPR ${pct(filter.falsePositiveRate())} (target ${filter.targetFalsePositiveRate})`,
-  ].join("\n");
+  ],
+};
+
+/** The info lines for any filter type. */
+function describeFilter(filter: AnyFilter): string {
+  const name = filter.constructor.name;
+  const particular = DESCRIPTIONS[name] as ((filter: AnyFilter) => string[]) | undefined;
+  return [`type ${name}`, ...(particular ? particular(filter) : [`n ${fmt(filter.size)} keys`, `m ${count(filter.bits, "bit")}`])].join("\n");
 }
 
 export async function info({ positionals }: Parsed): Promise<void> {
