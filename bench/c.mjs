@@ -1,0 +1,45 @@
+// The plain-C reference point of `npm run bench` (bench/c/sbbf.c): compiled
+// with gcc -O3 -march=native against Debian's libxxhash into bench/.cache/
+// when both are installed, skipped with a note otherwise.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { progress } from "./report.mjs";
+
+const cache = new URL("./.cache/", import.meta.url).pathname;
+const source = new URL("./c/sbbf.c", import.meta.url).pathname;
+const binary = `${cache}sbbf-c`;
+
+/** Why the C program cannot be built here, or undefined when it can. */
+function missing() {
+  if (spawnSync("gcc", ["--version"]).status !== 0) return "gcc is not installed";
+  if (!existsSync("/usr/include/xxhash.h")) return "libxxhash-dev is not installed (apt-get install libxxhash-dev)";
+  return undefined;
+}
+
+/** Writes packed keys as the C program reads them: u32 count, the u32 ends, the bytes. */
+function writeKeys(path, packed) {
+  const head = new Uint32Array(1 + packed.ends.length);
+  head[0] = packed.ends.length;
+  head.set(packed.ends, 1);
+  writeFileSync(path, Buffer.concat([Buffer.from(head.buffer), Buffer.from(packed.bytes)]));
+}
+
+/**
+ * Runs the C split-block filter on the same packed keys and probes, in a
+ * filter of `blocks` blocks, and integer keys 0 … ints − 1 in one of
+ * `hugeBlocks` blocks: ns per key for each query, and the hits (the false
+ * positives of the same algorithm must be the same as bloomkit's). Returns
+ * { skipped: reason } where it cannot be built.
+ */
+export function cReference({ packedKeys, packedProbes, blocks, hugeBlocks, ints }) {
+  const reason = missing();
+  if (reason) return { skipped: reason };
+  mkdirSync(cache, { recursive: true });
+  progress("C reference: compiling");
+  execFileSync("gcc", ["-O3", "-march=native", "-o", binary, source, "-lxxhash"]);
+  writeKeys(`${cache}c-keys.bin`, packedKeys);
+  writeKeys(`${cache}c-probes.bin`, packedProbes);
+  progress("C reference: running");
+  const out = execFileSync(binary, [`${cache}c-keys.bin`, `${cache}c-probes.bin`, String(blocks), String(hugeBlocks), String(ints)], { encoding: "utf8" });
+  return JSON.parse(out);
+}
