@@ -343,3 +343,49 @@ export function bloomRun(filter: usize, op: u32, source: u32, src: usize, hashes
   if (source == SOURCE_U32) return run<u32>(filter, op, src, 0, count, out, room);
   return run<u64>(filter, op, src, 0, count, out, room);
 }
+
+/** The loop of bloomLayers for one kind of source (see sourceHash). */
+function layersRun<T>(filters: usize, layers: u32, op: u32, src: usize, hashes2: usize, count: u32, out: usize, room: u32): u32 {
+  const last = load<u32>(filters + (<usize>(layers - 1) << 2));
+  const seed = <u64>load<u32>(last, F_SEED);
+  let fresh: u32 = 0;
+  for (let i: u32 = 0; i < count; i++) {
+    const h = sourceHash<T>(src, i, seed);
+    const h2 = secondAt(hashes2, i, h);
+    let present = false;
+    for (let j = <i32>layers - 1; j >= 0 && !present; j--) present = containsHashed(load<u32>(filters + (<usize>j << 2)), h, h2);
+    store<u8>(out + i, <u8>present);
+    if (!present && op == OP_ADD) {
+      insertHashed(last, h, h2);
+      if (++fresh == room) return i + 1;
+    }
+  }
+  return count;
+}
+
+/**
+ * The layers of a scalable filter, all in this memory and sharing their
+ * hashing (u32 addresses at `filters`, oldest first): OP_HAS answers 1 where
+ * any layer holds key i; OP_ADD also adds each key no layer holds to the last
+ * one, in order, and stops after the `room`-th such key (the last layer is
+ * then full). Keys as bloomRun takes them. Returns the keys handled.
+ */
+export function bloomLayers(filters: usize, layers: u32, op: u32, source: u32, src: usize, hashes2: usize, count: u32, out: usize, room: u32): u32 {
+  if (source == SOURCE_HASHES) return layersRun<Hashed>(filters, layers, op, src, hashes2, count, out, room);
+  if (source == SOURCE_U32) return layersRun<u32>(filters, layers, op, src, 0, count, out, room);
+  return layersRun<u64>(filters, layers, op, src, 0, count, out, room);
+}
+
+/**
+ * bloomLayers for one key of `len` bytes, hashed as the layers hash it (the
+ * last layer's header gives the hash and seed): one call for a single key
+ * instead of a hash call and a probe call. Returns 1 when a layer held it.
+ */
+export function bloomLayersKey(filters: usize, layers: u32, op: u32, key: usize, len: usize): u32 {
+  const last = load<u32>(filters + (<usize>(layers - 1) << 2));
+  const h = firstHash(last, key, len);
+  const h2 = keyStep();
+  for (let j = <i32>layers - 1; j >= 0; j--) if (containsHashed(load<u32>(filters + (<usize>j << 2)), h, h2)) return 1;
+  if (op == OP_ADD) insertHashed(last, h, h2);
+  return 0;
+}

@@ -16,6 +16,8 @@ export {
   bloomRun,
   bloomRoute,
   bloomIndices,
+  bloomLayers,
+  bloomLayersKey,
   bloomSetBits,
   bloomPositions,
 } from "./bloom";

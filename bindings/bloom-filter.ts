@@ -539,6 +539,17 @@ export class BloomFilter extends WasmBlock implements Filter {
     return arena.u8().subarray(chunk.scratch.out, chunk.scratch.out + chunk.count);
   }
 
+  /** The address of a filter held in one block, for kernels that read several filters at once (a scalable filter's layers). @internal */
+  get blockAddress(): number {
+    if (this.segmentCount !== 1) throw new Error("a filter in segments has no single address");
+    return this.live();
+  }
+
+  /** Counts keys a kernel that reads several filters added to this one. @internal */
+  countAdded(fresh: number): void {
+    this.#added(fresh);
+  }
+
   /** The kernel for OP_ADD / OP_HAS over a chunk in one segment's arena: over hashes or integers, or over key bytes for the independent strategy. */
   protected blockKernel(op: number, block: Block): Kernel {
     const { core } = block.arena;

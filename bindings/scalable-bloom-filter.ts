@@ -3,7 +3,8 @@
 // p0 = p·(1 − r), so the compound false-positive rate 1 − Π(1 − p_i) stays
 // below Σ p_i = p however many layers are added.
 import { BloomFilter } from "./bloom-filter.js";
-import { OP_ADD, OP_HAS } from "./constants.generated.js";
+import { HASH_MURMUR3_128, OP_ADD, OP_HAS, SOURCE_HASHES, SOURCE_U32 } from "./constants.generated.js";
+import type { Arena } from "./arena.js";
 import { checkIntsHashing, checkOptions, checkPositive, checkProbability } from "./errors.js";
 import {
   FilterType,
@@ -22,7 +23,7 @@ import {
 } from "./format.js";
 import { HASHING_OPTION_NAMES, hashingOptions, readHashing, resolveHashing, writeHashing, type Hashing, type HashingOptions } from "./hashing.js";
 import { hashId } from "./hash.js";
-import { maxKeyBytes, type Key } from "./keys.js";
+import { maxKeyBytes, writeKey, type Key } from "./keys.js";
 import { forEachChunk, placeChunk, saveChunk, sourceLength, concat, type Chunk, type KeyHash, type KeySource, type SavedChunk } from "./batch.js";
 import { FilterBase, type Filter } from "./filter.js";
 
@@ -45,6 +46,8 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
   readonly #hashing: Hashing;
   readonly #keyHash: KeyHash | null;
   #layers: BloomFilter[] = [];
+  /** layerCapacity(i) of the layers so far: asked for on every add. */
+  #capacities: number[] = [];
   #disposed = false;
 
   private constructor(initialCapacity: number, p: number, growth: number, tightening: number, hashing: Hashing) {
@@ -72,7 +75,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
 
   /** Keys layer i is sized for: ⌈n0 · s^i⌉. */
   layerCapacity(i: number): number {
-    return Math.ceil(this.#initialCapacity * this.#growth ** i);
+    return this.#capacities[i] ?? Math.ceil(this.#initialCapacity * this.#growth ** i);
   }
 
   /** False-positive rate layer i is sized for: p · (1 − r) · r^i. */
@@ -137,14 +140,12 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
 
   /** True when some layer probably holds the key. */
   has(key: Key): boolean {
-    maxKeyBytes(key);
-    return this.#run({ kind: "keys", keys: [key] }, false)[0] === 1;
+    return this.#one(key, false);
   }
 
   /** Adds the key unless a layer probably holds it; returns whether one did. */
   testAndAdd(key: Key): boolean {
-    maxKeyBytes(key);
-    return this.#run({ kind: "keys", keys: [key] }, true)[0] === 1;
+    return this.#one(key, true);
   }
 
   addMany(keys: readonly Key[]): this {
@@ -335,7 +336,8 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     const whole = length >= 0 ? new Uint8Array(length) : undefined;
     const parts: Uint8Array[] = [];
     forEachChunk(layers[layers.length - 1].batchArena, this.#keyHash, source, (chunk) => {
-      const answers = add ? this.#testAndAddChunk(chunk) : this.#hasChunk(chunk).answers;
+      const together = this.#together() === chunk.scratch.arena;
+      const answers = together ? (add ? this.#testAndAddTogether(chunk) : this.#hasTogether(chunk)) : add ? this.#testAndAddChunk(chunk) : this.#hasChunk(chunk).answers;
       if (visit) {
         // The line ends stay where the splitter wrote them: the layers' kernels do not touch that room.
         const { arena, lineEnds } = chunk.scratch;
@@ -346,6 +348,105 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       else parts.push(answers);
     });
     return whole ?? concat(parts, Uint8Array);
+  }
+
+  /**
+   * One key: hashed once in the newest layer's memory, then each layer's
+   * kernel runs over that one hash until one holds it (no batch machinery:
+   * measured here, a single key through the batch path cost five times as much).
+   */
+  #one(key: Key, add: boolean): boolean {
+    maxKeyBytes(key);
+    const hash = this.#keyHash;
+    if (hash === null) return this.#run({ kind: "keys", keys: [key] }, add)[0] === 1;
+    const layers = this.#live();
+    const home = layers[layers.length - 1].batchArena;
+    if (add) this.#current(); // room for one more key in the newest layer
+    if (this.#together() === home) {
+      // One call: the key hashed as the layers hash it, every layer tested, the newest added to.
+      const { scratch, length } = writeKey(home, key);
+      const table = this.#layerTable(scratch.ends, home);
+      const seen = home.core.bloomLayersKey(table, this.#layers.length, add ? OP_ADD : OP_HAS, scratch.bytes, length);
+      if (add && seen === 0) this.#layers[this.#layers.length - 1].countAdded(1);
+      return seen === 1;
+    }
+    const { scratch, length } = writeKey(home, key);
+    home.u32()[scratch.ends >>> 2] = length;
+    const hashes2 = hash.id === HASH_MURMUR3_128 ? scratch.hashes2 : 0;
+    home.core.hashPackedKeys(hash.id, hash.seed, scratch.bytes, scratch.ends, 1, 0, scratch.hashes, hashes2);
+    const chunk: Chunk = { scratch, count: 1, first: 0, source: SOURCE_HASHES, src: scratch.hashes, hashes2, start: 0, lineBase: 0 };
+    let saved: SavedChunk | undefined;
+    const inArenaOf = (layer: BloomFilter) => (layer.batchArena === home ? chunk : placeChunk((saved ??= saveChunk(chunk)), null, layer.batchArena));
+    for (let i = layers.length - 1; i >= 0; i--) if (layers[i].runChunk(OP_HAS, inArenaOf(layers[i]))[0] === 1) return true;
+    if (add) {
+      saved ??= saveChunk(chunk); // a new layer may be placed in this memory and reuse its scratch area
+      const layer = this.#current();
+      layer.runChunk(OP_ADD, layer.batchArena === home ? placeChunk(saved, null, home) : inArenaOf(layer));
+    }
+    return false;
+  }
+
+  /** The one memory every layer is in, each in one block (small layers share a pool), or undefined. */
+  #together(): Arena | undefined {
+    const layers = this.#layers;
+    const arena = layers[0].arena;
+    for (const layer of layers) if (layer.segmentCount !== 1 || layer.arena !== arena) return undefined;
+    return arena;
+  }
+
+  /** Writes the layers' addresses (oldest first) at `table` in `arena`, where bloomLayers reads them: a chunk's `ends` room, free once its keys are hashed. */
+  #layerTable(table: number, arena: Arena): number {
+    const u32 = arena.u32();
+    const layers = this.#layers;
+    for (let i = 0; i < layers.length; i++) u32[(table >>> 2) + i] = layers[i].blockAddress;
+    return table;
+  }
+
+  /** has over a chunk when every layer is in the chunk's memory: one kernel call tests all layers. */
+  #hasTogether(chunk: Chunk): Uint8Array {
+    const { arena, out } = chunk.scratch;
+    arena.core.bloomLayers(this.#layerTable(chunk.scratch.ends, arena), this.#layers.length, OP_HAS, chunk.source, chunk.src, chunk.hashes2, chunk.count, out, 0);
+    return arena.u8().slice(out, out + chunk.count);
+  }
+
+  /**
+   * testAndAdd over a chunk when every layer is in the chunk's memory: one
+   * kernel call tests all layers and adds to the newest until it is full;
+   * a new layer, then the call again for the keys left.
+   */
+  #testAndAddTogether(chunk: Chunk): Uint8Array {
+    const { arena, out } = chunk.scratch;
+    const width = chunk.source === SOURCE_U32 ? 4 : 8;
+    let first = 0;
+    while (first < chunk.count) {
+      const layer = this.#current();
+      if (this.#together() !== arena) {
+        // A new layer went to a memory of its own: the keys left take the general path.
+        const saved = saveChunk(chunk);
+        const answers = arena.u8().slice(out, out + chunk.count);
+        const rest = Array.from({ length: chunk.count - first }, (_, j) => first + j);
+        answers.set(this.#testAndAddChunk(placeChunk(saved, rest, arena)), first);
+        return answers;
+      }
+      const room = this.layerCapacity(this.#layers.length - 1) - layer.size;
+      const handled = arena.core.bloomLayers(
+        this.#layerTable(chunk.scratch.ends, arena),
+        this.#layers.length,
+        OP_ADD,
+        chunk.source,
+        chunk.src + first * width,
+        chunk.hashes2 === 0 ? 0 : chunk.hashes2 + first * 8,
+        chunk.count - first,
+        out + first,
+        room,
+      );
+      let seen = 0;
+      const answers = arena.u8();
+      for (let i = first; i < first + handled; i++) seen += answers[out + i];
+      layer.countAdded(handled - seen);
+      first += handled;
+    }
+    return arena.u8().slice(out, out + chunk.count);
   }
 
   /** OR of every layer's answers for a chunk (a copy); the chunk is copied out only for layers in another memory. */
@@ -408,6 +509,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
 
   #addLayer(): void {
     const i = this.#layers.length;
+    this.#capacities[i] = Math.ceil(this.#initialCapacity * this.#growth ** i);
     this.#layers.push(BloomFilter.create(this.layerCapacity(i), this.layerFalsePositiveRate(i), hashingOptions(this.#hashing)));
   }
 }
