@@ -16,6 +16,7 @@ export {
   bloomRun,
   bloomRoute,
   bloomIndices,
+  bloomIndicesOf,
   bloomSetBits,
   bloomPositions,
 } from "./bloom";

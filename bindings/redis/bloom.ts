@@ -1,0 +1,582 @@
+// A Bloom filter kept in Redis, shared by every process and machine that
+// opens it: bloomkit computes each key's bit positions in wasm, a batch at a
+// time, and Redis stores the bits in plain strings (no module needed) and
+// makes each key's update atomic. A batch is one BITFIELD per Redis key
+// holding bits (BITFIELD_RO for queries), so a key's k bits are tested and
+// set by one command that no other client's command interleaves with.
+//
+// Keys of a filter named N, all with the hash tag {N} so that they share one
+// Redis Cluster slot:
+//   {N}:meta      a hash: format, version, bits, hashes, hash, seed, segments
+//   {N}:bits:s    segment s's bits, byte for byte as a local filter's (see bits.ts)
+// A Redis string holds at most 2^32 bits; a larger filter is split into
+// segments by key hash exactly as a local BloomFilter in as many segments
+// routes keys (bloomRoute), so every key's bits lie in one Redis key.
+import { BloomFilter } from "../bloom-filter.js";
+import { checkInteger, checkOptions, checkPositive, checkProbability, describe } from "../errors.js";
+import { hashId, type HashName } from "../hash.js";
+import { HASHING_OPTION_NAMES, resolveHashing, type Hashing, type HashingOptions } from "../hashing.js";
+import { forEachPlacement, type BloomShape } from "../indices.js";
+import { isBytes, maxKeyBytes, MAX_BATCH_KEYS, type Key } from "../keys.js";
+import { MAX_HASHES } from "../optimal.js";
+import type { KeySource } from "../batch.js";
+import { asBuffer, commandsOf, type Commands, type RedisArgument, type RedisClientLike } from "./client.js";
+import { redisOffset } from "./bits.js";
+
+/** Bits one Redis string holds: 512 MiB. */
+export const REDIS_SEGMENT_BITS = 2 ** 32;
+/** Most Redis keys (segments) one filter's bits are split over, as many as a local BloomFilter can have. */
+export const REDIS_MAX_SEGMENTS = 64;
+/** The largest filter kept in Redis: 64 strings of 512 MiB, 32 GiB. */
+export const REDIS_MAX_BITS = REDIS_MAX_SEGMENTS * REDIS_SEGMENT_BITS;
+
+/** What `{N}:meta`'s format field holds for a filter written by this code. */
+const META_FORMAT = "bloomkit:bloom";
+/** Version of the layout described at the top; a newer one is refused rather than misread. */
+const META_VERSION = 1;
+/** Keys sent per piece of a batch (one command per segment, in one transaction). */
+const PIECE_KEYS = MAX_BATCH_KEYS;
+/** Bytes of newline-delimited keys per piece (about 16,000 URLs). */
+const PIECE_LINE_BYTES = 1 << 20;
+/** Pieces of one batch in flight at once: the next is computed while Redis works on the last. */
+const PIECES_IN_FLIGHT = 4;
+/** Bytes per GETRANGE / SETRANGE when bit arrays are copied. */
+const TRANSFER_BYTES = 1 << 24;
+
+/**
+ * Creates the meta hash unless the key exists; returns the key's type and,
+ * for a hash, its fields, so that create() can tell an equal filter (opened)
+ * from another one (refused) in one atomic step.
+ */
+const CREATE_SCRIPT = `
+local kind = redis.call('TYPE', KEYS[1]).ok
+if kind == 'none' then
+  redis.call('HSET', KEYS[1], unpack(ARGV))
+  return {'created'}
+end
+if kind ~= 'hash' then return {kind} end
+local fields = redis.call('HGETALL', KEYS[1])
+table.insert(fields, 1, 'hash')
+return fields
+`;
+
+/** Options of RedisBloomFilter.create: the hash and seed, as BloomFilter's (double hashing only). */
+export type RedisBloomFilterOptions = Omit<HashingOptions, "strategy">;
+
+/** A failure of Redis or of the connection to it, naming the filter; `cause` is the client's error. */
+export class RedisFilterError extends Error {
+  /** The filter's name. */
+  readonly filterName: string;
+
+  constructor(filterName: string, message: string, cause?: unknown) {
+    super(`Redis filter "${filterName}": ${message}${cause === undefined ? "" : `: ${(cause as Error)?.message ?? String(cause)}`}`, { cause });
+    this.name = "RedisFilterError";
+    this.filterName = filterName;
+  }
+}
+
+/** The filter's numbers as kept in `{N}:meta`. */
+interface Parameters {
+  readonly bits: number;
+  readonly hashes: number;
+  readonly hashing: Hashing;
+  readonly segments: number;
+}
+
+/** Checks a filter name: a non-empty string that can sit inside a hash tag. */
+function checkName(name: unknown, what = "name"): string {
+  if (typeof name !== "string") throw new TypeError(`${what} must be a string, got ${describe(name)}`);
+  if (name.length === 0) throw new RangeError(`${what} must not be empty`);
+  // The name is the hash tag of every key: a brace in it would end or nest the tag.
+  if (/[{}]/.test(name)) throw new RangeError(`${what} must not contain "{" or "}" (it becomes the Redis Cluster hash tag {${name}}), got ${describe(name)}`);
+  return name;
+}
+
+function metaKey(name: string): string {
+  return `{${name}}:meta`;
+}
+
+function bitsKey(name: string, segment: number): string {
+  return `{${name}}:bits:${segment}`;
+}
+
+/** The meta hash's fields, flat, as HSET takes them. */
+function metaFields(p: Parameters): string[] {
+  return [
+    "format", META_FORMAT,
+    "version", String(META_VERSION),
+    "bits", String(p.bits),
+    "hashes", String(p.hashes),
+    "hash", p.hashing.names[0],
+    "seed", String(p.hashing.seed),
+    "segments", String(p.segments),
+  ];
+}
+
+/** The first way two filters' numbers differ, or undefined. */
+function difference(a: Parameters, b: Parameters): string | undefined {
+  if (a.bits !== b.bits) return `bits ${a.bits} vs ${b.bits}`;
+  if (a.hashes !== b.hashes) return `hashes ${a.hashes} vs ${b.hashes}`;
+  if (a.hashing.names[0] !== b.hashing.names[0]) return `hash ${a.hashing.names[0]} vs ${b.hashing.names[0]}`;
+  if (a.hashing.seed !== b.hashing.seed) return `seed ${a.hashing.seed} vs ${b.hashing.seed}`;
+  if (a.segments !== b.segments) return `segments ${a.segments} vs ${b.segments}`;
+  return undefined;
+}
+
+/** A filter's numbers from its meta hash's fields, or a message saying why they are not a bloomkit filter's. */
+function parseMeta(fields: Record<string, string>): Parameters | string {
+  if (fields.format !== META_FORMAT) return `its format field is ${describe(fields.format)}, not "${META_FORMAT}"`;
+  if (fields.version !== String(META_VERSION)) return `it has layout version ${describe(fields.version)}; this bloomkit reads version ${META_VERSION}`;
+  const bits = Number(fields.bits);
+  const hashes = Number(fields.hashes);
+  const seed = Number(fields.seed);
+  const segments = Number(fields.segments);
+  if (!Number.isInteger(bits) || bits < 1 || bits > REDIS_MAX_BITS) return `bits = ${describe(fields.bits)} is out of range`;
+  if (!Number.isInteger(hashes) || hashes < 1 || hashes > MAX_HASHES) return `hashes = ${describe(fields.hashes)} is out of range`;
+  if (!Number.isInteger(segments) || segments < 1 || segments > REDIS_MAX_SEGMENTS || bits / segments > REDIS_SEGMENT_BITS || (segments > 1 && bits % (64 * segments) !== 0)) {
+    return `${describe(fields.bits)} bits cannot be held in ${describe(fields.segments)} segments`;
+  }
+  let hashing: Hashing;
+  try {
+    hashing = resolveHashing({ hash: fields.hash, seed });
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return { bits, hashes, hashing, segments };
+}
+
+/** A flat [field, value, …] reply as an object. */
+function fieldsOf(flat: readonly unknown[]): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) fields[String(flat[i])] = String(flat[i + 1]);
+  return fields;
+}
+
+/** A batch source cut into pieces of at most PIECE_KEYS keys (lines: PIECE_LINE_BYTES, cut after a newline). Checks the whole source first. */
+function pieces(source: KeySource): KeySource[] {
+  const out: KeySource[] = [];
+  if (source.kind === "keys") {
+    const { keys } = source;
+    if (!Array.isArray(keys)) throw new TypeError(`keys must be an array of strings or Uint8Arrays, got ${describe(keys)}`);
+    for (let i = 0; i < keys.length; i++) maxKeyBytes(keys[i], i);
+    for (let i = 0; i < keys.length; i += PIECE_KEYS) out.push({ kind: "keys", keys: keys.slice(i, i + PIECE_KEYS) });
+  } else if (source.kind === "ints") {
+    const { keys } = source;
+    if (!(keys instanceof Uint32Array || keys instanceof BigUint64Array)) throw new TypeError(`keys must be a Uint32Array or a BigUint64Array, got ${describe(keys)}`);
+    for (let i = 0; i < keys.length; i += PIECE_KEYS) out.push({ kind: "ints", keys: keys.subarray(i, i + PIECE_KEYS) });
+  } else if (source.kind === "lines") {
+    const { buffer } = source;
+    if (!isBytes(buffer)) throw new TypeError(`buffer must be a Uint8Array of newline-delimited keys, got ${describe(buffer)}`);
+    let from = 0;
+    while (from < buffer.length) {
+      let end = Math.min(buffer.length, from + PIECE_LINE_BYTES);
+      if (end < buffer.length) {
+        const newline = buffer.lastIndexOf(10, end - 1);
+        const after = newline >= from ? newline : buffer.indexOf(10, end);
+        end = after < 0 ? buffer.length : after + 1;
+      }
+      out.push({ kind: "lines", buffer: buffer.subarray(from, end) });
+      from = end;
+    }
+  } else {
+    throw new TypeError("packed keys are not taken by a RedisBloomFilter");
+  }
+  return out;
+}
+
+/** One piece of a batch on its way: its commands sent, its answers to come. */
+interface Sent {
+  readonly keys: number;
+  readonly answers: Promise<Uint8Array>;
+}
+
+/**
+ * A Bloom filter kept in Redis: create() or open() it by name from any
+ * number of processes and machines; they all see one set. Every method
+ * returns a promise; one batch costs one round trip per 16,384 keys (sent
+ * without waiting between them), and answers equal a local BloomFilter's
+ * with the same parameters (toBloomFilter gives one).
+ */
+export class RedisBloomFilter {
+  readonly #redis: Commands;
+  readonly #name: string;
+  readonly #params: Parameters;
+  readonly #shape: BloomShape;
+  readonly #meta: string;
+  readonly #keys: readonly string[];
+  #dropped = false;
+
+  private constructor(redis: Commands, name: string, params: Parameters) {
+    this.#redis = redis;
+    this.#name = name;
+    this.#params = params;
+    this.#shape = {
+      segmentBits: params.bits / params.segments,
+      segments: params.segments,
+      hashes: params.hashes,
+      keyHash: { id: hashId(params.hashing.names[0]), seed: params.hashing.seed },
+    };
+    this.#meta = metaKey(name);
+    this.#keys = Array.from({ length: params.segments }, (_, s) => bitsKey(name, s));
+  }
+
+  /**
+   * The filter named `name`, sized as BloomFilter.create sizes one for
+   * `expectedItems` keys at `falsePositiveRate`, split into Redis strings of
+   * at most 2^32 bits. When a filter of that name exists with the same
+   * parameters it is opened (so every worker may call create); with other
+   * parameters, or when the name holds something else, create throws.
+   */
+  static async create(redis: RedisClientLike, name: string, expectedItems: number, falsePositiveRate: number, options?: RedisBloomFilterOptions): Promise<RedisBloomFilter> {
+    const commands = commandsOf(redis);
+    checkName(name);
+    const n = checkPositive("expectedItems", expectedItems);
+    const p = checkProbability("falsePositiveRate", falsePositiveRate);
+    const checked = checkOptions("options", options, [...HASHING_OPTION_NAMES.filter((o) => o !== "strategy"), "segmentBits"]);
+    const hashing = resolveHashing({ hash: checked.hash, seed: checked.seed });
+    if (hashing.strategy !== "double") throw new TypeError(`options.hash must be one hash name: a filter kept in Redis uses double hashing, got ${describe(checked.hash)}`);
+    // Internal: tests split small filters over several keys with a smaller limit than Redis's.
+    const limit = checked.segmentBits === undefined ? REDIS_SEGMENT_BITS : checkInteger("options.segmentBits", checked.segmentBits, 64, REDIS_SEGMENT_BITS);
+    const { bits, hashes, segments } = BloomFilter.sizeFor(n, p, hashing, false, limit);
+    return RedisBloomFilter.#create(commands, name, { bits, hashes, hashing, segments });
+  }
+
+  /** Writes the meta hash unless it exists; an equal filter is opened, anything else refused. */
+  static async #create(commands: Commands, name: string, params: Parameters, mustBeNew = false): Promise<RedisBloomFilter> {
+    const key = metaKey(name);
+    let reply: unknown[];
+    try {
+      reply = (await commands.call(key, ["EVAL", CREATE_SCRIPT, "1", key, ...metaFields(params)])) as unknown[];
+    } catch (error) {
+      throw new RedisFilterError(name, "cannot create it", error);
+    }
+    const [kind, ...flat] = reply.map(String);
+    if (kind === "created") return new RedisBloomFilter(commands, name, params);
+    if (kind !== "hash") throw new RedisFilterError(name, `cannot create it: Redis key ${key} exists and holds a ${kind}, not a bloomkit filter`);
+    const existing = parseMeta(fieldsOf(flat));
+    if (typeof existing === "string") throw new RedisFilterError(name, `cannot create it: Redis key ${key} exists and is not a bloomkit filter (${existing})`);
+    if (mustBeNew) throw new RedisFilterError(name, `a filter of that name already exists in Redis; drop() it first or choose another name`);
+    const differs = difference(params, existing);
+    if (differs) throw new RedisFilterError(name, `a filter of that name already exists in Redis with other parameters (${differs}, asked vs existing)`);
+    return new RedisBloomFilter(commands, name, existing);
+  }
+
+  /** The filter named `name`, its parameters read from Redis; throws when there is none or the keys hold something else. */
+  static async open(redis: RedisClientLike, name: string): Promise<RedisBloomFilter> {
+    const commands = commandsOf(redis);
+    checkName(name);
+    const key = metaKey(name);
+    let kind: string;
+    let flat: unknown[];
+    try {
+      kind = String(await commands.call(key, ["TYPE", key], true));
+      flat = kind === "hash" ? ((await commands.call(key, ["HGETALL", key], true)) as unknown[]) : [];
+    } catch (error) {
+      throw new RedisFilterError(name, "cannot open it", error);
+    }
+    if (kind === "none") throw new RedisFilterError(name, `there is no such filter in Redis (no key ${key}); create it with RedisBloomFilter.create`);
+    if (kind !== "hash") throw new RedisFilterError(name, `Redis key ${key} holds a ${kind}, not a bloomkit filter`);
+    // Node-redis gives HGETALL as an object, ioredis as a flat list.
+    const fields = Array.isArray(flat) ? fieldsOf(flat) : Object.fromEntries(Object.entries(flat as object).map(([f, v]) => [f, String(v)]));
+    const params = parseMeta(fields);
+    if (typeof params === "string") throw new RedisFilterError(name, `Redis key ${key} is not a bloomkit filter: ${params}`);
+    return new RedisBloomFilter(commands, name, params);
+  }
+
+  /**
+   * Uploads a local BloomFilter as a new filter named `name`, with the same
+   * answers. A filter above 2^32 bits must be held in segments of at most
+   * 2^32 bits (as toBloomFilter gives it); a name already in use is refused.
+   */
+  static async fromBloomFilter(redis: RedisClientLike, name: string, filter: BloomFilter): Promise<RedisBloomFilter> {
+    const commands = commandsOf(redis);
+    checkName(name);
+    if (!(filter instanceof BloomFilter)) throw new TypeError(`filter must be a BloomFilter, got ${describe(filter)}`);
+    if (filter.disposed) throw new Error("the BloomFilter given to fromBloomFilter() was disposed");
+    if (filter.strategy !== "double") throw new RangeError("a filter kept in Redis uses double hashing; this BloomFilter uses the independent strategy");
+    if (filter.baseBits !== filter.bits) throw new RangeError(`a folded BloomFilter (${filter.baseBits} bits folded to ${filter.bits}) cannot be kept in Redis`);
+    const segments = filter.segmentCount;
+    const segmentBits = filter.bits / segments;
+    if (segmentBits > REDIS_SEGMENT_BITS) {
+      throw new RangeError(
+        `this BloomFilter holds ${segmentBits} bits per segment; a Redis string holds at most ${REDIS_SEGMENT_BITS} bits, ` +
+          `and keys must stay in the segment they were added to: create it with RedisBloomFilter.create and add the keys there`,
+      );
+    }
+    const params: Parameters = { bits: filter.bits, hashes: filter.hashes, hashing: filter.hashing, segments };
+    const meta = metaKey(name);
+    const keys = Array.from({ length: segments }, (_, s) => bitsKey(name, s));
+    try {
+      if (Number(await commands.call(meta, ["EXISTS", meta])) !== 0) {
+        throw new RedisFilterError(name, "a filter of that name already exists in Redis; drop() it first or choose another name");
+      }
+      // Bits left by a filter dropped half-way would be OR-ed in: clear them first.
+      await commands.call(meta, ["DEL", ...keys]);
+      const bytes = Math.ceil(segmentBits / 8);
+      for (let s = 0; s < segments; s++) {
+        for (let at = 0; at < bytes; at += TRANSFER_BYTES) {
+          const view = filter.segmentBytes(s).subarray(at, Math.min(bytes, at + TRANSFER_BYTES));
+          // Redis reads a missing or short string as zero bits: only pieces with a bit set are sent.
+          if (view.every((b) => b === 0)) continue;
+          await commands.call(keys[s], ["SETRANGE", keys[s], String(at), asBuffer(view.slice())]);
+        }
+      }
+    } catch (error) {
+      if (error instanceof RedisFilterError) throw error;
+      throw new RedisFilterError(name, "cannot upload the filter", error);
+    }
+    // The meta hash comes last: until it is written, nobody can open a half-uploaded filter.
+    return RedisBloomFilter.#create(commands, name, params, true);
+  }
+
+  /** The filter's name (its Redis keys are {name}:meta and {name}:bits:0 …). */
+  get name(): string {
+    return this.#name;
+  }
+
+  /** m, the number of bits. */
+  get bits(): number {
+    return this.#params.bits;
+  }
+
+  /** k, the number of hash functions. */
+  get hashes(): number {
+    return this.#params.hashes;
+  }
+
+  /** The hash name. */
+  get hash(): HashName {
+    return this.#params.hashing.names[0];
+  }
+
+  /** The hash seed. */
+  get seed(): number {
+    return this.#params.hashing.seed;
+  }
+
+  /** Redis keys the bits are split over (1 up to 2^32 bits). */
+  get segmentCount(): number {
+    return this.#params.segments;
+  }
+
+  /** Adds a key; resolves to the filter. */
+  async add(key: Key): Promise<this> {
+    await this.#run(true, { kind: "keys", keys: [checkKey(key)] });
+    return this;
+  }
+
+  /** True when the key is probably present; false when it is definitely absent. */
+  async has(key: Key): Promise<boolean> {
+    return (await this.#run(false, { kind: "keys", keys: [checkKey(key)] }))[0] === 1;
+  }
+
+  /** Adds a key; true when it was probably present before. Atomic: of several clients adding the same new key at once, exactly one is told false. */
+  async testAndAdd(key: Key): Promise<boolean> {
+    return (await this.#run(true, { kind: "keys", keys: [checkKey(key)] }))[0] === 1;
+  }
+
+  /** Adds every key; resolves to the filter. */
+  async addMany(keys: readonly Key[]): Promise<this> {
+    await this.#run(true, { kind: "keys", keys });
+    return this;
+  }
+
+  /** Queries every key: 1 = probably present, 0 = definitely absent. */
+  hasMany(keys: readonly Key[]): Promise<Uint8Array> {
+    return this.#run(false, { kind: "keys", keys });
+  }
+
+  /** Adds every key in order; result[i] = 1 when key i was probably present before (added by anyone, or earlier in the batch). */
+  testAndAddMany(keys: readonly Key[]): Promise<Uint8Array> {
+    return this.#run(true, { kind: "keys", keys });
+  }
+
+  /** Adds newline-delimited keys (split as BloomFilter.addLines splits them). */
+  async addLines(buffer: Uint8Array): Promise<this> {
+    await this.#run(true, { kind: "lines", buffer });
+    return this;
+  }
+
+  /** Queries newline-delimited keys: one 0/1 per line. */
+  hasLines(buffer: Uint8Array): Promise<Uint8Array> {
+    return this.#run(false, { kind: "lines", buffer });
+  }
+
+  /** Adds newline-delimited keys in order; 1 where a line was probably present before. */
+  testAndAddLines(buffer: Uint8Array): Promise<Uint8Array> {
+    return this.#run(true, { kind: "lines", buffer });
+  }
+
+  /** Adds integer keys (as BloomFilter.addInts: their own key space). */
+  async addInts(keys: Uint32Array | BigUint64Array): Promise<this> {
+    await this.#run(true, { kind: "ints", keys });
+    return this;
+  }
+
+  /** Queries integer keys: 1 = probably present, 0 = definitely absent. */
+  hasInts(keys: Uint32Array | BigUint64Array): Promise<Uint8Array> {
+    return this.#run(false, { kind: "ints", keys });
+  }
+
+  /** Adds integer keys in order; 1 where a key was probably present before. */
+  testAndAddInts(keys: Uint32Array | BigUint64Array): Promise<Uint8Array> {
+    return this.#run(true, { kind: "ints", keys });
+  }
+
+  /** Estimated distinct keys added, from the bits set (BITCOUNT): −m/k · ln(1 − X/m), rounded; Infinity when every bit is set. */
+  async size(): Promise<number> {
+    const set = await this.#attempt("cannot count its bits", () => Promise.all(this.#keys.map((key) => this.#redis.call(key, ["BITCOUNT", key], true))));
+    const x = set.reduce<number>((sum, n) => sum + Number(n), 0);
+    const { bits, hashes } = this.#params;
+    return Math.round((-bits / hashes) * Math.log1p(-x / bits));
+  }
+
+  /**
+   * A local BloomFilter with the same bits, hence the same answers, in as
+   * many segments as Redis keys (its size is the fill-based estimate). Writes
+   * by other clients during the copy may or may not be in it.
+   */
+  async toBloomFilter(): Promise<BloomFilter> {
+    this.#live();
+    const { bits, hashes, hashing, segments } = this.#params;
+    const filter = BloomFilter.inSegments(bits, hashes, hashing, segments);
+    const bytes = Math.ceil(this.#shape.segmentBits / 8);
+    try {
+      for (let s = 0; s < segments; s++) {
+        const key = this.#keys[s];
+        for (let at = 0; at < bytes; at += TRANSFER_BYTES) {
+          const last = Math.min(bytes, at + TRANSFER_BYTES) - 1;
+          const piece = await this.#attempt("cannot read its bits", () => this.#redis.callBytes(key, ["GETRANGE", key, String(at), String(last)]));
+          // A string shorter than the segment (bits never set past its end) reads as zeros.
+          if (piece && piece.length > 0) filter.segmentBytes(s).set(piece.subarray(0, last + 1 - at), at);
+        }
+      }
+    } catch (error) {
+      filter.dispose();
+      throw error;
+    }
+    filter.bitsWritten();
+    return filter;
+  }
+
+  /** Deletes every Redis key of the filter; this object can no longer be used. */
+  async drop(): Promise<void> {
+    this.#live();
+    await this.#attempt("cannot drop it", () => this.#redis.call(this.#meta, ["DEL", this.#meta, ...this.#keys]));
+    this.#dropped = true;
+  }
+
+  /** For console.log and util.inspect. */
+  toJSON(): Record<string, unknown> {
+    return { name: this.#name, bits: this.bits, hashes: this.hashes, hash: this.hash, seed: this.seed, segments: this.segmentCount };
+  }
+
+  #live(): void {
+    if (this.#dropped) throw new Error(`the Redis filter "${this.#name}" was dropped`);
+  }
+
+  /** Runs a Redis call; a failure becomes a RedisFilterError naming the filter and what was being done. */
+  async #attempt<T>(what: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw new RedisFilterError(this.#name, what, error);
+    }
+  }
+
+  /** Adds (`write`) or queries a batch: every key checked first, then pieces sent PIECES_IN_FLIGHT at a time; one 0/1 per key. */
+  async #run(write: boolean, source: KeySource): Promise<Uint8Array> {
+    this.#live();
+    const parts = pieces(source);
+    const sent: Sent[] = [];
+    const answers: Uint8Array[] = [];
+    let done = 0;
+    let failure: unknown;
+    for (const part of parts) {
+      if (sent.length >= PIECES_IN_FLIGHT) {
+        const { keys, answers: next } = sent.shift()!;
+        try {
+          answers.push(await next);
+          done += keys;
+        } catch (error) {
+          failure = error;
+          break;
+        }
+      }
+      sent.push(this.#send(write, part));
+    }
+    for (const { keys, answers: next } of sent) {
+      try {
+        const got = await next;
+        if (failure === undefined) {
+          answers.push(got);
+          done += keys;
+        }
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    if (failure !== undefined) {
+      const verb = write ? "add" : "query";
+      const what = !write || done === 0 ? `cannot ${verb} keys` : `cannot add keys (the first ${done} of the batch were added, each whole; later ones may or may not be)`;
+      throw new RedisFilterError(this.#name, what, failure);
+    }
+    const out = new Uint8Array(answers.reduce((sum, a) => sum + a.length, 0));
+    let at = 0;
+    for (const a of answers) {
+      out.set(a, at);
+      at += a.length;
+    }
+    return out;
+  }
+
+  /** Sends one piece: one BITFIELD (or BITFIELD_RO) per segment holding some of its keys, several in one transaction. */
+  #send(write: boolean, source: KeySource): Sent {
+    const k = this.#shape.hashes;
+    const commands: RedisArgument[][] = this.#keys.map((key) => [write ? "BITFIELD" : "BITFIELD_RO", key]);
+    const owners: number[][] = this.#keys.map(() => []);
+    let count = 0;
+    forEachPlacement(this.#shape, source, ({ first, count: n, segmentOf, indices }) => {
+      for (let j = 0; j < n; j++) {
+        const s = segmentOf === null ? 0 : segmentOf[j];
+        const args = commands[s];
+        owners[s].push(first + j);
+        for (let t = 0; t < k; t++) {
+          const offset = String(redisOffset(indices[j * k + t]));
+          if (write) args.push("SET", "u1", offset, "1");
+          else args.push("GET", "u1", offset);
+        }
+      }
+      count += n;
+    });
+    const used = commands.map((_, s) => s).filter((s) => owners[s].length > 0);
+    const replies: Promise<unknown[]> =
+      used.length === 0 ? Promise.resolve([])
+      : used.length === 1 ? this.#redis.call(this.#keys[used[0]], commands[used[0]], !write).then((reply) => [reply])
+      : write ? this.#redis.transaction(this.#meta, used.map((s) => commands[s]))
+      : Promise.all(used.map((s) => this.#redis.call(this.#keys[s], commands[s], true)));
+    const answers = replies.then((got) => {
+      const out = new Uint8Array(count);
+      used.forEach((s, c) => {
+        // BITFIELD answers each SET with the bit's old value, each GET with the bit: a key is present when all k were 1.
+        const bits = got[c] as readonly number[];
+        const keys = owners[s];
+        for (let j = 0; j < keys.length; j++) {
+          let all = 1;
+          for (let t = 0; t < k; t++) all &= Number(bits[j * k + t]);
+          out[keys[j]] = all;
+        }
+      });
+      return out;
+    });
+    // A piece that fails after another already has is reported through that one; keep Node from calling it unhandled meanwhile.
+    answers.catch(() => {});
+    return { keys: count, answers };
+  }
+}
+
+/** Throws the TypeError for a single key that is not a key, before it is wrapped in a batch (which would call it keys[0]). */
+function checkKey(key: unknown): Key {
+  maxKeyBytes(key);
+  return key as Key;
+}
