@@ -1,9 +1,9 @@
 // A Bloom filter kept in Redis, shared by every process and machine that
 // opens it: bloomkit computes each key's bit positions in wasm, a batch at a
 // time, and Redis stores the bits in plain strings (no module needed) and
-// makes each key's update atomic. A batch is one BITFIELD per Redis key
-// holding bits (BITFIELD_RO for queries), so a key's k bits are tested and
-// set by one command that no other client's command interleaves with.
+// makes each key's update atomic: a piece of a batch is one Lua script call
+// (script.ts), so a key's k bits are tested and set in one step that no other
+// client's command interleaves with.
 //
 // Keys of a filter named N, all with the hash tag {N} so that they share one
 // Redis Cluster slot:
@@ -16,11 +16,12 @@ import { BloomFilter } from "../bloom-filter.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe } from "../errors.js";
 import { hashId, type HashName } from "../hash.js";
 import { HASHING_OPTION_NAMES, resolveHashing, type Hashing, type HashingOptions } from "../hashing.js";
-import { forEachPlacement, type BloomShape } from "../indices.js";
+import { forEachPlacement, type BloomShape, type Placement } from "../indices.js";
 import { isBytes, maxKeyBytes, MAX_BATCH_KEYS, type Key } from "../keys.js";
 import { MAX_HASHES } from "../optimal.js";
 import type { KeySource } from "../batch.js";
-import { asBuffer, commandsOf, type Commands, type RedisArgument, type RedisClientLike } from "./client.js";
+import { asBuffer, commandsOf, type Commands, type RedisClientLike } from "./client.js";
+import { encodeOperations, runBatchScript } from "./script.js";
 import { redisOffset } from "./bits.js";
 
 /** Bits one Redis string holds: 512 MiB. */
@@ -34,12 +35,14 @@ export const REDIS_MAX_BITS = REDIS_MAX_SEGMENTS * REDIS_SEGMENT_BITS;
 const META_FORMAT = "bloomkit:bloom";
 /** Version of the layout described at the top; a newer one is refused rather than misread. */
 const META_VERSION = 1;
-/** Keys sent per piece of a batch (one command per segment, in one transaction). */
+/** Keys sent per piece of a batch (one script call). */
 const PIECE_KEYS = MAX_BATCH_KEYS;
 /** Bytes of newline-delimited keys per piece (about 16,000 URLs). */
 const PIECE_LINE_BYTES = 1 << 20;
 /** Pieces of one batch in flight at once: the next is computed while Redis works on the last. */
 const PIECES_IN_FLIGHT = 4;
+/** The script answers "0" or "1" per key. */
+const ZERO = "0".charCodeAt(0);
 /** Bytes per GETRANGE / SETRANGE when bit arrays are copied. */
 const TRANSFER_BYTES = 1 << 24;
 
@@ -530,45 +533,34 @@ export class RedisBloomFilter {
     return out;
   }
 
-  /** Sends one piece: one BITFIELD (or BITFIELD_RO) per segment holding some of its keys, several in one transaction. */
+  /** Sends one piece as one script call: atomic as a whole, every key's k bits tested and set together. */
   #send(write: boolean, source: KeySource): Sent {
     const k = this.#shape.hashes;
-    const commands: RedisArgument[][] = this.#keys.map((key) => [write ? "BITFIELD" : "BITFIELD_RO", key]);
-    const owners: number[][] = this.#keys.map(() => []);
-    let count = 0;
-    forEachPlacement(this.#shape, source, ({ first, count: n, segmentOf, indices }) => {
-      for (let j = 0; j < n; j++) {
-        const s = segmentOf === null ? 0 : segmentOf[j];
-        const args = commands[s];
-        owners[s].push(first + j);
-        for (let t = 0; t < k; t++) {
-          const offset = String(redisOffset(indices[j * k + t]));
-          if (write) args.push("SET", "u1", offset, "1");
-          else args.push("GET", "u1", offset);
-        }
-      }
-      count += n;
-    });
-    const used = commands.map((_, s) => s).filter((s) => owners[s].length > 0);
-    const replies: Promise<unknown[]> =
-      used.length === 0 ? Promise.resolve([])
-      : used.length === 1 ? this.#redis.call(this.#keys[used[0]], commands[used[0]], !write).then((reply) => [reply])
-      : write ? this.#redis.transaction(this.#meta, used.map((s) => commands[s]))
-      : Promise.all(used.map((s) => this.#redis.call(this.#keys[s], commands[s], true)));
-    const answers = replies.then((got) => {
-      const out = new Uint8Array(count);
-      used.forEach((s, c) => {
-        // BITFIELD answers each SET with the bit's old value, each GET with the bit: a key is present when all k were 1.
-        const bits = got[c] as readonly number[];
-        const keys = owners[s];
-        for (let j = 0; j < keys.length; j++) {
-          let all = 1;
-          for (let t = 0; t < k; t++) all &= Number(bits[j * k + t]);
-          out[keys[j]] = all;
-        }
-      });
-      return out;
-    });
+    const placements: Placement[] = [];
+    forEachPlacement(this.#shape, source, (placement) => placements.push(placement));
+    const count = placements.reduce((sum, p) => sum + p.count, 0);
+    // Each key's segment and offsets, then the keys in segment order (batch order within a segment).
+    const segmentOf = new Uint32Array(count);
+    const offsets = new Float64Array(count * k);
+    for (const { first, count: n, segmentOf: segments, indices } of placements) {
+      if (segments) segmentOf.set(segments, first);
+      for (let i = 0; i < n * k; i++) offsets[first * k + i] = redisOffset(indices[i]);
+    }
+    const counts = this.#keys.map(() => 0);
+    for (let i = 0; i < count; i++) counts[segmentOf[i]]++;
+    const starts = counts.map((_, s) => counts.slice(0, s).reduce((a, b) => a + b, 0));
+    const order = new Uint32Array(count);
+    for (let i = 0; i < count; i++) order[starts[segmentOf[i]]++] = i;
+    const used = counts.map((n, s) => (n > 0 ? s : -1)).filter((s) => s >= 0);
+    const operations = encodeOperations(write, k, used.map((s) => counts[s]), order, (key, t) => offsets[key * k + t]);
+    const answers =
+      count === 0 ? Promise.resolve(new Uint8Array(0))
+      : runBatchScript(this.#redis, used.map((s) => this.#keys[s]), write, k, used.map((s) => counts[s]), operations).then((reply) => {
+          if (reply.length !== count) throw new Error(`Redis answered for ${reply.length} keys of ${count}`);
+          const out = new Uint8Array(count);
+          for (let j = 0; j < count; j++) out[order[j]] = reply.charCodeAt(j) - ZERO;
+          return out;
+        });
     // A piece that fails after another already has is reported through that one; keep Node from calling it unhandled meanwhile.
     answers.catch(() => {});
     return { keys: count, answers };

@@ -13,20 +13,16 @@ export interface Commands {
   call(key: string, args: readonly RedisArgument[], readonly?: boolean): Promise<unknown>;
   /** Sends one command whose bulk-string reply is binary (GETRANGE): a Uint8Array, or null. */
   callBytes(key: string, args: readonly RedisArgument[]): Promise<Uint8Array | null>;
-  /** Sends commands as one MULTI/EXEC transaction: all run, with no other client's command between them, or none when the connection is lost first. */
-  transaction(key: string, commands: readonly (readonly RedisArgument[])[]): Promise<unknown[]>;
 }
 
 /** The parts of a node-redis 5 client bloomkit uses. */
 export interface NodeRedisClientLike {
   sendCommand(args: readonly RedisArgument[], options?: object): Promise<unknown>;
-  multi(): { addCommand(args: readonly RedisArgument[]): unknown; exec(): Promise<unknown[]> };
 }
 
 /** The parts of a node-redis 5 cluster bloomkit uses. */
 export interface NodeRedisClusterLike {
   sendCommand(firstKey: RedisArgument | undefined, isReadonly: boolean | undefined, args: readonly RedisArgument[], options?: object): Promise<unknown>;
-  multi(routing?: RedisArgument): { addCommand(firstKey: RedisArgument | undefined, isReadonly: boolean | undefined, args: readonly RedisArgument[]): unknown; exec(): Promise<unknown[]> };
   readonly masters: unknown;
 }
 
@@ -34,7 +30,6 @@ export interface NodeRedisClusterLike {
 export interface IoRedisLike {
   call(command: string, ...args: RedisArgument[]): Promise<unknown>;
   callBuffer(command: string, ...args: RedisArgument[]): Promise<unknown>;
-  multi(commands: RedisArgument[][]): { exec(): Promise<[Error | null, unknown][] | null> };
 }
 
 /** A Redis client bloomkit can use: node-redis 5's createClient() or createCluster(), or ioredis's Redis or Cluster. */
@@ -67,43 +62,25 @@ function bytesOf(reply: unknown): Uint8Array | null {
 export function commandsOf(client: unknown, name = "redis"): Commands {
   if (client === null || typeof client !== "object") throw new TypeError(`${name} must be a connected Redis client (node-redis 5 or ioredis), got ${describe(client)}`);
   const binary = { typeMapping: { [RESP_BLOB_STRING]: NodeBuffer } };
-  if (has(client, "callBuffer") && has(client, "call") && has(client, "multi")) {
+  if (has(client, "callBuffer") && has(client, "call")) {
     const io = client as IoRedisLike;
     return {
       call: (_key, [command, ...args]) => io.call(command as string, ...args),
       callBytes: async (_key, [command, ...args]) => bytesOf(await io.callBuffer(command as string, ...args)),
-      transaction: async (_key, commands) => {
-        const replies = await io.multi(commands.map((command) => [...command])).exec();
-        if (replies === null) throw new Error("the transaction was aborted");
-        return replies.map(([error, reply]) => {
-          if (error) throw error;
-          return reply;
-        });
-      },
     };
   }
-  if (has(client, "sendCommand") && has(client, "multi") && "masters" in client) {
+  if (has(client, "sendCommand") && "masters" in client) {
     const cluster = client as NodeRedisClusterLike;
     return {
       call: (key, args, readonly = false) => cluster.sendCommand(key, readonly, args),
       callBytes: async (key, args) => bytesOf(await cluster.sendCommand(key, true, args, binary)),
-      transaction: (key, commands) => {
-        const multi = cluster.multi(key);
-        for (const command of commands) multi.addCommand(key, false, command);
-        return multi.exec();
-      },
     };
   }
-  if (has(client, "sendCommand") && has(client, "multi")) {
+  if (has(client, "sendCommand")) {
     const single = client as NodeRedisClientLike;
     return {
       call: (_key, args) => single.sendCommand(args),
       callBytes: async (_key, args) => bytesOf(await single.sendCommand(args, binary)),
-      transaction: (_key, commands) => {
-        const multi = single.multi();
-        for (const command of commands) multi.addCommand(command);
-        return multi.exec();
-      },
     };
   }
   throw new TypeError(`${name} must be a connected Redis client (node-redis 5's createClient or createCluster, or ioredis), got ${describe(client)}`);
