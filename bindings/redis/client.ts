@@ -28,8 +28,9 @@ export interface NodeRedisClusterLike {
 
 /** The parts of an ioredis client or cluster bloomkit uses. */
 export interface IoRedisLike {
-  call(command: string, ...args: RedisArgument[]): Promise<unknown>;
-  callBuffer(command: string, ...args: RedisArgument[]): Promise<unknown>;
+  // Its overloads take a callback too: arguments are typed loosely so that they match.
+  call(command: string, ...args: unknown[]): Promise<unknown>;
+  callBuffer(command: string, ...args: unknown[]): Promise<unknown>;
 }
 
 /** A Redis client bloomkit can use: node-redis 5's createClient() or createCluster(), or ioredis's Redis or Cluster. */
