@@ -201,6 +201,20 @@ run("RedisBloomFilter", () => {
     await filter.drop();
   });
 
+  it("sends its script again when Redis has forgotten it (SCRIPT FLUSH, a restart or a failover)", async () => {
+    const filter = await RedisBloomFilter.create(redis, "flushed", 50_000, 0.01);
+    const local = localTwin(filter);
+    const keys = urls(40_000, "flushed", 15);
+    for (let round = 0; round < 2; round++) {
+      await redis.scriptFlush();
+      expect(await filter.testAndAddMany(keys.slice(round * 20_000, round * 20_000 + 30_000))).toEqual(local.testAndAddMany(keys.slice(round * 20_000, round * 20_000 + 30_000)));
+    }
+    await redis.scriptFlush();
+    expect(await filter.hasMany(keys)).toEqual(local.hasMany(keys));
+    local.dispose();
+    await filter.drop();
+  });
+
   it("gives the same answers through ioredis", async () => {
     const io = new IoRedis(server.port, "127.0.0.1", { lazyConnect: true });
     await io.connect();

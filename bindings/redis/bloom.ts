@@ -487,7 +487,7 @@ export class RedisBloomFilter {
     }
   }
 
-  /** Adds (`write`) or queries a batch: every key checked first, then pieces sent PIECES_IN_FLIGHT at a time; one 0/1 per key. */
+  /** Adds (`write`) or queries a batch: every key checked first, then the first piece, then the others PIECES_IN_FLIGHT at a time; one 0/1 per key. */
   async #run(write: boolean, source: KeySource): Promise<Uint8Array> {
     this.#live();
     const parts = pieces(source);
@@ -496,7 +496,9 @@ export class RedisBloomFilter {
     let done = 0;
     let failure: unknown;
     for (const part of parts) {
-      if (sent.length >= PIECES_IN_FLIGHT) {
+      // The first piece goes alone: should it find the script missing (EVAL then loads it), later
+      // pieces sent behind it could otherwise run before it once another client has loaded it.
+      if (sent.length >= (answers.length === 0 ? 1 : PIECES_IN_FLIGHT)) {
         const { keys, answers: next } = sent.shift()!;
         try {
           answers.push(await next);
