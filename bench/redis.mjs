@@ -6,6 +6,9 @@
 // client as one BITFIELD command (bloomkit sends them to a Lua script as one
 // binary argument instead: bindings/redis/script.ts).
 // Starts its own redis-server (Debian's) on a free port, persistence off.
+// Each cell: keys per second, and in brackets the Redis server's CPU time per
+// key (INFO cpu), what every client of one shared server pays for, and a
+// steadier number than the rate on a busy machine.
 // BENCH_SECONDS sets the time per row (default 2).
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
@@ -47,9 +50,16 @@ const keys = urls(400_000, "bench", 7);
 const batches = [];
 for (let i = 0; i + BATCH <= keys.length; i += BATCH) batches.push(keys.slice(i, i + BATCH));
 
-/** Runs `clients` loops of `step(client, batch)` for SECONDS; keys per second over all of them. */
-async function measure(clients, connect, step) {
+/** Seconds of CPU the Redis server has used (user + system): what a batch costs the one server every client shares. */
+async function serverSeconds() {
+  const info = await admin.info("cpu");
+  return Number(/used_cpu_user:([\d.]+)/.exec(info)[1]) + Number(/used_cpu_sys:([\d.]+)/.exec(info)[1]);
+}
+
+/** Runs `clients` loops of `step(client, batch)` for SECONDS; keys per second over all of them, and Redis CPU µs per key. */
+async function measure(clients, connect, step, keysPerBatch = BATCH) {
   const conns = await Promise.all(Array.from({ length: clients }, connect));
+  const cpuBefore = await serverSeconds();
   let done = 0;
   const end = performance.now() + SECONDS * 1000;
   const started = performance.now();
@@ -57,13 +67,14 @@ async function measure(clients, connect, step) {
     conns.map(async (conn, c) => {
       for (let i = c; performance.now() < end; i += clients) {
         await step(conn, batches[i % batches.length]);
-        done += BATCH;
+        done += keysPerBatch;
       }
     }),
   );
   const rate = done / ((performance.now() - started) / 1000);
+  const cpu = ((await serverSeconds()) - cpuBefore) * 1e6 / done;
   await Promise.all(conns.map((conn) => (conn.redis ?? conn).quit()));
-  return rate;
+  return { rate, cpu };
 }
 
 const admin = await createClient({ url }).connect();
@@ -110,9 +121,8 @@ for (const clients of CLIENTS) {
         void old.every((b) => b === 1);
       }
     },
+    BATCH / 10,
   );
-  // measure() counted whole batches; the naive step did a tenth of each.
-  rates[`naive ${clients}`] /= 10;
 }
 
 await admin.quit();
@@ -121,16 +131,17 @@ await new Promise((resolve) => server.once("exit", resolve));
 rmSync(dir, { recursive: true, force: true });
 
 const fmt = (x) => Math.round(x).toLocaleString("en-US");
+const cell = ({ rate, cpu }) => `${fmt(rate)} (${cpu.toFixed(1)} µs)`;
 for (const clients of CLIENTS) {
   const naive = rates[`naive ${clients}`];
   rows.push([
     String(clients),
-    fmt(rates[`bloomkit ${clients}`]),
-    fmt(rates[`bitfield ${clients}`]),
-    fmt(naive),
-    `${(rates[`bloomkit ${clients}`] / naive).toFixed(1)}×`,
+    cell(rates[`bloomkit ${clients}`]),
+    cell(rates[`bitfield ${clients}`]),
+    cell(naive),
+    `${(rates[`bloomkit ${clients}`].rate / naive.rate).toFixed(1)}×`,
   ]);
 }
 const m = machine();
 console.log(`Redis 7 on loopback, ${m.cpu} (${m.cores} cores), Node ${m.node}, ${m.date}; filter n = ${N.toLocaleString("en-US")}, p = ${P} (m = ${bits} bits, k = ${hashes}); batches of ${BATCH.toLocaleString("en-US")} URL keys; ${SECONDS} s a row.\n`);
-console.log(table(["clients", "bloomkit keys/s", "one BITFIELD from the client keys/s", "naive SETBIT keys/s", "bloomkit / naive"], rows));
+console.log(table(["clients", "bloomkit keys/s (Redis CPU/key)", "one BITFIELD from the client", "naive SETBIT", "bloomkit / naive"], rows));
