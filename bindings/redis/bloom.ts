@@ -15,58 +15,24 @@
 import { BloomFilter } from "../bloom-filter.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe } from "../errors.js";
 import { hashId, type HashName } from "../hash.js";
-import { HASHING_OPTION_NAMES, resolveHashing, type Hashing, type HashingOptions } from "../hashing.js";
+import { HASHING_OPTION_NAMES, resolveHashing, type HashingOptions } from "../hashing.js";
 import { forEachPlacement, type BloomShape, type Placement } from "../indices.js";
-import { isBytes, maxKeyBytes, type Key } from "../keys.js";
-import { MAX_HASHES } from "../optimal.js";
+import { maxKeyBytes, type Key } from "../keys.js";
 import type { KeySource } from "../batch.js";
+import { CREATE_SCRIPT, REDIS_SEGMENT_BITS, bitsKey, checkName, difference, fieldsOf, metaFields, metaKey, parseMeta, type Parameters } from "./meta.js";
+import { pieces } from "./pieces.js";
 import { asBuffer, commandsOf, type Commands, type RedisClientLike } from "./client.js";
 import { encodeOperations, runBatchScript } from "./script.js";
 import { redisOffset } from "./bits.js";
 
-/** Bits one Redis string holds: 512 MiB. */
-export const REDIS_SEGMENT_BITS = 2 ** 32;
-/** Most Redis keys (segments) one filter's bits are split over, as many as a local BloomFilter can have. */
-export const REDIS_MAX_SEGMENTS = 64;
-/** The largest filter kept in Redis: 64 strings of 512 MiB, 32 GiB. */
-export const REDIS_MAX_BITS = REDIS_MAX_SEGMENTS * REDIS_SEGMENT_BITS;
+export { REDIS_SEGMENT_BITS, REDIS_MAX_SEGMENTS, REDIS_MAX_BITS } from "./meta.js";
 
-/** What `{N}:meta`'s format field holds for a filter written by this code. */
-const META_FORMAT = "bloomkit:bloom";
-/** Version of the layout described at the top; a newer one is refused rather than misread. */
-const META_VERSION = 1;
-/**
- * Keys sent per piece of a batch (one script call). A script holds Redis for
- * every other client while it runs: measured here (k = 10) about 7 µs a key,
- * so a piece of 4,096 keys keeps other clients waiting 30 ms at most, and
- * the pieces in flight keep Redis busy between them.
- */
-const PIECE_KEYS = 4096;
-/** Bytes of newline-delimited keys per piece (about 4,000 URLs). */
-const PIECE_LINE_BYTES = 1 << 18;
 /** Pieces of one batch in flight at once: the next is computed while Redis works on the last. */
 const PIECES_IN_FLIGHT = 4;
 /** The script answers "0" or "1" per key. */
 const ZERO = "0".charCodeAt(0);
 /** Bytes per GETRANGE / SETRANGE when bit arrays are copied. */
 const TRANSFER_BYTES = 1 << 24;
-
-/**
- * Creates the meta hash unless the key exists; returns the key's type and,
- * for a hash, its fields, so that create() can tell an equal filter (opened)
- * from another one (refused) in one atomic step.
- */
-const CREATE_SCRIPT = `
-local kind = redis.call('TYPE', KEYS[1]).ok
-if kind == 'none' then
-  redis.call('HSET', KEYS[1], unpack(ARGV))
-  return {'created'}
-end
-if kind ~= 'hash' then return {kind} end
-local fields = redis.call('HGETALL', KEYS[1])
-table.insert(fields, 1, 'hash')
-return fields
-`;
 
 /** Options of RedisBloomFilter.create: the hash and seed, as BloomFilter's (double hashing only). */
 export type RedisBloomFilterOptions = Omit<HashingOptions, "strategy">;
@@ -81,115 +47,6 @@ export class RedisFilterError extends Error {
     this.name = "RedisFilterError";
     this.filterName = filterName;
   }
-}
-
-/** The filter's numbers as kept in `{N}:meta`. */
-interface Parameters {
-  readonly bits: number;
-  readonly hashes: number;
-  readonly hashing: Hashing;
-  readonly segments: number;
-}
-
-/** Checks a filter name: a non-empty string that can sit inside a hash tag. */
-function checkName(name: unknown, what = "name"): string {
-  if (typeof name !== "string") throw new TypeError(`${what} must be a string, got ${describe(name)}`);
-  if (name.length === 0) throw new RangeError(`${what} must not be empty`);
-  // The name is the hash tag of every key: a brace in it would end or nest the tag.
-  if (/[{}]/.test(name)) throw new RangeError(`${what} must not contain "{" or "}" (it becomes the Redis Cluster hash tag {${name}}), got ${describe(name)}`);
-  return name;
-}
-
-function metaKey(name: string): string {
-  return `{${name}}:meta`;
-}
-
-function bitsKey(name: string, segment: number): string {
-  return `{${name}}:bits:${segment}`;
-}
-
-/** The meta hash's fields, flat, as HSET takes them. */
-function metaFields(p: Parameters): string[] {
-  return [
-    "format", META_FORMAT,
-    "version", String(META_VERSION),
-    "bits", String(p.bits),
-    "hashes", String(p.hashes),
-    "hash", p.hashing.names[0],
-    "seed", String(p.hashing.seed),
-    "segments", String(p.segments),
-  ];
-}
-
-/** The first way two filters' numbers differ, or undefined. */
-function difference(a: Parameters, b: Parameters): string | undefined {
-  if (a.bits !== b.bits) return `bits ${a.bits} vs ${b.bits}`;
-  if (a.hashes !== b.hashes) return `hashes ${a.hashes} vs ${b.hashes}`;
-  if (a.hashing.names[0] !== b.hashing.names[0]) return `hash ${a.hashing.names[0]} vs ${b.hashing.names[0]}`;
-  if (a.hashing.seed !== b.hashing.seed) return `seed ${a.hashing.seed} vs ${b.hashing.seed}`;
-  if (a.segments !== b.segments) return `segments ${a.segments} vs ${b.segments}`;
-  return undefined;
-}
-
-/** A filter's numbers from its meta hash's fields, or a message saying why they are not a bloomkit filter's. */
-function parseMeta(fields: Record<string, string>): Parameters | string {
-  if (fields.format !== META_FORMAT) return `its format field is ${describe(fields.format)}, not "${META_FORMAT}"`;
-  if (fields.version !== String(META_VERSION)) return `it has layout version ${describe(fields.version)}; this bloomkit reads version ${META_VERSION}`;
-  const bits = Number(fields.bits);
-  const hashes = Number(fields.hashes);
-  const seed = Number(fields.seed);
-  const segments = Number(fields.segments);
-  if (!Number.isInteger(bits) || bits < 1 || bits > REDIS_MAX_BITS) return `bits = ${describe(fields.bits)} is out of range`;
-  if (!Number.isInteger(hashes) || hashes < 1 || hashes > MAX_HASHES) return `hashes = ${describe(fields.hashes)} is out of range`;
-  if (!Number.isInteger(segments) || segments < 1 || segments > REDIS_MAX_SEGMENTS || bits / segments > REDIS_SEGMENT_BITS || (segments > 1 && bits % (64 * segments) !== 0)) {
-    return `${describe(fields.bits)} bits cannot be held in ${describe(fields.segments)} segments`;
-  }
-  let hashing: Hashing;
-  try {
-    hashing = resolveHashing({ hash: fields.hash, seed });
-  } catch (error) {
-    return (error as Error).message;
-  }
-  return { bits, hashes, hashing, segments };
-}
-
-/** A flat [field, value, …] reply as an object. */
-function fieldsOf(flat: readonly unknown[]): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) fields[String(flat[i])] = String(flat[i + 1]);
-  return fields;
-}
-
-/** A batch source cut into pieces of at most PIECE_KEYS keys (lines: PIECE_LINE_BYTES, cut after a newline). Checks the whole source first. */
-function pieces(source: KeySource): KeySource[] {
-  const out: KeySource[] = [];
-  if (source.kind === "keys") {
-    const { keys } = source;
-    if (!Array.isArray(keys)) throw new TypeError(`keys must be an array of strings or Uint8Arrays, got ${describe(keys)}`);
-    for (let i = 0; i < keys.length; i++) maxKeyBytes(keys[i], i);
-    for (let i = 0; i < keys.length; i += PIECE_KEYS) out.push({ kind: "keys", keys: keys.slice(i, i + PIECE_KEYS) });
-  } else if (source.kind === "ints") {
-    const { keys } = source;
-    if (!(keys instanceof Uint32Array || keys instanceof BigUint64Array)) throw new TypeError(`keys must be a Uint32Array or a BigUint64Array, got ${describe(keys)}`);
-    for (let i = 0; i < keys.length; i += PIECE_KEYS) out.push({ kind: "ints", keys: keys.subarray(i, i + PIECE_KEYS) });
-  } else if (source.kind === "lines") {
-    const { buffer } = source;
-    if (!isBytes(buffer)) throw new TypeError(`buffer must be a Uint8Array of newline-delimited keys, got ${describe(buffer)}`);
-    let from = 0;
-    while (from < buffer.length) {
-      let end = Math.min(buffer.length, from + PIECE_LINE_BYTES);
-      if (end < buffer.length) {
-        const newline = buffer.lastIndexOf(10, end - 1);
-        const after = newline >= from ? newline : buffer.indexOf(10, end);
-        end = after < 0 ? buffer.length : after + 1;
-      }
-      out.push({ kind: "lines", buffer: buffer.subarray(from, end) });
-      from = end;
-    }
-  } else {
-    throw new TypeError("packed keys are not taken by a RedisBloomFilter");
-  }
-  return out;
 }
 
 /** One piece of a batch on its way: its commands sent, its answers to come. */
