@@ -3,6 +3,7 @@
 // local BloomFilter with the same parameters does, across processes,
 // segments, uploads and downloads, and failures reach the caller in words.
 import { spawn } from "node:child_process";
+import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "redis";
 import { Redis as IoRedis } from "ioredis";
@@ -141,6 +142,7 @@ run("RedisBloomFilter", () => {
     await first.addMany(["a", "b"]);
     const opened = await RedisBloomFilter.open(redis, "crawl:seen");
     expect(opened.toJSON()).toEqual(first.toJSON());
+    expect(inspect(opened)).toBe('RedisBloomFilter {name: "crawl:seen", bits: 143776, hashes: 10, hash: "xxh64", seed: 5, segments: 1}');
     expect(await opened.hasMany(["a", "b", "c"])).toEqual(new Uint8Array([1, 1, 0]));
     const again = await RedisBloomFilter.create(redis, "crawl:seen", 10_000, 0.001, { seed: 5 });
     expect(await again.has("a")).toBe(true);

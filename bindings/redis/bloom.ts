@@ -331,9 +331,14 @@ export class RedisBloomFilter {
     this.#dropped = true;
   }
 
-  /** For console.log and util.inspect. */
+  /** The parameters (never the bits): name, bits, hashes, hash, seed, segments. */
   toJSON(): Record<string, unknown> {
     return { name: this.#name, bits: this.bits, hashes: this.hashes, hash: this.hash, seed: this.seed, segments: this.segmentCount };
+  }
+
+  /** console.log and util.inspect show the parameters, as for a local filter. */
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    return `RedisBloomFilter ${JSON.stringify(this.toJSON()).replace(/"(\w+)":/g, "$1: ").replace(/,/g, ", ")}`;
   }
 
   #live(): void {
