@@ -124,6 +124,17 @@ run("RedisBloomFilter", () => {
     expect(await copy.hasMany(probes)).toEqual(await split.hasMany(probes));
     expect(await copy.testAndAddMany(probes)).toEqual(splitLocal.testAndAddMany(probes));
     await expect(RedisBloomFilter.fromBloomFilter(redis, "uploaded", local)).rejects.toThrow(/"uploaded": a filter of that name already exists/);
+    // Two uploads under one new name at once: one wins whole, the other is refused and leaves nothing behind.
+    const other = BloomFilter.create(20_000, 0.01, { hash: "murmur3_128", seed: 99 });
+    other.addMany(probes);
+    const race = await Promise.allSettled([RedisBloomFilter.fromBloomFilter(redis, "raced", local), RedisBloomFilter.fromBloomFilter(redis, "raced", other)]);
+    expect(race.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const winner = race[0].status === "fulfilled" ? local : other;
+    const raced = await RedisBloomFilter.open(redis, "raced");
+    expect(firstDifference((await raced.toBloomFilter()).bitArray(), winner.bitArray())).toBe(-1);
+    expect((await redis.keys("{raced}*")).sort()).toEqual(["{raced}:bits:0", "{raced}:meta"]);
+    await raced.drop();
+    other.dispose();
     for (const f of [local, down, again, splitLocal]) f.dispose();
     for (const f of [up, split, copy]) await f.drop();
   });

@@ -19,7 +19,7 @@ import { HASHING_OPTION_NAMES, resolveHashing, type HashingOptions } from "../ha
 import { forEachPlacement, type BloomShape, type Placement } from "../indices.js";
 import { maxKeyBytes, type Key } from "../keys.js";
 import type { KeySource } from "../batch.js";
-import { CREATE_SCRIPT, REDIS_SEGMENT_BITS, bitsKey, checkName, difference, fieldsOf, metaFields, metaKey, parseMeta, type Parameters } from "./meta.js";
+import { CREATE_SCRIPT, PLACE_SCRIPT, REDIS_SEGMENT_BITS, bitsKey, checkName, difference, fieldsOf, metaFields, metaKey, parseMeta, uploadId, uploadKey, type Parameters } from "./meta.js";
 import { pieces } from "./pieces.js";
 import { asBuffer, commandsOf, type Commands, type RedisClientLike } from "./client.js";
 import { encodeOperations, runBatchScript } from "./script.js";
@@ -33,6 +33,8 @@ const PIECES_IN_FLIGHT = 4;
 const ZERO = "0".charCodeAt(0);
 /** Bytes per GETRANGE / SETRANGE when bit arrays are copied. */
 const TRANSFER_BYTES = 1 << 24;
+
+const ALREADY_EXISTS = "a filter of that name already exists in Redis; drop() it first or choose another name";
 
 /** Options of RedisBloomFilter.create: the hash and seed, as BloomFilter's (double hashing only). */
 export type RedisBloomFilterOptions = Omit<HashingOptions, "strategy">;
@@ -120,7 +122,7 @@ export class RedisBloomFilter {
     if (kind !== "hash") throw new RedisFilterError(name, `cannot create it: Redis key ${key} exists and holds a ${kind}, not a bloomkit filter`);
     const existing = parseMeta(fieldsOf(flat));
     if (typeof existing === "string") throw new RedisFilterError(name, `cannot create it: Redis key ${key} exists and is not a bloomkit filter (${existing})`);
-    if (mustBeNew) throw new RedisFilterError(name, `a filter of that name already exists in Redis; drop() it first or choose another name`);
+    if (mustBeNew) throw new RedisFilterError(name, ALREADY_EXISTS);
     const differs = difference(params, existing);
     if (differs) throw new RedisFilterError(name, `a filter of that name already exists in Redis with other parameters (${differs}, asked vs existing)`);
     return new RedisBloomFilter(commands, name, existing);
@@ -171,27 +173,31 @@ export class RedisBloomFilter {
     const params: Parameters = { bits: filter.bits, hashes: filter.hashes, hashing: filter.hashing, segments };
     const meta = metaKey(name);
     const keys = Array.from({ length: segments }, (_, s) => bitsKey(name, s));
+    // The bits go to keys of their own first, put in place with the meta hash in one step: nobody
+    // opens a half-uploaded filter, and of two uploads under one name, one wins whole.
+    const upload = uploadId();
+    const staging = Array.from({ length: segments }, (_, s) => uploadKey(name, upload, s));
+    let placed: unknown;
     try {
-      if (Number(await commands.call(meta, ["EXISTS", meta])) !== 0) {
-        throw new RedisFilterError(name, "a filter of that name already exists in Redis; drop() it first or choose another name");
-      }
-      // Bits left by a filter dropped half-way would be OR-ed in: clear them first.
-      await commands.call(meta, ["DEL", ...keys]);
+      if (Number(await commands.call(meta, ["EXISTS", meta])) !== 0) throw new RedisFilterError(name, ALREADY_EXISTS);
       const bytes = Math.ceil(segmentBits / 8);
       for (let s = 0; s < segments; s++) {
         for (let at = 0; at < bytes; at += TRANSFER_BYTES) {
           const view = filter.segmentBytes(s).subarray(at, Math.min(bytes, at + TRANSFER_BYTES));
           // Redis reads a missing or short string as zero bits: only pieces with a bit set are sent.
           if (view.every((b) => b === 0)) continue;
-          await commands.call(keys[s], ["SETRANGE", keys[s], String(at), asBuffer(view.slice())]);
+          await commands.call(staging[s], ["SETRANGE", staging[s], String(at), asBuffer(view.slice())]);
         }
       }
+      placed = await commands.call(meta, ["EVAL", PLACE_SCRIPT, String(1 + 2 * segments), meta, ...keys, ...staging, ...metaFields(params)]);
     } catch (error) {
+      // Best effort: the staging keys of a failed upload are never read, only wasted.
+      await commands.call(meta, ["DEL", ...staging]).catch(() => {});
       if (error instanceof RedisFilterError) throw error;
       throw new RedisFilterError(name, "cannot upload the filter", error);
     }
-    // The meta hash comes last: until it is written, nobody can open a half-uploaded filter.
-    return RedisBloomFilter.#create(commands, name, params, true);
+    if (Number(placed) !== 1) throw new RedisFilterError(name, ALREADY_EXISTS);
+    return new RedisBloomFilter(commands, name, params);
   }
 
   /** The filter's name (its Redis keys are {name}:meta and {name}:bits:0 …). */

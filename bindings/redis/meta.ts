@@ -34,6 +34,29 @@ table.insert(fields, 1, 'hash')
 return fields
 `;
 
+/**
+ * Puts an upload in place unless the filter exists: KEYS are the meta hash,
+ * the S segments' keys, then the S keys the bits were uploaded to (missing
+ * for a segment with no bit set); ARGV the meta fields. 1 when placed, 0 when
+ * a filter of that name exists (the uploaded keys are deleted then).
+ */
+export const PLACE_SCRIPT = `
+local s = (#KEYS - 1) / 2
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  for i = 1, s do redis.call('DEL', KEYS[1 + s + i]) end
+  return 0
+end
+for i = 1, s do
+  if redis.call('EXISTS', KEYS[1 + s + i]) == 1 then
+    redis.call('RENAME', KEYS[1 + s + i], KEYS[1 + i])
+  else
+    redis.call('DEL', KEYS[1 + i])
+  end
+end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+`;
+
 /** The filter's numbers as kept in `{N}:meta`. */
 export interface Parameters {
   readonly bits: number;
@@ -54,6 +77,16 @@ export function checkName(name: unknown, what = "name"): string {
 /** The key of the filter's meta hash. */
 export function metaKey(name: string): string {
   return `{${name}}:meta`;
+}
+
+/** A key for segment `segment`'s bits while they are uploaded, unique to this upload. */
+export function uploadKey(name: string, upload: string, segment: number): string {
+  return `{${name}}:upload:${upload}:${segment}`;
+}
+
+/** A random id for one upload's keys. */
+export function uploadId(): string {
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** The key of segment `segment`'s bits. */
