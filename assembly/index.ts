@@ -18,6 +18,7 @@ export {
   bloomIndices,
   bloomLayers,
   bloomLayersKey,
+  bloomIndicesOf,
   bloomSetBits,
   bloomPositions,
 } from "./bloom";

@@ -73,9 +73,9 @@ function foldableBits(m: number): number {
   return Math.ceil(m / block) * block;
 }
 
-/** Segments a filter of `bits` bits is held in. */
-function segmentsFor(bits: number): number {
-  return Math.ceil(bits / MAX_SEGMENT_BITS);
+/** Segments a filter of `bits` bits is held in, each of at most `limit` bits. */
+function segmentsFor(bits: number, limit = MAX_SEGMENT_BITS): number {
+  return Math.ceil(bits / limit);
 }
 
 /** A standard Bloom filter: no false negatives, false positives at a rate set by m, k and n. */
@@ -122,16 +122,21 @@ export class BloomFilter extends WasmBlock implements Filter {
     return new BloomFilter(bits, hashes, hashing, bits, undefined, segments);
   }
 
-  /** The m, k and segments create() gives for n keys at rate p; a RangeError when no filter can be that large. @internal */
-  static sizeFor(n: number, p: number, hashing: Hashing, foldable = false): { bits: number; hashes: number; segments: number } {
+  /**
+   * The m, k and segments create() gives for n keys at rate p, segments of
+   * at most `segmentLimit` bits (a copy kept in Redis has smaller ones); a
+   * RangeError when no filter can be that large. @internal
+   */
+  static sizeFor(n: number, p: number, hashing: Hashing, foldable = false, segmentLimit = MAX_SEGMENT_BITS): { bits: number; hashes: number; segments: number } {
     const sized = hashing.strategy === "independent" ? optimal({ n, p, k: hashing.names.length }) : optimal({ n, p });
-    const segments = segmentsFor(sized.m);
+    const segments = segmentsFor(sized.m, segmentLimit);
+    const maxBits = MAX_SEGMENTS * segmentLimit;
     const perSegment = foldable ? foldableBits(sized.m / segments) : segments > 1 ? Math.ceil(sized.m / segments / 64) * 64 : sized.m;
     const m = perSegment * segments;
-    if (m > MAX_FILTER_BITS || perSegment > MAX_SEGMENT_BITS) {
+    if (m > maxBits || perSegment > segmentLimit) {
       throw new RangeError(
         `a filter for ${n} items at p = ${p} needs ${m} bits (${formatBytes(m / 8)}); ` +
-          `a filter holds at most ${MAX_FILTER_BITS} bits (${formatBytes(MAX_FILTER_BITS / 8)})`,
+          `a filter holds at most ${maxBits} bits (${formatBytes(maxBits / 8)})`,
       );
     }
     checkSegmentable(hashing, segments);
@@ -428,7 +433,7 @@ export class BloomFilter extends WasmBlock implements Filter {
     if (bits < 1 || bits > MAX_FILTER_BITS) throw new FormatError(`corrupted: bits = ${bits} is out of range`);
     if (hashes < 1 || hashes > MAX_HASHES) throw new FormatError(`corrupted: hashes = ${hashes} is out of range`);
     if (segments < 1 || segments > MAX_SEGMENTS || (header.version >= 2 && segments === 1)) throw new FormatError(`corrupted: ${segments} segments`);
-    if (segments !== segmentsFor(bits) || (segments > 1 && bits % (64 * segments) !== 0)) {
+    if (!segmentable(bits, segments)) {
       throw new FormatError(`corrupted: ${bits} bits cannot be held in ${segments} segment${segments === 1 ? "" : "s"}`);
     }
     const factor = baseBits / bits;
@@ -478,6 +483,43 @@ export class BloomFilter extends WasmBlock implements Filter {
     filter.#count = count;
     filter.#setBits = -1;
     return filter;
+  }
+
+  /**
+   * @internal An empty filter of `bits` bits in `segments` segments: at
+   * least as many as it needs, more when it mirrors a copy kept in Redis,
+   * whose strings hold fewer bits. Its bits are then written through
+   * segmentBytes(), and bitsWritten() called.
+   */
+  static inSegments(bits: number, hashes: number, hashing: Hashing, segments: number): BloomFilter {
+    if (!segmentable(bits, segments)) throw new RangeError(`${bits} bits cannot be held in ${segments} segments of equal size`);
+    checkSegmentable(hashing, segments);
+    return new BloomFilter(bits, hashes, hashing, bits, undefined, segments);
+  }
+
+  /** @internal After bits were written through segmentBytes(): the keys were never counted here, so size becomes the fill-based estimate. */
+  bitsWritten(): void {
+    this.live();
+    this.#setBits = -1;
+    const estimate = this.estimatedCount();
+    this.#count = Number.isFinite(estimate) ? Math.round(estimate) : this.#bits;
+  }
+
+  /** @internal Segment s's bits as whole u64 words, a view of wasm memory valid until the next allocation in its arena. */
+  segmentBytes(s: number): Uint8Array {
+    const { arena, ptr } = this.segments()[s];
+    return arena.u8().subarray(ptr + HEADER_BYTES, ptr + blockBytes(this.#segmentBits));
+  }
+
+  /** @internal m before any fold (equal to bits unless the filter was folded). */
+  get baseBits(): number {
+    this.live();
+    return this.#baseBits;
+  }
+
+  /** @internal The checked hashing choice. */
+  get hashing(): Hashing {
+    return this.#hashing;
   }
 
   /** A filter from toBase64()'s text. */
@@ -628,6 +670,11 @@ function checkSegmentable(hashing: Hashing, segments: number): void {
   if (segments > 1 && hashing.strategy !== "double") {
     throw new RangeError(`a filter above ${MAX_SEGMENT_BITS} bits is held in segments, which needs double hashing; the independent strategy is limited to one segment`);
   }
+}
+
+/** True when `bits` can be held in `segments` equal segments: at least as many as it needs, each a whole number of u64 words when there are several. */
+function segmentable(bits: number, segments: number): boolean {
+  return Number.isInteger(segments) && segments >= segmentsFor(bits) && segments <= MAX_SEGMENTS && (segments === 1 || bits % (64 * segments) === 0);
 }
 
 /** Throws the TypeError for a single key that is not a key, before it is wrapped in a batch (which would call it keys[0]). */

@@ -2,7 +2,8 @@
 // counting), segments included: what the page shows for a key, and where a
 // copy of the filter kept elsewhere (Redis) sets and tests its bits.
 import type { Arena } from "./arena.js";
-import type { Block } from "./memory.js";
+import { defaultArena, type Block } from "./memory.js";
+import { MAX_BATCH_KEYS } from "./keys.js";
 import { SOURCE_U32 } from "./constants.generated.js";
 import { forEachChunk, placeChunk, saveChunk, type Chunk, type KeyHash, type KeySource } from "./batch.js";
 
@@ -61,4 +62,51 @@ function indicesInto(result: Float64Array, k: number, block: Block, chunk: Chunk
       for (let t = 0; t < k; t++) result[i * k + t] = got[j * k + t] + offset;
     }
   }
+}
+
+/** A Bloom filter's numbers without its bits: enough to place keys in a copy kept elsewhere (Redis). Never folded. */
+export interface BloomShape {
+  /** Bits of each segment. */
+  readonly segmentBits: number;
+  readonly segments: number;
+  readonly hashes: number;
+  /** The key hash and seed (the seed also mixes integer keys). */
+  readonly keyHash: KeyHash;
+}
+
+/** One chunk's placement: key j (batch key first + j) lies in segment segmentOf[j], its k indices within the segment at indices[k·j …]. */
+export interface Placement {
+  readonly first: number;
+  readonly count: number;
+  /** Each key's segment; null when the filter has one segment. */
+  readonly segmentOf: Uint32Array | null;
+  readonly indices: Float64Array;
+}
+
+/**
+ * Places every key of a batch, chunk by chunk, as a local BloomFilter of
+ * the same shape would (bloomRoute, then the indices within the segment), with
+ * no block of bits: each chunk is hashed once in the default arena.
+ */
+export function forEachPlacement(shape: BloomShape, source: KeySource, visit: (placement: Placement) => void): void {
+  const k = shape.hashes;
+  // The answer room holds 8 bytes per batch key: a call places MAX_BATCH_KEYS / k keys.
+  const perCall = Math.max(1, Math.floor(MAX_BATCH_KEYS / k));
+  forEachChunk(defaultArena(), shape.keyHash, source, (chunk) => {
+    const { arena, ends, out } = chunk.scratch;
+    const width = chunk.source === SOURCE_U32 ? 4 : 8;
+    let segmentOf: Uint32Array | null = null;
+    if (shape.segments > 1) {
+      arena.core.bloomRoute(chunk.source, chunk.src, chunk.hashes2, chunk.count, shape.keyHash.seed, shape.segments, ends);
+      segmentOf = arena.u32().slice(ends >>> 2, (ends >>> 2) + chunk.count);
+    }
+    const indices = new Float64Array(chunk.count * k);
+    for (let first = 0; first < chunk.count; first += perCall) {
+      const n = Math.min(perCall, chunk.count - first);
+      const hashes2 = chunk.hashes2 === 0 ? 0 : chunk.hashes2 + first * 8;
+      arena.core.bloomIndicesOf(shape.segmentBits, k, shape.keyHash.seed, chunk.source, chunk.src + first * width, hashes2, n, out);
+      indices.set(arena.f64().subarray(out / 8, out / 8 + n * k), first * k);
+    }
+    visit({ first: chunk.first, count: chunk.count, segmentOf, indices });
+  });
 }

@@ -6,6 +6,7 @@ import { UsageError, parseBytes, parseCount, parseProbability, type OptionSpec, 
 import { closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
 import { Output, Progress, estimateLines, linePieces } from "./io.js";
 import { count, formatBytes } from "./words.js";
+import { lineEnds, openShared, redisOptions, redisTarget, type SharedFilter } from "./redis.js";
 
 export const dedupOptions: OptionSpec[] = [
   { name: "output", short: "o", value: "FILE", help: "unique lines go here (default: standard output)" },
@@ -15,9 +16,12 @@ export const dedupOptions: OptionSpec[] = [
   { name: "memory", value: "SIZE", help: "use a filter of this size instead (64MB, 1GiB); k from the estimated n" },
   { name: "type", value: "TYPE", help: "split-block (default: one cache line per line, fastest) or bloom (fewest bits for p)" },
   { name: "quiet", short: "q", flag: true, help: "no progress line" },
+  ...redisOptions,
 ];
 
-export const dedupUsage = "bloomkit dedup [input|-] [-o out] [--repeats file] [--n N --p P | --memory 64MB] [--type split-block|bloom]";
+export const dedupUsage =
+  "bloomkit dedup [input|-] [-o out] [--repeats file] [--n N --p P | --memory 64MB] [--type split-block|bloom]\n" +
+  "       bloomkit dedup [input|-] [-o out] [--repeats file] --redis redis://host:port/db --name NAME [--n N --p P]";
 
 /** Expected false positives while filling: ∫₀ⁿ rate(x) dx, by Simpson's rule. */
 function expectedLoss(n: number, rate: (x: number) => number): number {
@@ -44,12 +48,22 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   if (givenN !== undefined && memory !== undefined) throw new UsageError("give --n and --p, or --memory, not both");
   const type = String(options.get("type") ?? "split-block");
   if (type !== "split-block" && type !== "bloom") throw new UsageError(`--type must be split-block or bloom, got "${type}"`);
+  const target = redisTarget(options);
+  if (target) {
+    for (const name of ["memory", "type"]) {
+      if (options.has(name)) throw new UsageError(`--${name} is for a filter in this process; the filter kept in Redis is a Bloom filter sized by --n and --p`);
+    }
+    if (options.has("p") && givenN === undefined) throw new UsageError("--p sizes a new Redis filter together with --n: give both, or neither to open an existing one");
+  }
   // The input is opened and checked before any output is created, and no output may be the input.
   const source = openInput(input);
   const size = source.size;
   const outputPath = options.get("output") as string | undefined;
   const repeatsPath = options.has("repeats") ? String(options.get("repeats")) : undefined;
   refuseOutputsThatAreInputs([source], repeatsPath === undefined ? [outputPath] : [outputPath, repeatsPath]);
+  // A filter kept in Redis is reached before any output is created: a wrong URL or name leaves no file behind.
+  const shared: SharedFilter | undefined = target ? await openShared(target, givenN === undefined ? undefined : { n: givenN, p }) : undefined;
+  const before = shared ? await shared.filter.size() : 0;
   const out = new Output(outputPath);
   const repeats = repeatsPath === undefined ? undefined : new Output(repeatsPath);
   const progress = new Progress("dedup", size, options.has("quiet"));
@@ -59,7 +73,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   let kept = 0;
   let bytes = 0;
   for await (const piece of linePieces(source)) {
-    if (!filter) {
+    if (!filter && !shared) {
       const n = givenN ?? estimateLines(size, piece);
       if (memory !== undefined && type === "split-block") {
         filter = SplitBlockBloomFilter.withSize(Math.max(1, Math.min(2 ** 32 - 1, Math.floor(memory / 32))));
@@ -90,8 +104,9 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
       }
       lines += answers.length;
     };
-    // Lines are split in wasm for every filter type; answers and line ends come as views.
-    filter.testAndAddLinesEach(piece, writeRuns);
+    // Lines are split in wasm for every filter type (answers and line ends come as views); a filter kept in Redis answers a whole piece.
+    if (shared) writeRuns(await shared.filter.testAndAddLines(piece), lineEnds(piece), 0);
+    else filter!.testAndAddLinesEach(piece, writeRuns);
     bytes += piece.length;
     progress.update(bytes, lines);
   }
@@ -103,7 +118,13 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   const repeated = lines - kept;
   let loss = 0;
   let described = "no input";
-  if (filter instanceof BloomFilter) {
+  if (shared) {
+    const { bits, hashes, name } = shared.filter;
+    // Other processes' lines fill the filter too: count from the keys it held when this run began.
+    loss = expectedLoss(before + kept, (x) => falsePositiveRateFor(x, bits, hashes)) - expectedLoss(before, (x) => falsePositiveRateFor(x, bits, hashes));
+    described = `the Bloom filter "${name}" in Redis, ${count(bits, "bit")} (${formatBytes(bits / 8)}), k = ${hashes}, holding about ${count(before, "line")} when this run began`;
+    await shared.close();
+  } else if (filter instanceof BloomFilter) {
     const { bits, hashes } = filter;
     loss = expectedLoss(kept, (x) => falsePositiveRateFor(x, bits, hashes));
     described = `a Bloom filter of ${count(bits, "bit")} (${formatBytes(bits / 8)}), k = ${hashes}`;

@@ -18,6 +18,7 @@ import { STDIO, closeInput, openInput, refuseOutputsThatAreInputs, type Input } 
 import { Output, Progress, countNewlines, linePieces, splitLines } from "./io.js";
 import { cannot } from "./os-errors.js";
 import { count, fmt } from "./words.js";
+import { openShared, redisOptions, redisTarget } from "./redis.js";
 
 export const FILTER_TYPES = ["bloom", "counting", "cuckoo", "scalable", "split-block", "fuse8", "fuse16"] as const;
 
@@ -29,8 +30,8 @@ export const buildOptions: OptionSpec[] = [
   { name: "quiet", short: "q", flag: true, help: "no progress line" },
 ];
 export const buildUsage = "bloomkit build input|- -o f.bloom [--type bloom|counting|cuckoo|scalable|split-block|fuse8|fuse16] [--n N] [--p P]";
-export const queryOptions: OptionSpec[] = [];
-export const queryUsage = "bloomkit query f.bloom [key …|-]";
+export const queryOptions: OptionSpec[] = [...redisOptions];
+export const queryUsage = "bloomkit query f.bloom [key …|-]\n       bloomkit query --redis redis://host:port/db --name NAME [key …|-]";
 export const infoOptions: OptionSpec[] = [];
 export const infoUsage = "bloomkit info f.bloom";
 export const mergeOptions: OptionSpec[] = [{ name: "output", short: "o", value: "FILE", help: "the merged filter file (required)" }];
@@ -151,12 +152,13 @@ async function buildFuse(input: string, output: string, type: "fuse8" | "fuse16"
   filter.dispose();
 }
 
-export async function query({ positionals }: Parsed): Promise<void> {
+export async function query({ options, positionals }: Parsed): Promise<void> {
+  const target = redisTarget(options);
+  if (target) return queryShared(target, positionals);
   if (positionals.length < 1) throw new UsageError("query needs a filter file");
   const [file, ...keys] = positionals;
   const filter = await load(file);
   const out = new Output(undefined);
-  const answer = (present: number) => (present ? "probably present" : "definitely absent");
   if (keys.length === 1 && keys[0] === "-") {
     for await (const piece of linePieces("-")) {
       const split = splitLines(piece);
@@ -173,6 +175,30 @@ export async function query({ positionals }: Parsed): Promise<void> {
   }
   out.close();
   filter.dispose();
+}
+
+const answer = (present: number) => (present ? "probably present" : "definitely absent");
+
+/** query --redis: the same output, from a filter kept in Redis. */
+async function queryShared(target: { url: string; name: string }, keys: string[]): Promise<void> {
+  if (keys.length === 0) throw new UsageError("query needs keys, or - to read them from standard input");
+  const { filter, close } = await openShared(target);
+  const out = new Output(undefined);
+  if (keys.length === 1 && keys[0] === "-") {
+    for await (const piece of linePieces("-")) {
+      const split = splitLines(piece);
+      const answers = await filter.hasMany(split.keys);
+      split.keys.forEach((key, i) => {
+        out.write(key);
+        out.write(`\t${answer(answers[i])}\n`);
+      });
+    }
+  } else {
+    const answers = await filter.hasMany(keys);
+    keys.forEach((key, i) => out.write(`${key}\t${answer(answers[i])}\n`));
+  }
+  out.close();
+  await close();
 }
 
 const pct = (x: number) => `${(x * 100).toPrecision(3)}%`;

@@ -1,0 +1,449 @@
+// A Bloom filter kept in Redis, shared by every process and machine that
+// opens it: bloomkit computes each key's bit positions in wasm, a batch at a
+// time, and Redis stores the bits in plain strings (no module needed) and
+// makes each key's update atomic: a piece of a batch is one Lua script call
+// (script.ts), so a key's k bits are tested and set in one step that no other
+// client's command interleaves with.
+//
+// Keys of a filter named N, all with the hash tag {N} so that they share one
+// Redis Cluster slot:
+//   {N}:meta      a hash: format, version, bits, hashes, hash, seed, segments
+//   {N}:bits:s    segment s's bits, byte for byte as a local filter's (see bits.ts)
+// A Redis string holds at most 2^32 bits; a larger filter is split into
+// segments by key hash exactly as a local BloomFilter in as many segments
+// routes keys (bloomRoute), so every key's bits lie in one Redis key.
+import { BloomFilter } from "../bloom-filter.js";
+import { checkInteger, checkOptions, checkPositive, checkProbability, describe } from "../errors.js";
+import { hashId, type HashName } from "../hash.js";
+import { HASHING_OPTION_NAMES, resolveHashing, type HashingOptions } from "../hashing.js";
+import { forEachPlacement, type BloomShape, type Placement } from "../indices.js";
+import { maxKeyBytes, type Key } from "../keys.js";
+import type { KeySource } from "../batch.js";
+import { CREATE_SCRIPT, PLACE_SCRIPT, REDIS_SEGMENT_BITS, bitsKey, checkName, difference, fieldsOf, metaFields, metaKey, parseMeta, uploadId, uploadKey, type Parameters } from "./meta.js";
+import { pieces } from "./pieces.js";
+import { asBuffer, commandsOf, type Commands, type RedisClientLike } from "./client.js";
+import { encodeOperations, runBatchScript } from "./script.js";
+import { redisOffset } from "./bits.js";
+
+export { REDIS_SEGMENT_BITS, REDIS_MAX_SEGMENTS, REDIS_MAX_BITS } from "./meta.js";
+
+/** Pieces of one batch in flight at once: the next is computed while Redis works on the last. */
+const PIECES_IN_FLIGHT = 4;
+/** The script answers "0" or "1" per key. */
+const ZERO = "0".charCodeAt(0);
+/** Bytes per GETRANGE / SETRANGE when bit arrays are copied. */
+const TRANSFER_BYTES = 1 << 24;
+
+const ALREADY_EXISTS = "a filter of that name already exists in Redis; drop() it first or choose another name";
+
+/** Options of RedisBloomFilter.create: the hash and seed, as BloomFilter's (double hashing only). */
+export type RedisBloomFilterOptions = Omit<HashingOptions, "strategy">;
+
+/** A failure of Redis or of the connection to it, naming the filter; `cause` is the client's error. */
+export class RedisFilterError extends Error {
+  /** The filter's name. */
+  readonly filterName: string;
+
+  constructor(filterName: string, message: string, cause?: unknown) {
+    super(`Redis filter "${filterName}": ${message}${cause === undefined ? "" : `: ${(cause as Error)?.message ?? String(cause)}`}`, { cause });
+    this.name = "RedisFilterError";
+    this.filterName = filterName;
+  }
+}
+
+/** One piece of a batch on its way: its commands sent, its answers to come. */
+interface Sent {
+  readonly keys: number;
+  readonly answers: Promise<Uint8Array>;
+}
+
+/**
+ * A Bloom filter kept in Redis: create() or open() it by name from any
+ * number of processes and machines; they all see one set. Every method
+ * returns a promise. A batch is sent as script calls of 4,096 keys, up to
+ * four at a time without waiting between them, and its answers equal a
+ * local BloomFilter's with the same parameters (toBloomFilter gives one).
+ */
+export class RedisBloomFilter {
+  readonly #redis: Commands;
+  readonly #name: string;
+  readonly #params: Parameters;
+  readonly #shape: BloomShape;
+  readonly #meta: string;
+  readonly #keys: readonly string[];
+  #dropped = false;
+
+  private constructor(redis: Commands, name: string, params: Parameters) {
+    this.#redis = redis;
+    this.#name = name;
+    this.#params = params;
+    this.#shape = {
+      segmentBits: params.bits / params.segments,
+      segments: params.segments,
+      hashes: params.hashes,
+      keyHash: { id: hashId(params.hashing.names[0]), seed: params.hashing.seed },
+    };
+    this.#meta = metaKey(name);
+    this.#keys = Array.from({ length: params.segments }, (_, s) => bitsKey(name, s));
+  }
+
+  /**
+   * The filter named `name`, sized as BloomFilter.create sizes one for
+   * `expectedItems` keys at `falsePositiveRate`, split into Redis strings of
+   * at most 2^32 bits. When a filter of that name exists with the same
+   * parameters it is opened (so every worker may call create); with other
+   * parameters, or when the name holds something else, create throws.
+   */
+  static async create(redis: RedisClientLike, name: string, expectedItems: number, falsePositiveRate: number, options?: RedisBloomFilterOptions): Promise<RedisBloomFilter> {
+    const commands = commandsOf(redis);
+    checkName(name);
+    const n = checkPositive("expectedItems", expectedItems);
+    const p = checkProbability("falsePositiveRate", falsePositiveRate);
+    const checked = checkOptions("options", options, [...HASHING_OPTION_NAMES.filter((o) => o !== "strategy"), "segmentBits"]);
+    const hashing = resolveHashing({ hash: checked.hash, seed: checked.seed });
+    if (hashing.strategy !== "double") throw new TypeError(`options.hash must be one hash name: a filter kept in Redis uses double hashing, got ${describe(checked.hash)}`);
+    // Internal: tests split small filters over several keys with a smaller limit than Redis's.
+    const limit = checked.segmentBits === undefined ? REDIS_SEGMENT_BITS : checkInteger("options.segmentBits", checked.segmentBits, 64, REDIS_SEGMENT_BITS);
+    const { bits, hashes, segments } = BloomFilter.sizeFor(n, p, hashing, false, limit);
+    return RedisBloomFilter.#create(commands, name, { bits, hashes, hashing, segments });
+  }
+
+  /** Writes the meta hash unless it exists; an equal filter is opened, anything else refused. */
+  static async #create(commands: Commands, name: string, params: Parameters, mustBeNew = false): Promise<RedisBloomFilter> {
+    const key = metaKey(name);
+    let reply: unknown[];
+    try {
+      reply = (await commands.call(key, ["EVAL", CREATE_SCRIPT, "1", key, ...metaFields(params)])) as unknown[];
+    } catch (error) {
+      throw new RedisFilterError(name, "cannot create it", error);
+    }
+    const [kind, ...flat] = reply.map(String);
+    if (kind === "created") return new RedisBloomFilter(commands, name, params);
+    if (kind !== "hash") throw new RedisFilterError(name, `cannot create it: Redis key ${key} exists and holds a ${kind}, not a bloomkit filter`);
+    const existing = parseMeta(fieldsOf(flat));
+    if (typeof existing === "string") throw new RedisFilterError(name, `cannot create it: Redis key ${key} exists and is not a bloomkit filter (${existing})`);
+    if (mustBeNew) throw new RedisFilterError(name, ALREADY_EXISTS);
+    const differs = difference(params, existing);
+    if (differs) throw new RedisFilterError(name, `a filter of that name already exists in Redis with other parameters (${differs}, asked vs existing)`);
+    return new RedisBloomFilter(commands, name, existing);
+  }
+
+  /** The filter named `name`, its parameters read from Redis; throws when there is none or the keys hold something else. */
+  static async open(redis: RedisClientLike, name: string): Promise<RedisBloomFilter> {
+    const commands = commandsOf(redis);
+    checkName(name);
+    const key = metaKey(name);
+    let kind: string;
+    let flat: unknown[];
+    try {
+      kind = String(await commands.call(key, ["TYPE", key], true));
+      flat = kind === "hash" ? ((await commands.call(key, ["HGETALL", key], true)) as unknown[]) : [];
+    } catch (error) {
+      throw new RedisFilterError(name, "cannot open it", error);
+    }
+    if (kind === "none") throw new RedisFilterError(name, `there is no such filter in Redis (no key ${key}); create it with RedisBloomFilter.create`);
+    if (kind !== "hash") throw new RedisFilterError(name, `Redis key ${key} holds a ${kind}, not a bloomkit filter`);
+    // Node-redis gives HGETALL as an object, ioredis as a flat list.
+    const fields = Array.isArray(flat) ? fieldsOf(flat) : Object.fromEntries(Object.entries(flat as object).map(([f, v]) => [f, String(v)]));
+    const params = parseMeta(fields);
+    if (typeof params === "string") throw new RedisFilterError(name, `Redis key ${key} is not a bloomkit filter: ${params}`);
+    return new RedisBloomFilter(commands, name, params);
+  }
+
+  /**
+   * Uploads a local BloomFilter as a new filter named `name`, with the same
+   * answers. A filter above 2^32 bits must be held in segments of at most
+   * 2^32 bits (as toBloomFilter gives it); a name already in use is refused.
+   */
+  static async fromBloomFilter(redis: RedisClientLike, name: string, filter: BloomFilter): Promise<RedisBloomFilter> {
+    const commands = commandsOf(redis);
+    checkName(name);
+    if (!(filter instanceof BloomFilter)) throw new TypeError(`filter must be a BloomFilter, got ${describe(filter)}`);
+    if (filter.disposed) throw new Error("the BloomFilter given to fromBloomFilter() was disposed");
+    if (filter.strategy !== "double") throw new RangeError("a filter kept in Redis uses double hashing; this BloomFilter uses the independent strategy");
+    if (filter.baseBits !== filter.bits) throw new RangeError(`a folded BloomFilter (${filter.baseBits} bits folded to ${filter.bits}) cannot be kept in Redis`);
+    const segments = filter.segmentCount;
+    const segmentBits = filter.bits / segments;
+    if (segmentBits > REDIS_SEGMENT_BITS) {
+      throw new RangeError(
+        `this BloomFilter holds ${segmentBits} bits per segment; a Redis string holds at most ${REDIS_SEGMENT_BITS} bits, ` +
+          `and keys must stay in the segment they were added to: create it with RedisBloomFilter.create and add the keys there`,
+      );
+    }
+    const params: Parameters = { bits: filter.bits, hashes: filter.hashes, hashing: filter.hashing, segments };
+    const meta = metaKey(name);
+    const keys = Array.from({ length: segments }, (_, s) => bitsKey(name, s));
+    // The bits go to keys of their own first, put in place with the meta hash in one step: nobody
+    // opens a half-uploaded filter, and of two uploads under one name, one wins whole.
+    const upload = uploadId();
+    const staging = Array.from({ length: segments }, (_, s) => uploadKey(name, upload, s));
+    let placed: unknown;
+    try {
+      if (Number(await commands.call(meta, ["EXISTS", meta])) !== 0) throw new RedisFilterError(name, ALREADY_EXISTS);
+      const bytes = Math.ceil(segmentBits / 8);
+      for (let s = 0; s < segments; s++) {
+        for (let at = 0; at < bytes; at += TRANSFER_BYTES) {
+          const view = filter.segmentBytes(s).subarray(at, Math.min(bytes, at + TRANSFER_BYTES));
+          // Redis reads a missing or short string as zero bits: only pieces with a bit set are sent.
+          if (view.every((b) => b === 0)) continue;
+          await commands.call(staging[s], ["SETRANGE", staging[s], String(at), asBuffer(view.slice())]);
+        }
+      }
+      placed = await commands.call(meta, ["EVAL", PLACE_SCRIPT, String(1 + 2 * segments), meta, ...keys, ...staging, ...metaFields(params)]);
+    } catch (error) {
+      // Best effort: the staging keys of a failed upload are never read, only wasted.
+      await commands.call(meta, ["DEL", ...staging]).catch(() => {});
+      if (error instanceof RedisFilterError) throw error;
+      throw new RedisFilterError(name, "cannot upload the filter", error);
+    }
+    if (Number(placed) !== 1) throw new RedisFilterError(name, ALREADY_EXISTS);
+    return new RedisBloomFilter(commands, name, params);
+  }
+
+  /** The filter's name (its Redis keys are {name}:meta and {name}:bits:0 …). */
+  get name(): string {
+    return this.#name;
+  }
+
+  /** m, the number of bits. */
+  get bits(): number {
+    return this.#params.bits;
+  }
+
+  /** k, the number of hash functions. */
+  get hashes(): number {
+    return this.#params.hashes;
+  }
+
+  /** The hash name. */
+  get hash(): HashName {
+    return this.#params.hashing.names[0];
+  }
+
+  /** The hash seed. */
+  get seed(): number {
+    return this.#params.hashing.seed;
+  }
+
+  /** Redis keys the bits are split over (1 up to 2^32 bits). */
+  get segmentCount(): number {
+    return this.#params.segments;
+  }
+
+  /** Adds a key; resolves to the filter. */
+  async add(key: Key): Promise<this> {
+    await this.#run(true, { kind: "keys", keys: [checkKey(key)] });
+    return this;
+  }
+
+  /** True when the key is probably present; false when it is definitely absent. */
+  async has(key: Key): Promise<boolean> {
+    return (await this.#run(false, { kind: "keys", keys: [checkKey(key)] }))[0] === 1;
+  }
+
+  /** Adds a key; true when it was probably present before. Atomic: of several clients adding the same new key at once, exactly one is told false. */
+  async testAndAdd(key: Key): Promise<boolean> {
+    return (await this.#run(true, { kind: "keys", keys: [checkKey(key)] }))[0] === 1;
+  }
+
+  /** Adds every key; resolves to the filter. */
+  async addMany(keys: readonly Key[]): Promise<this> {
+    await this.#run(true, { kind: "keys", keys });
+    return this;
+  }
+
+  /** Queries every key: 1 = probably present, 0 = definitely absent. */
+  hasMany(keys: readonly Key[]): Promise<Uint8Array> {
+    return this.#run(false, { kind: "keys", keys });
+  }
+
+  /** Adds every key in order; result[i] = 1 when key i was probably present before (added by anyone, or earlier in the batch). */
+  testAndAddMany(keys: readonly Key[]): Promise<Uint8Array> {
+    return this.#run(true, { kind: "keys", keys });
+  }
+
+  /** Adds newline-delimited keys (split as BloomFilter.addLines splits them). */
+  async addLines(buffer: Uint8Array): Promise<this> {
+    await this.#run(true, { kind: "lines", buffer });
+    return this;
+  }
+
+  /** Queries newline-delimited keys: one 0/1 per line. */
+  hasLines(buffer: Uint8Array): Promise<Uint8Array> {
+    return this.#run(false, { kind: "lines", buffer });
+  }
+
+  /** Adds newline-delimited keys in order; 1 where a line was probably present before. */
+  testAndAddLines(buffer: Uint8Array): Promise<Uint8Array> {
+    return this.#run(true, { kind: "lines", buffer });
+  }
+
+  /** Adds integer keys (as BloomFilter.addInts: their own key space). */
+  async addInts(keys: Uint32Array | BigUint64Array): Promise<this> {
+    await this.#run(true, { kind: "ints", keys });
+    return this;
+  }
+
+  /** Queries integer keys: 1 = probably present, 0 = definitely absent. */
+  hasInts(keys: Uint32Array | BigUint64Array): Promise<Uint8Array> {
+    return this.#run(false, { kind: "ints", keys });
+  }
+
+  /** Adds integer keys in order; 1 where a key was probably present before. */
+  testAndAddInts(keys: Uint32Array | BigUint64Array): Promise<Uint8Array> {
+    return this.#run(true, { kind: "ints", keys });
+  }
+
+  /** Estimated distinct keys added, from the bits set (BITCOUNT): −m/k · ln(1 − X/m), rounded; Infinity when every bit is set. */
+  async size(): Promise<number> {
+    const set = await this.#attempt("cannot count its bits", () => Promise.all(this.#keys.map((key) => this.#redis.call(key, ["BITCOUNT", key], true))));
+    const x = set.reduce<number>((sum, n) => sum + Number(n), 0);
+    const { bits, hashes } = this.#params;
+    return Math.round((-bits / hashes) * Math.log1p(-x / bits));
+  }
+
+  /**
+   * A local BloomFilter with the same bits, hence the same answers, in as
+   * many segments as Redis keys (its size is the fill-based estimate). Writes
+   * by other clients during the copy may or may not be in it.
+   */
+  async toBloomFilter(): Promise<BloomFilter> {
+    this.#live();
+    const { bits, hashes, hashing, segments } = this.#params;
+    const filter = BloomFilter.inSegments(bits, hashes, hashing, segments);
+    const bytes = Math.ceil(this.#shape.segmentBits / 8);
+    try {
+      for (let s = 0; s < segments; s++) {
+        const key = this.#keys[s];
+        for (let at = 0; at < bytes; at += TRANSFER_BYTES) {
+          const last = Math.min(bytes, at + TRANSFER_BYTES) - 1;
+          const piece = await this.#attempt("cannot read its bits", () => this.#redis.callBytes(key, ["GETRANGE", key, String(at), String(last)]));
+          // A string shorter than the segment (bits never set past its end) reads as zeros.
+          if (piece && piece.length > 0) filter.segmentBytes(s).set(piece.subarray(0, last + 1 - at), at);
+        }
+      }
+    } catch (error) {
+      filter.dispose();
+      throw error;
+    }
+    filter.bitsWritten();
+    return filter;
+  }
+
+  /** Deletes every Redis key of the filter; this object can no longer be used. */
+  async drop(): Promise<void> {
+    this.#live();
+    await this.#attempt("cannot drop it", () => this.#redis.call(this.#meta, ["DEL", this.#meta, ...this.#keys]));
+    this.#dropped = true;
+  }
+
+  /** The parameters (never the bits): name, bits, hashes, hash, seed, segments. */
+  toJSON(): Record<string, unknown> {
+    return { name: this.#name, bits: this.bits, hashes: this.hashes, hash: this.hash, seed: this.seed, segments: this.segmentCount };
+  }
+
+  /** console.log and util.inspect show the parameters, as for a local filter. */
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    return `RedisBloomFilter ${JSON.stringify(this.toJSON()).replace(/"(\w+)":/g, "$1: ").replace(/,/g, ", ")}`;
+  }
+
+  #live(): void {
+    if (this.#dropped) throw new Error(`the Redis filter "${this.#name}" was dropped`);
+  }
+
+  /** Runs a Redis call; a failure becomes a RedisFilterError naming the filter and what was being done. */
+  async #attempt<T>(what: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw new RedisFilterError(this.#name, what, error);
+    }
+  }
+
+  /** Adds (`write`) or queries a batch: every key checked first, then the first piece, then the others PIECES_IN_FLIGHT at a time; one 0/1 per key. */
+  async #run(write: boolean, source: KeySource): Promise<Uint8Array> {
+    this.#live();
+    const parts = pieces(source);
+    const sent: Sent[] = [];
+    const answers: Uint8Array[] = [];
+    let done = 0;
+    let failure: unknown;
+    for (const part of parts) {
+      // The first piece goes alone: should it find the script missing (EVAL then loads it), later
+      // pieces sent behind it could otherwise run before it once another client has loaded it.
+      if (sent.length >= (answers.length === 0 ? 1 : PIECES_IN_FLIGHT)) {
+        const { keys, answers: next } = sent.shift()!;
+        try {
+          answers.push(await next);
+          done += keys;
+        } catch (error) {
+          failure = error;
+          break;
+        }
+      }
+      sent.push(this.#send(write, part));
+    }
+    for (const { keys, answers: next } of sent) {
+      try {
+        const got = await next;
+        if (failure === undefined) {
+          answers.push(got);
+          done += keys;
+        }
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    if (failure !== undefined) {
+      const verb = write ? "add" : "query";
+      const what = !write || done === 0 ? `cannot ${verb} keys` : `cannot add keys (the first ${done} of the batch were added, each whole; later ones may or may not be)`;
+      throw new RedisFilterError(this.#name, what, failure);
+    }
+    const out = new Uint8Array(answers.reduce((sum, a) => sum + a.length, 0));
+    let at = 0;
+    for (const a of answers) {
+      out.set(a, at);
+      at += a.length;
+    }
+    return out;
+  }
+
+  /** Sends one piece as one script call: atomic as a whole, every key's k bits tested and set together. */
+  #send(write: boolean, source: KeySource): Sent {
+    const k = this.#shape.hashes;
+    const placements: Placement[] = [];
+    forEachPlacement(this.#shape, source, (placement) => placements.push(placement));
+    const count = placements.reduce((sum, p) => sum + p.count, 0);
+    // Each key's segment and offsets, then the keys in segment order (batch order within a segment).
+    const segmentOf = new Uint32Array(count);
+    const offsets = new Float64Array(count * k);
+    for (const { first, count: n, segmentOf: segments, indices } of placements) {
+      if (segments) segmentOf.set(segments, first);
+      for (let i = 0; i < n * k; i++) offsets[first * k + i] = redisOffset(indices[i]);
+    }
+    const counts = this.#keys.map(() => 0);
+    for (let i = 0; i < count; i++) counts[segmentOf[i]]++;
+    const starts = counts.map((_, s) => counts.slice(0, s).reduce((a, b) => a + b, 0));
+    const order = new Uint32Array(count);
+    for (let i = 0; i < count; i++) order[starts[segmentOf[i]]++] = i;
+    const used = counts.map((n, s) => (n > 0 ? s : -1)).filter((s) => s >= 0);
+    const operations = encodeOperations(write, k, used.map((s) => counts[s]), order, (key, t) => offsets[key * k + t]);
+    const answers =
+      count === 0 ? Promise.resolve(new Uint8Array(0))
+      : runBatchScript(this.#redis, used.map((s) => this.#keys[s]), write, k, used.map((s) => counts[s]), operations).then((reply) => {
+          if (reply.length !== count) throw new Error(`Redis answered for ${reply.length} keys of ${count}`);
+          const out = new Uint8Array(count);
+          for (let j = 0; j < count; j++) out[order[j]] = reply.charCodeAt(j) - ZERO;
+          return out;
+        });
+    // A piece that fails after another already has is reported through that one; keep Node from calling it unhandled meanwhile.
+    answers.catch(() => {});
+    return { keys: count, answers };
+  }
+}
+
+/** Throws the TypeError for a single key that is not a key, before it is wrapped in a batch (which would call it keys[0]). */
+function checkKey(key: unknown): Key {
+  maxKeyBytes(key);
+  return key as Key;
+}

@@ -1,0 +1,88 @@
+// The few things bloomkit asks of a Redis client, over the clients people
+// use: node-redis 5 (createClient, createCluster) and ioredis (Redis,
+// Cluster). Nothing here imports a client: the caller passes one in, and the
+// main entry never loads this file.
+import { describe } from "../errors.js";
+
+/** One argument of a command: text, or bytes (a Node Buffer) for bit arrays. */
+export type RedisArgument = string | Uint8Array;
+
+/** The commands a RedisBloomFilter sends, each to the node holding `key` (every key of a filter shares one hash slot). */
+export interface Commands {
+  /** Sends one command; `readonly` ones may go to a replica. Replies as the client gives them (bulk strings as text). */
+  call(key: string, args: readonly RedisArgument[], readonly?: boolean): Promise<unknown>;
+  /** Sends one command whose bulk-string reply is binary (GETRANGE): a Uint8Array, or null. */
+  callBytes(key: string, args: readonly RedisArgument[]): Promise<Uint8Array | null>;
+}
+
+/** The parts of a node-redis 5 client bloomkit uses. */
+export interface NodeRedisClientLike {
+  sendCommand(args: readonly RedisArgument[], options?: object): Promise<unknown>;
+}
+
+/** The parts of a node-redis 5 cluster bloomkit uses. */
+export interface NodeRedisClusterLike {
+  sendCommand(firstKey: RedisArgument | undefined, isReadonly: boolean | undefined, args: readonly RedisArgument[], options?: object): Promise<unknown>;
+  readonly masters: unknown;
+}
+
+/** The parts of an ioredis client or cluster bloomkit uses. */
+export interface IoRedisLike {
+  // Its overloads take a callback too: arguments are typed loosely so that they match.
+  call(command: string, ...args: unknown[]): Promise<unknown>;
+  callBuffer(command: string, ...args: unknown[]): Promise<unknown>;
+}
+
+/** A Redis client bloomkit can use: node-redis 5's createClient() or createCluster(), or ioredis's Redis or Cluster. */
+export type RedisClientLike = NodeRedisClientLike | NodeRedisClusterLike | IoRedisLike;
+
+/** node-redis's RESP type code of a bulk string ('$'): its typeMapping maps it to Buffer for binary replies. */
+const RESP_BLOB_STRING = 36;
+
+const NodeBuffer = (globalThis as { Buffer?: { from(bytes: ArrayBufferLike, offset: number, length: number): Uint8Array; isBuffer(value: unknown): boolean } }).Buffer;
+
+/** Bytes as the clients take binary arguments: a Node Buffer over the same memory (no copy). */
+export function asBuffer(bytes: Uint8Array): Uint8Array {
+  if (!NodeBuffer) throw new Error("bloomkit/redis needs Node.js (its Redis clients send binary arguments as Buffers)");
+  return NodeBuffer.isBuffer(bytes) ? bytes : NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** True for a function-valued property. */
+function has(value: object, name: string): boolean {
+  return typeof (value as Record<string, unknown>)[name] === "function";
+}
+
+/** A bulk-string reply as bytes (null for a missing key). */
+function bytesOf(reply: unknown): Uint8Array | null {
+  if (reply === null || reply === undefined) return null;
+  if (reply instanceof Uint8Array) return reply;
+  throw new TypeError(`expected a binary reply, got ${describe(reply)}`);
+}
+
+/** The adapter for `client`, or a TypeError naming what it is not. */
+export function commandsOf(client: unknown, name = "redis"): Commands {
+  if (client === null || typeof client !== "object") throw new TypeError(`${name} must be a connected Redis client (node-redis 5 or ioredis), got ${describe(client)}`);
+  const binary = { typeMapping: { [RESP_BLOB_STRING]: NodeBuffer } };
+  if (has(client, "callBuffer") && has(client, "call")) {
+    const io = client as IoRedisLike;
+    return {
+      call: (_key, [command, ...args]) => io.call(command as string, ...args),
+      callBytes: async (_key, [command, ...args]) => bytesOf(await io.callBuffer(command as string, ...args)),
+    };
+  }
+  if (has(client, "sendCommand") && "masters" in client) {
+    const cluster = client as NodeRedisClusterLike;
+    return {
+      call: (key, args, readonly = false) => cluster.sendCommand(key, readonly, args),
+      callBytes: async (key, args) => bytesOf(await cluster.sendCommand(key, true, args, binary)),
+    };
+  }
+  if (has(client, "sendCommand")) {
+    const single = client as NodeRedisClientLike;
+    return {
+      call: (_key, args) => single.sendCommand(args),
+      callBytes: async (_key, args) => bytesOf(await single.sendCommand(args, binary)),
+    };
+  }
+  throw new TypeError(`${name} must be a connected Redis client (node-redis 5's createClient or createCluster, or ioredis), got ${describe(client)}`);
+}

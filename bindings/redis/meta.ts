@@ -1,0 +1,147 @@
+// What a filter kept in Redis is called and how its parameters are kept
+// there: the key names (every one with the hash tag {name}, so that all of a
+// filter's keys share one Redis Cluster slot) and the meta hash's fields.
+import { describe } from "../errors.js";
+import { resolveHashing, type Hashing } from "../hashing.js";
+import { MAX_HASHES } from "../optimal.js";
+
+/** Bits one Redis string holds: 512 MiB. */
+export const REDIS_SEGMENT_BITS = 2 ** 32;
+/** Most Redis keys (segments) one filter's bits are split over, as many as a local BloomFilter can have. */
+export const REDIS_MAX_SEGMENTS = 64;
+/** The largest filter kept in Redis: 64 strings of 512 MiB, 32 GiB. */
+export const REDIS_MAX_BITS = REDIS_MAX_SEGMENTS * REDIS_SEGMENT_BITS;
+
+/** What `{N}:meta`'s format field holds for a filter written by this code. */
+export const META_FORMAT = "bloomkit:bloom";
+/** Version of the layout of the keys and fields; a newer one is refused rather than misread. */
+export const META_VERSION = 1;
+
+/**
+ * Creates the meta hash unless the key exists; returns the key's type and,
+ * for a hash, its fields, so that create() can tell an equal filter (opened)
+ * from another one (refused) in one atomic step.
+ */
+export const CREATE_SCRIPT = `
+local kind = redis.call('TYPE', KEYS[1]).ok
+if kind == 'none' then
+  redis.call('HSET', KEYS[1], unpack(ARGV))
+  return {'created'}
+end
+if kind ~= 'hash' then return {kind} end
+local fields = redis.call('HGETALL', KEYS[1])
+table.insert(fields, 1, 'hash')
+return fields
+`;
+
+/**
+ * Puts an upload in place unless the filter exists: KEYS are the meta hash,
+ * the S segments' keys, then the S keys the bits were uploaded to (missing
+ * for a segment with no bit set); ARGV the meta fields. 1 when placed, 0 when
+ * a filter of that name exists (the uploaded keys are deleted then).
+ */
+export const PLACE_SCRIPT = `
+local s = (#KEYS - 1) / 2
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  for i = 1, s do redis.call('DEL', KEYS[1 + s + i]) end
+  return 0
+end
+for i = 1, s do
+  if redis.call('EXISTS', KEYS[1 + s + i]) == 1 then
+    redis.call('RENAME', KEYS[1 + s + i], KEYS[1 + i])
+  else
+    redis.call('DEL', KEYS[1 + i])
+  end
+end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+`;
+
+/** The filter's numbers as kept in `{N}:meta`. */
+export interface Parameters {
+  readonly bits: number;
+  readonly hashes: number;
+  readonly hashing: Hashing;
+  readonly segments: number;
+}
+
+/** Checks a filter name: a non-empty string that can sit inside a hash tag. */
+export function checkName(name: unknown, what = "name"): string {
+  if (typeof name !== "string") throw new TypeError(`${what} must be a string, got ${describe(name)}`);
+  if (name.length === 0) throw new RangeError(`${what} must not be empty`);
+  // The name is the hash tag of every key: a brace in it would end or nest the tag.
+  if (/[{}]/.test(name)) throw new RangeError(`${what} must not contain "{" or "}" (it becomes the Redis Cluster hash tag {${name}}), got ${describe(name)}`);
+  return name;
+}
+
+/** The key of the filter's meta hash. */
+export function metaKey(name: string): string {
+  return `{${name}}:meta`;
+}
+
+/** A key for segment `segment`'s bits while they are uploaded, unique to this upload. */
+export function uploadKey(name: string, upload: string, segment: number): string {
+  return `{${name}}:upload:${upload}:${segment}`;
+}
+
+/** A random id for one upload's keys. */
+export function uploadId(): string {
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The key of segment `segment`'s bits. */
+export function bitsKey(name: string, segment: number): string {
+  return `{${name}}:bits:${segment}`;
+}
+
+/** The meta hash's fields, flat, as HSET takes them. */
+export function metaFields(p: Parameters): string[] {
+  return [
+    "format", META_FORMAT,
+    "version", String(META_VERSION),
+    "bits", String(p.bits),
+    "hashes", String(p.hashes),
+    "hash", p.hashing.names[0],
+    "seed", String(p.hashing.seed),
+    "segments", String(p.segments),
+  ];
+}
+
+/** The first way two filters' numbers differ, or undefined. */
+export function difference(a: Parameters, b: Parameters): string | undefined {
+  if (a.bits !== b.bits) return `bits ${a.bits} vs ${b.bits}`;
+  if (a.hashes !== b.hashes) return `hashes ${a.hashes} vs ${b.hashes}`;
+  if (a.hashing.names[0] !== b.hashing.names[0]) return `hash ${a.hashing.names[0]} vs ${b.hashing.names[0]}`;
+  if (a.hashing.seed !== b.hashing.seed) return `seed ${a.hashing.seed} vs ${b.hashing.seed}`;
+  if (a.segments !== b.segments) return `segments ${a.segments} vs ${b.segments}`;
+  return undefined;
+}
+
+/** A filter's numbers from its meta hash's fields, or a message saying why they are not a bloomkit filter's. */
+export function parseMeta(fields: Record<string, string>): Parameters | string {
+  if (fields.format !== META_FORMAT) return `its format field is ${describe(fields.format)}, not "${META_FORMAT}"`;
+  if (fields.version !== String(META_VERSION)) return `it has layout version ${describe(fields.version)}; this bloomkit reads version ${META_VERSION}`;
+  const bits = Number(fields.bits);
+  const hashes = Number(fields.hashes);
+  const seed = Number(fields.seed);
+  const segments = Number(fields.segments);
+  if (!Number.isInteger(bits) || bits < 1 || bits > REDIS_MAX_BITS) return `bits = ${describe(fields.bits)} is out of range`;
+  if (!Number.isInteger(hashes) || hashes < 1 || hashes > MAX_HASHES) return `hashes = ${describe(fields.hashes)} is out of range`;
+  if (!Number.isInteger(segments) || segments < 1 || segments > REDIS_MAX_SEGMENTS || bits / segments > REDIS_SEGMENT_BITS || (segments > 1 && bits % (64 * segments) !== 0)) {
+    return `${describe(fields.bits)} bits cannot be held in ${describe(fields.segments)} segments`;
+  }
+  let hashing: Hashing;
+  try {
+    hashing = resolveHashing({ hash: fields.hash, seed });
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return { bits, hashes, hashing, segments };
+}
+
+/** A flat [field, value, …] reply as an object. */
+export function fieldsOf(flat: readonly unknown[]): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) fields[String(flat[i])] = String(flat[i + 1]);
+  return fields;
+}

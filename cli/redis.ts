@@ -1,0 +1,96 @@
+// `--redis URL --name NAME`: dedup and query with a filter kept in Redis, so
+// several processes (on several machines) share one set of seen lines. The
+// Redis client (the `redis` package) is loaded only when --redis is given.
+import { RedisBloomFilter, RedisFilterError } from "bloomkit/redis";
+import { CliError, UsageError, type OptionSpec, type Parsed } from "./args.js";
+import { inWords } from "./os-errors.js";
+import { onCleanup } from "./cleanup.js";
+
+export const redisOptions: OptionSpec[] = [
+  { name: "redis", value: "URL", help: "use a filter kept in Redis, shared with other processes (redis://host:port/db)" },
+  { name: "name", value: "NAME", help: "the Redis filter's name (with --redis)" },
+];
+
+/** How long a connection attempt may take. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** A connected filter kept in Redis and the way to let go of it. */
+export interface SharedFilter {
+  readonly filter: RedisBloomFilter;
+  close(): Promise<void>;
+}
+
+/** The parts of a node-redis client the CLI uses. */
+interface Client {
+  connect(): Promise<unknown>;
+  on(event: "error", listener: (error: Error) => void): unknown;
+  close?(): Promise<void>;
+  quit?(): Promise<unknown>;
+  destroy(): void;
+}
+
+/** The --redis and --name values, or undefined without --redis; a UsageError when one comes without the other. */
+export function redisTarget(options: Parsed["options"]): { url: string; name: string } | undefined {
+  const url = options.get("redis");
+  const name = options.get("name");
+  if (url === undefined) {
+    if (name !== undefined) throw new UsageError("--name names a filter kept in Redis: give --redis URL too");
+    return undefined;
+  }
+  if (typeof name !== "string" || name === "") throw new UsageError("--redis needs --name NAME, the filter's name");
+  if (typeof url !== "string" || !/^rediss?:\/\//.test(url)) throw new UsageError(`--redis must be a URL such as redis://127.0.0.1:6379/0, got "${url}"`);
+  return { url, name };
+}
+
+/**
+ * Connects and opens the filter `name`, or creates it when `size` is given
+ * (opening it when it exists with the same parameters). Errors are one line.
+ */
+export async function openShared({ url, name }: { url: string; name: string }, size?: { n: number; p: number }): Promise<SharedFilter> {
+  let createClient: (options: object) => Client;
+  try {
+    ({ createClient } = (await import("redis")) as unknown as { createClient: (options: object) => Client });
+  } catch {
+    throw new CliError("--redis needs the redis package (node-redis 5): npm install redis");
+  }
+  let lastError: Error | undefined;
+  // No reconnecting: a lost connection ends the command with an error instead of a wait.
+  const client = createClient({ url, socket: { reconnectStrategy: false, connectTimeout: CONNECT_TIMEOUT_MS } });
+  client.on("error", (error) => (lastError = error));
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new CliError(`cannot connect to Redis at ${url}: ${inWords(lastError ?? error)}`);
+  }
+  const unregister = onCleanup(() => client.destroy());
+  const close = async () => {
+    unregister();
+    try {
+      await (client.close ?? client.quit)?.call(client);
+    } catch {
+      client.destroy();
+    }
+  };
+  try {
+    const filter = size ? await RedisBloomFilter.create(client as never, name, size.n, size.p) : await RedisBloomFilter.open(client as never, name);
+    return { filter, close };
+  } catch (error) {
+    await close();
+    if (error instanceof RedisFilterError && !size && /no such filter/.test(error.message)) {
+      throw new CliError(`there is no filter "${name}" in Redis at ${url}: give --n (and --p) to create it`);
+    }
+    throw error instanceof RedisFilterError ? new CliError(error.message) : error;
+  }
+}
+
+/** Where each line of a piece ends (after its "\n"; the last line may have none), as splitLines gives them. */
+export function lineEnds(piece: Uint8Array): Uint32Array {
+  const ends: number[] = [];
+  let at = 0;
+  while (at < piece.length) {
+    const newline = piece.indexOf(10, at);
+    at = newline < 0 ? piece.length : newline + 1;
+    ends.push(at);
+  }
+  return Uint32Array.from(ends);
+}

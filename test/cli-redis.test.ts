@@ -1,0 +1,91 @@
+// `bloomkit dedup --redis … --name …` and `query --redis …`: several
+// processes de-duplicating one stream between them through a filter kept in
+// a real redis-server, and the CLI's one-line errors for it.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "redis";
+import { rng } from "./helpers.js";
+import { haveRedisServer, startRedis, type RedisServer } from "./redis-server.js";
+
+const BIN = new URL("../dist/cli/main.js", import.meta.url).pathname;
+const run = haveRedisServer() || process.env.CI ? describe : describe.skip;
+
+run("bloomkit with --redis", () => {
+  let server: RedisServer;
+  let url: string;
+  const dir = mkdtempSync(join(tmpdir(), "bloomkit-cli-redis-"));
+  const file = (name: string) => join(dir, name);
+
+  beforeAll(async () => {
+    server = await startRedis();
+    url = `${server.url}/3`;
+  });
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function cli(args: string[], input?: string) {
+    const result = spawnSync(process.execPath, [BIN, ...args], { input, encoding: "utf8" });
+    return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  }
+
+  /** Runs the CLI in the background; resolves with its exit code and stderr. */
+  function cliAsync(args: string[]): Promise<{ code: number | null; stderr: string }> {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stderr })));
+  }
+
+  it("lets three processes de-duplicate one stream of URLs between them: every distinct URL kept exactly once", async () => {
+    const random = rng(61);
+    const lines = Array.from({ length: 30_000 }, () => `https://example.com/page/${Math.floor(random() * 12_000)}`);
+    const distinct = new Set(lines);
+    // The stream, dealt out to three workers as a crawler's queue would.
+    const parts = [0, 1, 2].map((w) => lines.filter((_, i) => i % 3 === w));
+    parts.forEach((part, w) => writeFileSync(file(`part${w}.txt`), part.join("\n") + "\n"));
+    const created = cli(["dedup", file("part0.txt"), "-o", file("warm.txt"), "--redis", url, "--name", "crawl:seen", "--n", "20k", "--p", "1e-6"], "");
+    expect(created.code).toBe(0);
+    // Part 0 went through once already: the shared filter now holds it, so a second pass over it keeps nothing.
+    const results = await Promise.all([0, 1, 2].map((w) => cliAsync(["dedup", file(`part${w}.txt`), "-o", file(`unique${w}.txt`), "--redis", url, "--name", "crawl:seen", "-q"])));
+    expect(results.map((r) => r.code)).toEqual([0, 0, 0]);
+    const kept = [readFileSync(file("warm.txt"), "utf8"), ...[0, 1, 2].map((w) => readFileSync(file(`unique${w}.txt`), "utf8"))].flatMap((text) => text.split("\n").filter(Boolean));
+    expect(readFileSync(file("unique0.txt"), "utf8")).toBe("");
+    expect(kept.length).toBe(distinct.size);
+    expect(new Set(kept).size).toBe(distinct.size);
+    expect(results[1].stderr).toMatch(/the Bloom filter "crawl:seen" in Redis, [\d,]+ bits .*k = 20/);
+    // query answers from the same filter.
+    const asked = cli(["query", "--redis", url, "--name", "crawl:seen", lines[0], "https://example.com/never"]);
+    expect(asked).toMatchObject({ code: 0, stdout: `${lines[0]}\tprobably present\nhttps://example.com/never\tdefinitely absent\n` });
+    const piped = cli(["query", "--redis", url, "--name", "crawl:seen", "-"], `${lines[1]}\nnope\n`);
+    expect(piped.stdout).toBe(`${lines[1]}\tprobably present\nnope\tdefinitely absent\n`);
+    const redis = await createClient({ url }).connect();
+    expect((await redis.keys("*")).sort()).toEqual(["{crawl:seen}:bits:0", "{crawl:seen}:meta"]);
+    await redis.flushAll();
+    await redis.quit();
+  });
+
+  it("says in one line what is wrong, and creates no output then", () => {
+    writeFileSync(file("in.txt"), "a\nb\n");
+    const missing = cli(["dedup", file("in.txt"), "-o", file("none.txt"), "--redis", url, "--name", "absent"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(`bloomkit: there is no filter "absent" in Redis at ${url}: give --n (and --p) to create it\n`);
+    expect(existsSync(file("none.txt"))).toBe(false);
+    expect(readdirSync(dir).filter((name) => name.includes("none"))).toEqual([]);
+    const refused = cli(["query", "--redis", `redis://127.0.0.1:${server.port + 1}`, "--name", "x", "a"]);
+    expect(refused).toMatchObject({ code: 1, stderr: `bloomkit: cannot connect to Redis at redis://127.0.0.1:${server.port + 1}: connection refused\n` });
+    expect(cli(["query", "--name", "x", "a"])).toMatchObject({ code: 2, stderr: "bloomkit: --name names a filter kept in Redis: give --redis URL too (see bloomkit query --help)\n" });
+    expect(cli(["dedup", file("in.txt"), "--redis", url])).toMatchObject({ code: 2, stderr: "bloomkit: --redis needs --name NAME, the filter's name (see bloomkit dedup --help)\n" });
+    expect(cli(["dedup", file("in.txt"), "--redis", url, "--name", "x", "--memory", "1MB"]).stderr).toMatch(/--memory is for a filter in this process/);
+    expect(cli(["dedup", file("in.txt"), "--redis", "localhost:6379", "--name", "x"]).stderr).toMatch(/--redis must be a URL such as redis:\/\/127\.0\.0\.1:6379\/0, got "localhost:6379"/);
+    expect(cli(["dedup", file("in.txt"), "-o", file("one.txt"), "--redis", url, "--name", "sized", "--n", "1000"]).code).toBe(0);
+    const conflict = cli(["dedup", file("in.txt"), "-o", file("two.txt"), "--redis", url, "--name", "sized", "--n", "5000"]);
+    expect(conflict.code).toBe(1);
+    expect(conflict.stderr).toMatch(/^bloomkit: Redis filter "sized": a filter of that name already exists in Redis with other parameters \(bits 71888 vs 14378, asked vs existing\)\n$/);
+    expect(existsSync(file("two.txt"))).toBe(false);
+  });
+});

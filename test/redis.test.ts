@@ -1,0 +1,307 @@
+// RedisBloomFilter against a real redis-server (Debian's, started here on a
+// free loopback port with persistence off): every operation answers as a
+// local BloomFilter with the same parameters does, across processes,
+// segments, uploads and downloads, and failures reach the caller in words.
+import { spawn } from "node:child_process";
+import { inspect } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "redis";
+import { Redis as IoRedis } from "ioredis";
+import { BloomFilter } from "../bindings/index.js";
+import { REDIS_MAX_BITS, REDIS_SEGMENT_BITS, RedisBloomFilter, RedisFilterError } from "../bindings/redis/index.js";
+import { redisOffset } from "../bindings/redis/bits.js";
+import { firstDifference, ones, urls } from "./helpers.js";
+import { haveRedisServer, startRedis, type RedisServer } from "./redis-server.js";
+import { localTwin, sameAsLocal } from "./redis-model.js";
+
+type NodeRedis = Awaited<ReturnType<ReturnType<typeof createClient>["connect"]>>;
+
+const encoder = new TextEncoder();
+// CI installs redis-server (.ci/run); elsewhere the file is skipped without it.
+const run = haveRedisServer() || process.env.CI ? describe : describe.skip;
+
+run("RedisBloomFilter", () => {
+  let server: RedisServer;
+  let redis: NodeRedis;
+
+  beforeAll(async () => {
+    server = await startRedis();
+    redis = await createClient({ url: server.url }).connect();
+  });
+
+  afterAll(async () => {
+    await redis?.quit();
+    await server?.stop();
+  });
+
+  it("answers every operation as a local BloomFilter with the same m, k, hash and seed", async () => {
+    const filter = await RedisBloomFilter.create(redis, "model:xxh64", 5000, 0.01);
+    expect([filter.name, filter.bits, filter.hashes, filter.hash, filter.seed, filter.segmentCount]).toEqual(["model:xxh64", 47926, 7, "xxh64", 0, 1]);
+    const reference = BloomFilter.create(5000, 0.01);
+    expect([filter.bits, filter.hashes]).toEqual([reference.bits, reference.hashes]);
+    (await sameAsLocal(filter, 1)).dispose();
+    await filter.drop();
+  });
+
+  it("uses the chosen hash and seed (murmur3_128 gives its own second hash, xxh3)", async () => {
+    for (const [hash, seed] of [["murmur3_128", 7], ["xxh3", 123456789], ["fnv1a_64", 0]] as const) {
+      const filter = await RedisBloomFilter.create(redis, `model:${hash}`, 2000, 0.001, { hash, seed });
+      expect([filter.hash, filter.seed, filter.hashes]).toEqual([hash, seed, 10]);
+      (await sameAsLocal(filter, 2, 15)).dispose();
+      await filter.drop();
+    }
+  });
+
+  it("sets the bits a local filter sets, at the Redis offsets of bloomkit's bit order", async () => {
+    const filter = await RedisBloomFilter.create(redis, "order", 1000, 0.01);
+    const local = localTwin(filter);
+    await filter.add("one key");
+    for (const bit of local.positions("one key")) {
+      expect(await redis.getBit("{order}:bits:0", redisOffset(bit))).toBe(1);
+      // Redis counts from the most significant bit of a byte: byte bit >> 3 holds bloomkit's bit (bit & 7).
+      const byte = (await redis.sendCommand(["GETRANGE", "{order}:bits:0", String(bit >> 3), String(bit >> 3)], { typeMapping: { 36: Buffer } })) as Buffer;
+      expect((byte[0] >> (bit & 7)) & 1).toBe(1);
+    }
+    expect(await redis.bitCount("{order}:bits:0")).toBe(new Set(local.positions("one key")).size);
+    expect([0, 1, 6, 7, 8, 15, 2 ** 32 - 1].map(redisOffset)).toEqual([7, 6, 1, 0, 15, 8, 2 ** 32 - 8]);
+    local.dispose();
+    await filter.drop();
+  });
+
+  it("splits a filter over several Redis keys by key hash, as a local filter in as many segments routes keys", async () => {
+    // A test-sized segment limit (2^16 bits): the arithmetic is that of 2^32-bit strings.
+    const filter = await RedisBloomFilter.create(redis, "split", 50_000, 0.01, { segmentBits: 2 ** 16 } as object);
+    expect(filter.segmentCount).toBe(8);
+    expect(filter.bits % (64 * 8)).toBe(0);
+    expect(filter.bits / 8).toBeLessThanOrEqual(2 ** 16);
+    const local = await sameAsLocal(filter, 3, 30);
+    expect(local.segmentCount).toBe(8);
+    const lengths = await Promise.all(Array.from({ length: 8 }, (_, s) => redis.strLen(`{split}:bits:${s}`)));
+    expect(lengths.every((bytes) => bytes > 0 && bytes <= filter.bits / 8 / 8)).toBe(true);
+    await filter.drop();
+    local.dispose();
+  });
+
+  it("sizes filters past 2^32 bits into strings of at most 512 MiB, offsets below 2^32", async () => {
+    const filter = await RedisBloomFilter.create(redis, "huge", 1e9, 0.01);
+    expect(filter.bits).toBeGreaterThan(REDIS_SEGMENT_BITS);
+    expect(filter.segmentCount).toBe(Math.ceil(filter.bits / REDIS_SEGMENT_BITS));
+    expect(filter.bits / filter.segmentCount).toBeLessThanOrEqual(REDIS_SEGMENT_BITS);
+    expect((filter.bits / filter.segmentCount) % 64).toBe(0);
+    const params = await redis.hGetAll("{huge}:meta");
+    expect(params).toMatchObject({ format: "bloomkit:bloom", version: "1", bits: String(filter.bits), segments: String(filter.segmentCount), hash: "xxh64", seed: "0" });
+    // Queries read (and allocate) nothing; offsets near the top of a string must be accepted.
+    expect(ones(await filter.hasMany(urls(2000, "huge", 5)))).toBe(0);
+    expect(await redis.exists(["{huge}:bits:0", "{huge}:bits:1", "{huge}:bits:2"])).toBe(0);
+    await filter.drop();
+    expect(REDIS_MAX_BITS).toBe(64 * 2 ** 32);
+    await expect(RedisBloomFilter.create(redis, "too-big", 1e12, 0.001)).rejects.toThrow(/holds at most 274877906944 bits/);
+  });
+
+  it("moves whole bit arrays: toBloomFilter, fromBloomFilter, with identical answers and bytes", async () => {
+    const keys = urls(20_000, "upload", 9);
+    const probes = urls(20_000, "upload-probe", 10);
+    const local = BloomFilter.create(20_000, 0.01, { hash: "murmur3_128", seed: 99 });
+    local.addMany(keys);
+    const up = await RedisBloomFilter.fromBloomFilter(redis, "uploaded", local);
+    expect([up.bits, up.hashes, up.hash, up.seed, up.segmentCount]).toEqual([local.bits, local.hashes, "murmur3_128", 99, 1]);
+    expect(await up.hasMany(probes)).toEqual(local.hasMany(probes));
+    expect(ones(await up.hasMany(keys))).toBe(keys.length);
+    const down = await up.toBloomFilter();
+    expect(firstDifference(down.bitArray(), local.bitArray())).toBe(-1);
+    expect(down.size).toBe(Math.round(local.estimatedCount()));
+    // The copy is an ordinary filter: it serializes and reads back with the same answers.
+    const again = BloomFilter.deserialize(down.serialize());
+    expect(again.hasMany(probes)).toEqual(local.hasMany(probes));
+    // A filter in segments goes up and down too.
+    const split = await RedisBloomFilter.create(redis, "split-source", 30_000, 0.01, { segmentBits: 2 ** 16 } as object);
+    await split.addMany(keys);
+    const splitLocal = await split.toBloomFilter();
+    expect(splitLocal.segmentCount).toBe(split.segmentCount);
+    expect(BloomFilter.deserialize(splitLocal.serialize()).hasMany(probes)).toEqual(await split.hasMany(probes));
+    const copy = await RedisBloomFilter.fromBloomFilter(redis, "split-copy", splitLocal);
+    expect(copy.segmentCount).toBe(split.segmentCount);
+    expect(await copy.hasMany(probes)).toEqual(await split.hasMany(probes));
+    expect(await copy.testAndAddMany(probes)).toEqual(splitLocal.testAndAddMany(probes));
+    await expect(RedisBloomFilter.fromBloomFilter(redis, "uploaded", local)).rejects.toThrow(/"uploaded": a filter of that name already exists/);
+    // Two uploads under one new name at once: one wins whole, the other is refused and leaves nothing behind.
+    const other = BloomFilter.create(20_000, 0.01, { hash: "murmur3_128", seed: 99 });
+    other.addMany(probes);
+    const race = await Promise.allSettled([RedisBloomFilter.fromBloomFilter(redis, "raced", local), RedisBloomFilter.fromBloomFilter(redis, "raced", other)]);
+    expect(race.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const winner = race[0].status === "fulfilled" ? local : other;
+    const raced = await RedisBloomFilter.open(redis, "raced");
+    expect(firstDifference((await raced.toBloomFilter()).bitArray(), winner.bitArray())).toBe(-1);
+    expect((await redis.keys("{raced}*")).sort()).toEqual(["{raced}:bits:0", "{raced}:meta"]);
+    await raced.drop();
+    other.dispose();
+    for (const f of [local, down, again, splitLocal]) f.dispose();
+    for (const f of [up, split, copy]) await f.drop();
+  });
+
+  it("refuses filters it cannot keep: folded, independent hashes, segments above 2^32 bits", async () => {
+    const folded = BloomFilter.create(1000, 0.01, { foldable: true }).fold(2);
+    await expect(RedisBloomFilter.fromBloomFilter(redis, "folded", folded)).rejects.toThrow(RangeError);
+    const independent = BloomFilter.create(1000, 0.01, { hash: ["murmur3_32", "xxh32"] });
+    await expect(RedisBloomFilter.fromBloomFilter(redis, "independent", independent)).rejects.toThrow(/independent/);
+    await expect(RedisBloomFilter.create(redis, "independent", 1000, 0.01, { hash: ["murmur3_32", "xxh32"] as never })).rejects.toThrow(TypeError);
+    expect(await redis.keys("*")).toEqual([]);
+  });
+
+  it("opens a filter by name from Redis, and create with the same parameters opens it too", async () => {
+    const first = await RedisBloomFilter.create(redis, "crawl:seen", 10_000, 0.001, { seed: 5 });
+    await first.addMany(["a", "b"]);
+    const opened = await RedisBloomFilter.open(redis, "crawl:seen");
+    expect(opened.toJSON()).toEqual(first.toJSON());
+    expect(inspect(opened)).toBe('RedisBloomFilter {name: "crawl:seen", bits: 143776, hashes: 10, hash: "xxh64", seed: 5, segments: 1}');
+    expect(await opened.hasMany(["a", "b", "c"])).toEqual(new Uint8Array([1, 1, 0]));
+    const again = await RedisBloomFilter.create(redis, "crawl:seen", 10_000, 0.001, { seed: 5 });
+    expect(await again.has("a")).toBe(true);
+    await first.drop();
+    expect(await redis.keys("*")).toEqual([]);
+    await expect(first.has("a")).rejects.toThrow(/was dropped/);
+  });
+
+  it("throws clear errors for missing, foreign and conflicting filters, naming them", async () => {
+    await expect(RedisBloomFilter.open(redis, "nothing")).rejects.toThrow('Redis filter "nothing": there is no such filter in Redis (no key {nothing}:meta)');
+    await redis.set("{string}:meta", "hello");
+    await expect(RedisBloomFilter.open(redis, "string")).rejects.toThrow('Redis filter "string": Redis key {string}:meta holds a string, not a bloomkit filter');
+    await expect(RedisBloomFilter.create(redis, "string", 10, 0.1)).rejects.toThrow(/holds a string, not a bloomkit filter/);
+    await redis.hSet("{other}:meta", { format: "someone-else" });
+    await expect(RedisBloomFilter.open(redis, "other")).rejects.toThrow(/is not a bloomkit filter: its format field is "someone-else"/);
+    await redis.hSet("{future}:meta", { format: "bloomkit:bloom", version: "2" });
+    await expect(RedisBloomFilter.open(redis, "future")).rejects.toThrow(/layout version "2"; this bloomkit reads version 1/);
+    await RedisBloomFilter.create(redis, "sized", 1000, 0.01);
+    const conflict = RedisBloomFilter.create(redis, "sized", 2000, 0.01);
+    await expect(conflict).rejects.toThrow(RedisFilterError);
+    await expect(RedisBloomFilter.create(redis, "sized", 2000, 0.01)).rejects.toThrow(/already exists in Redis with other parameters \(bits 19171 vs 9586/);
+    await expect(RedisBloomFilter.create(redis, "sized", 1000, 0.01, { seed: 1 })).rejects.toThrow(/seed 1 vs 0/);
+    await redis.flushAll();
+  });
+
+  it("checks its arguments before anything reaches Redis", async () => {
+    await expect(RedisBloomFilter.create({} as never, "x", 10, 0.1)).rejects.toThrow(/redis must be a connected Redis client/);
+    await expect(RedisBloomFilter.create(redis, "" as string, 10, 0.1)).rejects.toThrow("name must not be empty");
+    await expect(RedisBloomFilter.create(redis, "a{b}", 10, 0.1)).rejects.toThrow(/must not contain "\{" or "\}"/);
+    await expect(RedisBloomFilter.create(redis, 5 as never, 10, 0.1)).rejects.toThrow("name must be a string, got 5");
+    await expect(RedisBloomFilter.create(redis, "x", -1, 0.1)).rejects.toThrow("expectedItems must be a positive finite number, got -1");
+    await expect(RedisBloomFilter.create(redis, "x", 10, 1.5)).rejects.toThrow("falsePositiveRate must be between 0 and 1 (exclusive), got 1.5");
+    await expect(RedisBloomFilter.create(redis, "x", 10, 0.1, { sead: 1 } as never)).rejects.toThrow(/unknown option "sead"/);
+    const filter = await RedisBloomFilter.create(redis, "x", 100, 0.1);
+    await filter.add("kept");
+    await expect(filter.addMany(["fine", 7 as never])).rejects.toThrow("keys[1] must be a string or a Uint8Array, got 7");
+    await expect(filter.add(null as never)).rejects.toThrow("key must be a string or a Uint8Array, got null");
+    await expect(filter.addLines("text" as never)).rejects.toThrow(/buffer must be a Uint8Array/);
+    await expect(filter.addInts([1, 2] as never)).rejects.toThrow(/keys must be a Uint32Array or a BigUint64Array/);
+    // A failed call changed nothing: "fine" was not added before keys[1] was found bad.
+    expect(await filter.hasMany(["kept", "fine"])).toEqual(new Uint8Array([1, 0]));
+    await filter.drop();
+  });
+
+  it("takes batches larger than one piece, keys longer than one chunk, and empty batches", async () => {
+    const filter = await RedisBloomFilter.create(redis, "big-batch", 100_000, 0.01);
+    const local = localTwin(filter);
+    const keys = urls(70_000, "big-batch", 11);
+    expect(await filter.testAndAddMany(keys)).toEqual(local.testAndAddMany(keys));
+    const text = encoder.encode(urls(60_000, "big-lines", 12).join("\n"));
+    expect(await filter.testAndAddLines(text)).toEqual(local.testAndAddLines(text));
+    const long = ["x".repeat(3 << 20), "y"];
+    expect(await filter.testAndAddMany(long)).toEqual(local.testAndAddMany(long));
+    expect(await filter.hasMany([])).toEqual(new Uint8Array(0));
+    expect(await filter.hasLines(new Uint8Array(0))).toEqual(new Uint8Array(0));
+    expect(await filter.hasInts(new BigUint64Array([1n, 2n ** 64n - 1n]))).toEqual(local.hasInts(new BigUint64Array([1n, 2n ** 64n - 1n])));
+    local.dispose();
+    await filter.drop();
+  });
+
+  it("sends its script again when Redis has forgotten it (SCRIPT FLUSH, a restart or a failover)", async () => {
+    const filter = await RedisBloomFilter.create(redis, "flushed", 50_000, 0.01);
+    const local = localTwin(filter);
+    const keys = urls(40_000, "flushed", 15);
+    for (let round = 0; round < 2; round++) {
+      await redis.scriptFlush();
+      expect(await filter.testAndAddMany(keys.slice(round * 20_000, round * 20_000 + 30_000))).toEqual(local.testAndAddMany(keys.slice(round * 20_000, round * 20_000 + 30_000)));
+    }
+    await redis.scriptFlush();
+    expect(await filter.hasMany(keys)).toEqual(local.hasMany(keys));
+    local.dispose();
+    await filter.drop();
+  });
+
+  it("gives the same answers through ioredis", async () => {
+    const io = new IoRedis(server.port, "127.0.0.1", { lazyConnect: true });
+    await io.connect();
+    try {
+      const filter = await RedisBloomFilter.create(io, "io", 5000, 0.01, { segmentBits: 2 ** 13 } as object);
+      expect(filter.segmentCount).toBeGreaterThan(1);
+      (await sameAsLocal(filter, 4, 20)).dispose();
+      // One filter, two kinds of client.
+      const same = await RedisBloomFilter.open(redis, "io");
+      const probes = urls(2000, "io-probe", 13);
+      expect(await same.hasMany(probes)).toEqual(await filter.hasMany(probes));
+      await expect(RedisBloomFilter.open(io, "absent")).rejects.toThrow(/no such filter/);
+      await filter.drop();
+    } finally {
+      io.disconnect();
+    }
+  });
+
+  it("tells exactly one of four processes test-and-adding the same new key at once that it was absent", async () => {
+    const filter = await RedisBloomFilter.create(redis, "race", 40_000, 1e-6);
+    const worker = new URL("./fixtures/redis-worker.mjs", import.meta.url).pathname;
+    // Overlapping ranges: every key is added by two, three or four of the workers.
+    const ranges = [[0, 12_000], [2_000, 12_000], [4_000, 12_000], [6_000, 12_000]];
+    const outputs = ranges.map(([first, count], w) => {
+      const child = spawn(process.execPath, [worker, server.url, "race", String(first), String(count), String(w + 1)], { stdio: ["ignore", "pipe", "inherit"] });
+      let out = "";
+      child.stdout.on("data", (d) => (out += d));
+      return new Promise<string[]>((resolve, reject) => child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`worker ${w} exited ${code}`)))));
+    });
+    // All four wait on the list; one push each lets them go together.
+    while ((await redis.clientList()).filter((c) => c.cmd === "blpop").length < 4) await new Promise((r) => setTimeout(r, 20));
+    await redis.rPush("race:go", ["go", "go", "go", "go"]);
+    const absent = await Promise.all(outputs);
+    const told = new Map<string, number>();
+    for (const list of absent) for (const key of list) told.set(key, (told.get(key) ?? 0) + 1);
+    expect([...told.values()].filter((n) => n > 1)).toEqual([]);
+    const all = Array.from({ length: 18_000 }, (_, i) => `key-${i}`);
+    // At p = 10^-6 a new key is taken for present about 0.02 times in 18,000.
+    expect(all.filter((key) => !told.has(key)).length).toBeLessThanOrEqual(1);
+    expect(ones(await filter.hasMany(all))).toBe(all.length);
+    // They really raced: each of the four was first for some of the keys all four add (6,000 to 11,999).
+    expect(absent.map((list) => list.filter((key) => Number(key.slice(4)) >= 6_000 && Number(key.slice(4)) < 12_000).length).every((n) => n > 0)).toBe(true);
+    await filter.drop();
+  });
+
+  it("rejects with an error naming the filter when the server goes away mid-batch, and afterwards", async () => {
+    const own = await startRedis();
+    const client = createClient({ url: own.url, socket: { reconnectStrategy: false } });
+    const events: string[] = [];
+    client.on("error", (error: Error) => events.push(error.message));
+    await client.connect();
+    const filter = await RedisBloomFilter.create(client, "crawl:seen", 1e6, 0.001);
+    const batch = filter.testAndAddMany(urls(300_000, "gone", 14));
+    setTimeout(() => own.process.kill("SIGKILL"), 5);
+    const error = await batch.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(RedisFilterError);
+    expect((error as RedisFilterError).filterName).toBe("crawl:seen");
+    expect((error as Error).message).toMatch(/^Redis filter "crawl:seen": cannot add keys/);
+    await expect(filter.has("x")).rejects.toThrow(/^Redis filter "crawl:seen": cannot query keys/);
+    await expect(filter.size()).rejects.toThrow(/^Redis filter "crawl:seen": cannot count its bits/);
+    await expect(filter.toBloomFilter()).rejects.toThrow(/^Redis filter "crawl:seen": cannot read its bits/);
+    await expect(RedisBloomFilter.open(client, "crawl:seen")).rejects.toThrow(/^Redis filter "crawl:seen": cannot open it/);
+    await own.stop();
+    expect(events.length).toBeGreaterThan(0);
+  });
+
+  it("reports a Redis error reply as a rejection naming the filter", async () => {
+    const filter = await RedisBloomFilter.create(redis, "wrongtype", 1000, 0.01);
+    // Someone else's value where the bits belong: Redis answers WRONGTYPE, the script stops, nothing is added.
+    await redis.sAdd("{wrongtype}:bits:0", "member");
+    await expect(filter.add("k")).rejects.toThrow(/^Redis filter "wrongtype": cannot add keys: .*WRONGTYPE/);
+    await redis.flushAll();
+  });
+});
