@@ -106,9 +106,27 @@ const MASK_CONSTANTS: usize = memory.data<u32>([
   return bitOfLane(i32x4.shr_u(i32x4.mul(key, salts), 27), spread, firstBits, table);
 }
 
-/** Sets the eight bits a hash selects in `block`; true when at least one was 0 before. */
+/** ORs `mask` into the u64 at `at` atomically; the bits of it that were 0 before. */
+// @ts-ignore: decorator
+@inline function orWord(at: usize, mask: u64): u64 {
+  return mask & ~atomic.or<u64>(at, mask);
+}
+
+/**
+ * Sets the eight bits a hash selects in `block`; true when at least one was 0
+ * before. The shared build sets them with atomic ORs on the block's four u64
+ * words (wasm has no atomic v128), so concurrent adds never lose a bit.
+ */
 // @ts-ignore: decorator
 @inline function setBlock(block: usize, low: v128, high: v128): bool {
+  if (ASC_FEATURE_THREADS) {
+    return (
+      orWord(block, i64x2.extract_lane(low, 0)) |
+      orWord(block + 8, i64x2.extract_lane(low, 1)) |
+      orWord(block + 16, i64x2.extract_lane(high, 0)) |
+      orWord(block + 24, i64x2.extract_lane(high, 1))
+    ) != 0;
+  }
   const a = v128.load(block);
   const b = v128.load(block, 16);
   v128.store(block, v128.or(a, low));
