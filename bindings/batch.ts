@@ -297,18 +297,22 @@ function wordsPerKey(source: number): number {
   return source === SOURCE_U32 ? 1 : 2;
 }
 
-/** Copies a chunk's keys out of its scratch area before other batches reuse it. */
-export function saveChunk(chunk: Chunk): SavedChunk {
+/**
+ * Copies a chunk's keys out of its scratch area before other batches reuse
+ * it; without `copy`, views of them in wasm memory, for placing them at once.
+ */
+export function saveChunk(chunk: Chunk, copy = true): SavedChunk {
   const arena = chunk.scratch.arena;
+  const take = <T extends Uint8Array | Uint32Array>(array: T, from: number, to: number): T => (copy ? array.slice(from, to) : array.subarray(from, to)) as T;
   if (chunk.source === SOURCE_BYTES) {
-    const ends = arena.u32().slice(chunk.scratch.ends >>> 2, (chunk.scratch.ends >>> 2) + chunk.count);
+    const ends = take(arena.u32(), chunk.scratch.ends >>> 2, (chunk.scratch.ends >>> 2) + chunk.count);
     const last = chunk.count === 0 ? chunk.start : ends[chunk.count - 1];
-    const bytes = arena.u8().slice(chunk.src + chunk.start, chunk.src + last);
+    const bytes = take(arena.u8(), chunk.src + chunk.start, chunk.src + last);
     return { chunk, words: new Uint32Array(0), words2: undefined, bytes, ends };
   }
   const width = wordsPerKey(chunk.source);
-  const words = arena.u32().slice(chunk.src >>> 2, (chunk.src >>> 2) + chunk.count * width);
-  const words2 = chunk.hashes2 !== 0 ? arena.u32().slice(chunk.hashes2 >>> 2, (chunk.hashes2 >>> 2) + chunk.count * 2) : undefined;
+  const words = take(arena.u32(), chunk.src >>> 2, (chunk.src >>> 2) + chunk.count * width);
+  const words2 = chunk.hashes2 !== 0 ? take(arena.u32(), chunk.hashes2 >>> 2, (chunk.hashes2 >>> 2) + chunk.count * 2) : undefined;
   return { chunk, words, words2, bytes: undefined, ends: undefined };
 }
 
