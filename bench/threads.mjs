@@ -1,0 +1,131 @@
+// `npm run bench:threads`: one shared filter of about 100 MB (a BloomFilter
+// of 100 MiB, k = 7, and a SplitBlockBloomFilter of 100 MiB), queried and
+// added to by 1, 2 … all cores' worker threads at once. The work is fixed
+// (BENCH_KEYS integer keys, a quarter as many URL lines) and split evenly
+// between the threads, so the speed-up is the scaling. The 1-thread private
+// row is the same work on a private filter: what sharing costs (atomic ORs
+// on adds, hashes copied into the shared memory). Each cell is the best of
+// BENCH_ROUNDS runs (default 3): on a machine others share, the least disturbed.
+import os from "node:os";
+import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import { BloomFilter, SplitBlockBloomFilter } from "bloomkit";
+import { machine, progress, table } from "./report.mjs";
+import { urls } from "./keys.mjs";
+
+const INTS = Number(process.env.BENCH_KEYS ?? 2_000_000);
+const LINES = Math.floor(INTS / 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const MIB = 2 ** 20;
+const encoder = new TextEncoder();
+
+/** The keys every thread builds the same way: integers 0…INTS−1 (all added), and URL lines, those added first and those added in the timed adds. */
+function buildKeys() {
+  const ints = Uint32Array.from({ length: INTS }, (_, i) => i);
+  const lines = encoder.encode(urls(LINES, "member", 1).join("\n") + "\n");
+  const fresh = encoder.encode(urls(LINES, "fresh", 2).join("\n") + "\n");
+  return { ints, lines, fresh };
+}
+
+/** Part `part` of `parts` of a lines buffer, cut at line ends. */
+function linesPart(buffer, part, parts) {
+  const cut = (p) => {
+    if (p === 0) return 0;
+    if (p === parts) return buffer.length;
+    return buffer.indexOf(10, Math.floor((buffer.length * p) / parts)) + 1;
+  };
+  return buffer.subarray(cut(part), cut(part + 1));
+}
+
+/** Part `part` of `parts` of the integer keys. */
+function intsPart(ints, part, parts) {
+  return ints.subarray(Math.floor((ints.length * part) / parts), Math.floor((ints.length * (part + 1)) / parts));
+}
+
+/** Runs `op` on `filter` over part `part` of `parts` of the keys; returns the keys it took. */
+function work(filter, keys, op, part, parts) {
+  if (op === "hasInts") {
+    const answers = filter.hasInts(intsPart(keys.ints, part, parts));
+    if (answers.includes(0)) throw new Error("a key added is absent: the benchmark measures nothing");
+    return answers.length;
+  }
+  if (op === "hasLines") return filter.hasLines(linesPart(keys.lines, part, parts)).length;
+  filter.addLines(linesPart(keys.fresh, part, parts));
+  return Math.ceil(LINES / parts);
+}
+
+if (!isMainThread) {
+  const keys = buildKeys();
+  const filters = { BloomFilter: BloomFilter.fromShared(workerData.bloom), SplitBlockBloomFilter: SplitBlockBloomFilter.fromShared(workerData.split) };
+  parentPort.on("message", ({ name, op, part, parts }) => {
+    work(filters[name], keys, op, part, parts);
+    parentPort.postMessage("done");
+  });
+  parentPort.postMessage("ready");
+} else {
+  const cores = os.availableParallelism?.() ?? os.cpus().length;
+  const counts = [...new Set([1, 2, cores])].filter((n) => n <= Math.max(2, cores)).sort((a, b) => a - b);
+  progress("building keys and filters");
+  const keys = buildKeys();
+  const make = (shared) => ({
+    BloomFilter: BloomFilter.withSize(100 * MIB * 8, 7, { shared }),
+    SplitBlockBloomFilter: SplitBlockBloomFilter.withSize((100 * MIB) / 32, { shared }),
+  });
+  const shared = make(true);
+  const single = make(false);
+  for (const set of [shared, single]) {
+    for (const filter of Object.values(set)) filter.addInts(keys.ints).addLines(keys.lines);
+  }
+  progress("starting workers");
+  const workers = await Promise.all(
+    Array.from({ length: Math.max(...counts) }, () => {
+      const worker = new Worker(new URL(import.meta.url), { workerData: { bloom: shared.BloomFilter.share(), split: shared.SplitBlockBloomFilter.share() } });
+      return new Promise((resolve) => worker.once("message", () => resolve(worker)));
+    }),
+  );
+
+  /** Wall time of `op` split over `parts` workers, all started at once. */
+  async function timed(name, op, parts) {
+    const started = performance.now();
+    await Promise.all(
+      workers.slice(0, parts).map(
+        (worker, part) =>
+          new Promise((resolve) => {
+            worker.once("message", resolve);
+            worker.postMessage({ name, op, part, parts });
+          }),
+      ),
+    );
+    return performance.now() - started;
+  }
+
+  const rows = [];
+  for (const name of ["BloomFilter", "SplitBlockBloomFilter"]) {
+    for (const op of ["hasInts", "hasLines", "addLines"]) {
+      const keysOf = op === "hasInts" ? INTS : LINES;
+      const best = async (run) => {
+        let min = Infinity;
+        for (let r = 0; r < ROUNDS; r++) min = Math.min(min, await run());
+        return min;
+      };
+      progress(`${name} ${op}: private`);
+      const privateMs = await best(async () => {
+        const started = performance.now();
+        work(single[name], keys, op, 0, 1);
+        return performance.now() - started;
+      });
+      rows.push([name, op, keysOf.toLocaleString("en-US"), "1 (private)", ((privateMs * 1e6) / keysOf).toFixed(1), (keysOf / privateMs / 1e3).toFixed(2), ""]);
+      let one = 0;
+      for (const parts of counts) {
+        progress(`${name} ${op}: ${parts} thread${parts > 1 ? "s" : ""}`);
+        const ms = await best(() => timed(name, op, parts));
+        if (parts === 1) one = ms;
+        rows.push([name, op, keysOf.toLocaleString("en-US"), String(parts), ((ms * 1e6) / keysOf).toFixed(1), (keysOf / ms / 1e3).toFixed(2), `${(one / ms).toFixed(2)}×`]);
+      }
+    }
+  }
+  for (const worker of workers) await worker.terminate();
+  const m = machine();
+  console.log(`bench:threads — ${m.date}, ${m.cpu}, ${m.cores} cores, ${m.memory}, ${m.os}, Node ${m.node}`);
+  console.log(`Filters of 100 MiB (BloomFilter m = 838,860,800 bits, k = 7; SplitBlockBloomFilter 3,276,800 blocks); best of ${ROUNDS} runs.\n`);
+  console.log(table(["filter", "operation", "keys", "threads", "ns/key (wall)", "M keys/s", "speed-up"], rows));
+}
