@@ -225,6 +225,55 @@ export function forEachChunk(arena: Arena, hash: KeyHash | null, source: KeySour
   }
 }
 
+/**
+ * Throws the RangeError for a key longer than `limit` bytes (what a shared
+ * filter's batch area holds of a kernel that reads key bytes), before
+ * anything runs. A source that is not valid passes: its run says why.
+ */
+export function checkKeyLengths(source: KeySource, limit: number): void {
+  const tooLong = (length: number) => new RangeError(`a key of ${length} bytes is longer than a shared filter's batch area holds for the independent strategy (${limit} bytes)`);
+  if (source.kind === "keys" && Array.isArray(source.keys)) {
+    for (const key of source.keys) {
+      const bound = typeof key === "string" ? key.length * 3 : isBytes(key) ? key.length : 0;
+      const length = bound > limit && typeof key === "string" ? new TextEncoder().encode(key).length : bound;
+      if (length > limit) throw tooLong(length);
+    }
+  } else if (source.kind === "packed" && source.ends instanceof Uint32Array) {
+    let previous = 0;
+    for (const end of source.ends) {
+      if (end - previous > limit) throw tooLong(end - previous);
+      previous = end;
+    }
+  } else if (source.kind === "lines" && isBytes(source.buffer)) {
+    const { buffer } = source;
+    for (let from = 0; from < buffer.length; ) {
+      const newline = buffer.indexOf(10, from);
+      const end = newline < 0 ? buffer.length : newline;
+      if (end - from > limit) throw tooLong(end - from);
+      from = end + 1;
+    }
+  }
+}
+
+/** Runs of consecutive keys [from, to) of a saved chunk of key bytes whose bytes fit `capacity` each (every key does, checkKeyLengths saw to it). */
+export function bytePieces(saved: SavedChunk, capacity: number): [number, number][] {
+  const { chunk } = saved;
+  if (chunk.source !== SOURCE_BYTES || saved.bytes!.length <= capacity) return [[0, chunk.count]];
+  const ends = saved.ends!;
+  const pieces: [number, number][] = [];
+  let from = 0;
+  let start = chunk.start;
+  for (let i = 0; i < chunk.count; i++) {
+    if (ends[i] - start > capacity && i > from) {
+      pieces.push([from, i]);
+      from = i;
+      start = i === 0 ? chunk.start : ends[i - 1];
+    }
+  }
+  pieces.push([from, chunk.count]);
+  return pieces;
+}
+
 /** Concatenates typed arrays of one kind. */
 export function concat<T extends Uint8Array | Uint32Array>(parts: T[], Type: { new (length: number): T }): T {
   if (parts.length === 1) return parts[0];
@@ -328,13 +377,19 @@ export function placeChunk(saved: SavedChunk, picks: readonly number[] | null, a
   const index = (j: number) => (picks === null ? j : picks[j]);
   if (chunk.source === SOURCE_BYTES) {
     const ends = saved.ends!;
-    const to = scratchOf(arena, saved.bytes!.length);
+    const keyStart = (i: number) => (i === 0 ? chunk.start : ends[i - 1]);
+    let needed = saved.bytes!.length;
+    if (picks !== null) {
+      needed = 0;
+      for (const i of picks) needed += ends[i] - keyStart(i);
+    }
+    const to = scratchOf(arena, needed);
     const u8 = arena.u8();
     const u32 = arena.u32();
     let used = 0;
     for (let j = 0; j < count; j++) {
       const i = index(j);
-      const start = (i === 0 ? chunk.start : ends[i - 1]) - chunk.start;
+      const start = keyStart(i) - chunk.start;
       const end = ends[i] - chunk.start;
       u8.set(saved.bytes!.subarray(start, end), to.bytes + used);
       used += end - start;

@@ -47,11 +47,6 @@ function aligned(bytes: number): number {
 /** Where the block starts in every shared memory. */
 const BLOCK = aligned(CONTROL + CONTROL_BYTES);
 
-/** Largest block a shared memory holds beside one batch area of `slotBytes`. */
-export function maxSharedBlockBytes(slotBytes: number): number {
-  return ARENA_MAX_BYTES - BLOCK - aligned(slotBytes) - 64;
-}
-
 export class SharedArena extends Arena {
   /** Address and size of the block this memory holds. */
   readonly block: number;

@@ -16,10 +16,9 @@ import type { Arena } from "./arena.js";
 import type { Core } from "./core.generated.js";
 import { allocate, allocateShared, defaultArena, disown, freeMemory, own, type Block } from "./memory.js";
 import { SharedArena } from "./shared-arena.js";
-import { scratchBytes } from "./keys.js";
-import { placeChunk, runBatch, forEachChunk, saveChunk, type BatchResult, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
+import { scratchBytes, scratchOf, writeKey } from "./keys.js";
+import { bytePieces, checkKeyLengths, placeChunk, runBatch, forEachChunk, saveChunk, type BatchResult, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { OP_COUNT } from "./constants.generated.js";
-import { writeKey } from "./keys.js";
 import { formatBytes } from "./errors.js";
 import { FilterBase } from "./filter.js";
 
@@ -159,12 +158,18 @@ export abstract class WasmBlock extends FilterBase {
       // Shared: the chunk's keys go over to this thread's batch area in the shared memory, the answers come back.
       const { arena } = blocks[0];
       return (chunk) => {
-        const placed = placeChunk(saveChunk(chunk, false), null, arena);
-        const total = kernels[0](placed);
-        const out = placed.scratch.out;
+        const saved = saveChunk(chunk, false);
         const home = chunk.scratch.arena;
-        if (wide) home.u32().set(arena.u32().subarray(out >>> 2, (out >>> 2) + chunk.count), chunk.scratch.out >>> 2);
-        else home.u8().set(arena.u8().subarray(out, out + chunk.count), chunk.scratch.out);
+        let total = 0;
+        // Key bytes (the independent strategy) go in pieces when the chunk is larger than the batch area.
+        for (const [from, to] of bytePieces(saved, scratchOf(arena).capacity)) {
+          const whole = from === 0 && to === chunk.count;
+          const placed = placeChunk(saved, whole ? null : Array.from({ length: to - from }, (_, j) => from + j), arena);
+          total += kernels[0](placed);
+          const out = placed.scratch.out;
+          if (wide) home.u32().set(arena.u32().subarray(out >>> 2, (out >>> 2) + placed.count), (chunk.scratch.out >>> 2) + from);
+          else home.u8().set(arena.u8().subarray(out, out + placed.count), chunk.scratch.out + from);
+        }
         return total;
       };
     }
@@ -199,6 +204,7 @@ export abstract class WasmBlock extends FilterBase {
     Answers: { new (length: number): T; readonly BYTES_PER_ELEMENT: number } = Uint8Array as never,
     wantEnds = false,
   ): BatchResult<T> {
+    this.checkShared(source);
     return runBatch(this.batchArena, this.keyHash, source, this.kernel(op), Answers, wantEnds);
   }
 
@@ -209,6 +215,7 @@ export abstract class WasmBlock extends FilterBase {
    * sum the kernel returned.
    */
   protected runLinesEach(op: number, buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): number {
+    this.checkShared({ kind: "lines", buffer });
     const arena = this.batchArena;
     const kernel = this.kernel(op);
     let total = 0;
@@ -218,6 +225,12 @@ export abstract class WasmBlock extends FilterBase {
       visit(new Uint8Array(memory, chunk.scratch.out, chunk.count), new Uint32Array(memory, chunk.scratch.lineEnds, chunk.count), chunk.lineBase);
     });
     return total;
+  }
+
+  /** For a shared structure whose kernel reads key bytes: every key must fit this thread's batch area, checked before anything runs. */
+  private checkShared(source: KeySource): void {
+    const blocks = this.segments();
+    if (this.keyHash === null && blocks[0].arena.shared) checkKeyLengths(source, scratchOf(blocks[0].arena).capacity);
   }
 
   /** Writes one key into the first block's arena's scratch area: its address and length for a single-key kernel. */

@@ -118,3 +118,32 @@ describe("the shared memory's lifetime", () => {
     expect(collected).toEqual(["disposed"]);
   });
 });
+
+describe("a shared filter of the independent strategy (its kernel reads key bytes)", () => {
+  const options = { hash: ["murmur3_32", "fnv1a_32", "xxh32"] as never, shared: true };
+
+  it("takes chunks larger than its batch area in pieces, and answers as a private filter", () => {
+    // A key of 3 MiB grows this thread's own batch area, so its chunks outgrow the shared one (1 MiB).
+    using grower = BloomFilter.create(10, 0.01);
+    grower.add(new Uint8Array(3 * 2 ** 20));
+    using shared = BloomFilter.withSize(200_000, 3, options);
+    using single = BloomFilter.withSize(200_000, 3, { hash: options.hash });
+    const keys = Array.from({ length: 4000 }, (_, i) => `${i}:`.padEnd(700, "x"));
+    shared.addMany(keys);
+    single.addMany(keys);
+    expect(shared.serialize()).toEqual(single.serialize());
+    const probes = Array.from({ length: 4000 }, (_, i) => `${i + 2000}:`.padEnd(700, "x"));
+    expect(shared.hasMany(probes)).toEqual(single.hasMany(probes));
+  });
+
+  it("refuses a key longer than its batch area before adding anything", () => {
+    using shared = BloomFilter.withSize(200_000, 3, options);
+    shared.add("before");
+    const bytes = shared.serialize();
+    const huge = new Uint8Array(2 * 2 ** 20 + 1);
+    expect(() => shared.addMany(["a", huge])).toThrow(new RangeError(`a key of ${huge.length} bytes is longer than a shared filter's batch area holds for the independent strategy (1048576 bytes)`));
+    expect(() => shared.addLines(new TextEncoder().encode(`b\n${"y".repeat(2 ** 21)}\n`))).toThrow(RangeError);
+    expect(shared.has("a") || shared.has("b")).toBe(false);
+    expect(shared.serialize()).toEqual(bytes);
+  });
+});
