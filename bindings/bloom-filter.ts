@@ -197,7 +197,10 @@ export class BloomFilter extends WasmBlock implements Filter {
     const { blocks, params } = openHandle(handle, "BloomFilter", MAX_SEGMENTS);
     const { bits, hashes, baseBits } = params;
     const given = params.hashing as Partial<Hashing> | undefined;
-    const hashing = resolveHashing({ seed: given?.seed, strategy: given?.strategy, hash: given?.strategy === "independent" ? given.names : given?.names?.[0] });
+    if (typeof given !== "object" || given === null || !Array.isArray(given.names) || given.seed === undefined || given.strategy === undefined) {
+      throw new TypeError(`handle.params.hashing must be the hashing share() recorded, got ${describe(given)}`);
+    }
+    const hashing = resolveHashing({ seed: given.seed, strategy: given.strategy, hash: given.strategy === "independent" ? given.names : given.names[0] });
     checkInteger("handle.params.bits", bits, 1, MAX_FILTER_BITS);
     checkInteger("handle.params.hashes", hashes, 1, MAX_HASHES);
     const segments = blocks.length;

@@ -47,6 +47,9 @@ describe("shared filters refuse bad input", () => {
     const handle = bloom.share();
     expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, bits: handle.params.bits + 64 } })).toThrow(/do not match the 1 shared memories/);
     expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, bits: "many" as never } })).toThrow(/handle\.params\.bits must be/);
+    expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, hashing: undefined as never } })).toThrow(
+      new TypeError("handle.params.hashing must be the hashing share() recorded, got undefined"),
+    );
     const blockHandle = block.share();
     expect(() => SplitBlockBloomFilter.fromShared({ ...blockHandle, params: { blocks: blockHandle.params.blocks * 2 } })).toThrow(/does not match/);
   });
