@@ -56,7 +56,7 @@ export class SharedArena extends Arena {
   /** Batch areas the memory has room for: the most threads that can work on it at once. */
   readonly slotCount: number;
   readonly #slots: number;
-  readonly #words: Int32Array;
+  readonly #words: Uint32Array;
   readonly #count: BigInt64Array;
   /** This thread's batch area (its index), or −1 before the first batch and after release. */
   #slot = -1;
@@ -65,14 +65,15 @@ export class SharedArena extends Arena {
   private constructor(memory: WebAssembly.Memory) {
     super(0, true, memory);
     const buffer = memory.buffer;
-    this.#words = new Int32Array(buffer, CONTROL, CONTROL_BYTES / 4);
+    // Unsigned: addresses reach 4 GiB.
+    this.#words = new Uint32Array(buffer, CONTROL, CONTROL_BYTES / 4);
     this.#count = new BigInt64Array(buffer, CONTROL + COUNT_BYTE, 1);
     if (this.base > CONTROL) throw new Error(`internal: the core's static data (${this.base} bytes) overlaps the shared control area`);
     this.slotBytes = this.#words[W_SLOT_BYTES];
     this.#slots = this.#words[W_SLOTS];
     this.slotCount = this.#words[W_SLOT_COUNT];
     this.block = this.#words[W_BLOCK];
-    this.blockBytes = this.#words[W_BLOCK_BYTES] >>> 0;
+    this.blockBytes = this.#words[W_BLOCK_BYTES];
   }
 
   /**
@@ -88,12 +89,12 @@ export class SharedArena extends Arena {
     const initial = Math.ceil(slots / PAGE_BYTES);
     const maximum = Math.min(MAX_PAGES, Math.ceil((slots + slotCount * slotSize) / PAGE_BYTES));
     const memory = new WebAssembly.Memory({ initial, maximum, shared: true });
-    const words = new Int32Array(memory.buffer, CONTROL, 8);
+    const words = new Uint32Array(memory.buffer, CONTROL, 8);
     words[W_SLOT_BYTES] = slotSize;
     words[W_SLOTS] = slots;
     words[W_SLOT_COUNT] = slotCount;
     words[W_BLOCK] = BLOCK;
-    words[W_BLOCK_BYTES] = blockBytes | 0;
+    words[W_BLOCK_BYTES] = blockBytes;
     // Written last: a memory another thread receives is whole once it carries the mark.
     Atomics.store(words, W_MAGIC, MAGIC);
     return new SharedArena(memory);
@@ -104,7 +105,7 @@ export class SharedArena extends Arena {
     const buffer = memory.buffer as ArrayBufferLike;
     const bytes = buffer.byteLength;
     if (!(typeof SharedArrayBuffer === "function" && buffer instanceof SharedArrayBuffer)) return null;
-    if (bytes < CONTROL + CONTROL_BYTES || Atomics.load(new Int32Array(buffer, CONTROL, 1), 0) !== MAGIC) return null;
+    if (bytes < CONTROL + CONTROL_BYTES || Atomics.load(new Uint32Array(buffer, CONTROL, 1), 0) !== MAGIC) return null;
     return new SharedArena(memory);
   }
 

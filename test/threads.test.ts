@@ -5,7 +5,7 @@
 // keys. The workers run test/fixtures/shared-worker.mjs over the built library.
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import { BloomFilter, SplitBlockBloomFilter, deserialize } from "../bindings/index.js";
+import { BloomFilter, MAX_SEGMENT_BITS, SplitBlockBloomFilter, deserialize } from "../bindings/index.js";
 import { firstDifference } from "./helpers.js";
 
 const WORKER = new URL("./fixtures/shared-worker.mjs", import.meta.url);
@@ -165,5 +165,34 @@ describe.each(kinds)("a shared $name", ({ name, make }) => {
     expect(neither).toBeLessThan(keys.length * 0.02);
     process.stderr.write(`${name}: ${both} of ${keys.length} keys heard "absent" in both threads, ${neither} "present" in both\n`);
     filter.dispose();
+  });
+});
+
+describe("a shared filter in segments (above 4 GiB: a shared memory per segment)", () => {
+  // Wasm memory is committed as it is touched: a few thousand keys touch a few thousand pages of the 4.3 GB.
+  const bits = Math.ceil((MAX_SEGMENT_BITS + 1) / 128) * 128;
+  const segmented = [
+    { name: "BloomFilter", make: (shared: boolean) => BloomFilter.withSize(bits, 7, { shared }) },
+    { name: "SplitBlockBloomFilter", make: (shared: boolean) => SplitBlockBloomFilter.withSize(Math.floor(bits / 256) + 2 ** 20, { shared }) },
+  ] as const;
+
+  it.each(segmented)("$name: two workers add at once, and it answers as a private filter in segments", async ({ name, make }) => {
+    const filter = make(true);
+    expect(filter.segmentCount).toBe(2);
+    expect(filter.share().memories).toHaveLength(2);
+    const sync = new SharedArrayBuffer(8);
+    const results = await Promise.all(
+      [0, 1].map((w) => run<{ missing: number }>({ task: "add", type: name, handle: filter.share(), from: w * 2000, to: (w + 1) * 2000, batch: 250, sync, workers: 2, total: 4000 })),
+    );
+    for (const result of results) expect(result.missing).toBe(0);
+    const single = make(false);
+    addRange(single, 0, 4000);
+    const probes = ints(0, 8000);
+    expect(firstDifference(filter.hasInts(probes), single.hasInts(probes))).toBe(-1);
+    expect(firstDifference(filter.hasLines(lines(0, 8000)), single.hasLines(lines(0, 8000)))).toBe(-1);
+    expect(filter.has("k3999") && !filter.has("k9999")).toBe(single.has("k3999") && !single.has("k9999"));
+    if (filter instanceof BloomFilter && single instanceof BloomFilter) expect(filter.positions("k1")).toEqual(single.positions("k1"));
+    filter.dispose();
+    single.dispose();
   });
 });
