@@ -21,7 +21,7 @@ const sharedWasm = readFileSync(build("bloomkit-shared.wasm"));
 writeFileSync(
   out("wasm-bytes.generated.ts"),
   `${HEADER}export const WASM_BASE64: string =\n  "${wasm.toString("base64")}";\n` +
-    `/** The same core built for a shared memory (asconfig.json target "shared"): atomic bit-setting stores. */\n` +
+    `// The same core built for shared memories (asconfig.json target "shared": atomic bit-setting stores).\n` +
     `export const WASM_SHARED_BASE64: string =\n  "${sharedWasm.toString("base64")}";\n`,
 );
 
