@@ -4,7 +4,10 @@
 // (BENCH_KEYS integer keys, a quarter as many URL lines) and split evenly
 // between the threads, so the speed-up is the scaling. The 1-thread private
 // row is the same work on a private filter: what sharing costs (atomic ORs
-// on adds, hashes copied into the shared memory); a last table measures that
+// on adds, hashes copied into the shared memory). The "private copies" rows
+// are the control: the same split of the work, each thread on a private copy
+// of its own, nothing shared, so they scale as far as the machine lets any
+// threads scale (other jobs, memory latency); a last table measures that
 // cost in cache, where misses do not hide it. Each cell is the best of
 // BENCH_ROUNDS runs (default 3): on a machine others share, the least disturbed.
 import os from "node:os";
@@ -54,11 +57,23 @@ function work(filter, keys, op, part, parts) {
   return Math.ceil(LINES / parts);
 }
 
+/** The 100 MiB filters, holding the integer keys and the first URL lines. */
+function makeFilters(shared, keys) {
+  const filters = {
+    BloomFilter: BloomFilter.withSize(100 * MIB * 8, 7, { shared }),
+    SplitBlockBloomFilter: SplitBlockBloomFilter.withSize((100 * MIB) / 32, { shared }),
+  };
+  for (const filter of Object.values(filters)) filter.addInts(keys.ints).addLines(keys.lines);
+  return filters;
+}
+
 if (!isMainThread) {
   const keys = buildKeys();
   const filters = { BloomFilter: BloomFilter.fromShared(workerData.bloom), SplitBlockBloomFilter: SplitBlockBloomFilter.fromShared(workerData.split) };
-  parentPort.on("message", ({ name, op, part, parts }) => {
-    work(filters[name], keys, op, part, parts);
+  // The control: a private copy per thread, the same work with nothing shared, measures what the machine gives.
+  const copies = makeFilters(false, keys);
+  parentPort.on("message", ({ name, op, part, parts, copy }) => {
+    work((copy ? copies : filters)[name], keys, op, part, parts);
     parentPort.postMessage("done");
   });
   parentPort.postMessage("ready");
@@ -67,15 +82,8 @@ if (!isMainThread) {
   const counts = [...new Set([1, 2, cores])].filter((n) => n <= Math.max(2, cores)).sort((a, b) => a - b);
   progress("building keys and filters");
   const keys = buildKeys();
-  const make = (shared) => ({
-    BloomFilter: BloomFilter.withSize(100 * MIB * 8, 7, { shared }),
-    SplitBlockBloomFilter: SplitBlockBloomFilter.withSize((100 * MIB) / 32, { shared }),
-  });
-  const shared = make(true);
-  const single = make(false);
-  for (const set of [shared, single]) {
-    for (const filter of Object.values(set)) filter.addInts(keys.ints).addLines(keys.lines);
-  }
+  const shared = makeFilters(true, keys);
+  const single = makeFilters(false, keys);
   progress("starting workers");
   const workers = await Promise.all(
     Array.from({ length: Math.max(...counts) }, () => {
@@ -84,15 +92,15 @@ if (!isMainThread) {
     }),
   );
 
-  /** Wall time of `op` split over `parts` workers, all started at once. */
-  async function timed(name, op, parts) {
+  /** Wall time of `op` split over `parts` workers, all started at once, on the shared filter or (`copy`) each worker's private copy. */
+  async function timed(name, op, parts, copy = false) {
     const started = performance.now();
     await Promise.all(
       workers.slice(0, parts).map(
         (worker, part) =>
           new Promise((resolve) => {
             worker.once("message", resolve);
-            worker.postMessage({ name, op, part, parts });
+            worker.postMessage({ name, op, part, parts, copy });
           }),
       ),
     );
@@ -115,12 +123,15 @@ if (!isMainThread) {
         return performance.now() - started;
       });
       rows.push([name, op, keysOf.toLocaleString("en-US"), "1 (private)", ((privateMs * 1e6) / keysOf).toFixed(1), (keysOf / privateMs / 1e3).toFixed(2), ""]);
-      let one = 0;
-      for (const parts of counts) {
-        progress(`${name} ${op}: ${parts} thread${parts > 1 ? "s" : ""}`);
-        const ms = await best(() => timed(name, op, parts));
-        if (parts === 1) one = ms;
-        rows.push([name, op, keysOf.toLocaleString("en-US"), String(parts), ((ms * 1e6) / keysOf).toFixed(1), (keysOf / ms / 1e3).toFixed(2), `${(one / ms).toFixed(2)}×`]);
+      for (const copy of [false, true]) {
+        let one = 0;
+        for (const parts of counts) {
+          progress(`${name} ${op}: ${parts} thread${parts > 1 ? "s" : ""}${copy ? ", private copies" : ""}`);
+          const ms = await best(() => timed(name, op, parts, copy));
+          if (parts === 1) one = ms;
+          const threads = `${parts}${copy ? " (private copies)" : ""}`;
+          rows.push([name, op, keysOf.toLocaleString("en-US"), threads, ((ms * 1e6) / keysOf).toFixed(1), (keysOf / ms / 1e3).toFixed(2), `${(one / ms).toFixed(2)}×`]);
+        }
       }
     }
   }
