@@ -302,7 +302,8 @@ export class BloomFilter extends WasmBlock implements Filter {
 
   /** The key's k bit indices, in the order the hashes produce them (duplicates possible). */
   positions(key: Key): number[] {
-    if (this.viaBatch) return Array.from(this.indices({ kind: "keys", keys: [checkKey(key)] }));
+    // A shared filter of the independent strategy takes the one-key path in its batch area, which holds key bytes.
+    if (this.segmentCount > 1 || (this.shared && this.#hashing.strategy === "double")) return Array.from(this.indices({ kind: "keys", keys: [checkKey(key)] }));
     const { ptr, length, out } = this.oneKey(key);
     // The scratch answer room holds 8 bytes per batch key, far more than 8 × MAX_HASHES.
     this.core.bloomPositions(this.live(), ptr, length, out);
