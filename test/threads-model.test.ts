@@ -16,7 +16,7 @@ type Any = BloomFilter | SplitBlockBloomFilter;
 function call(filter: Any, step: number, random: () => number): unknown {
   const words = urls(1 + Math.floor(random() * 40), `s${Math.floor(random() * 6)}`, 1 + Math.floor(random() * 3));
   const ints = Uint32Array.from({ length: 1 + Math.floor(random() * 50) }, () => Math.floor(random() * 3000));
-  const packed = pack(words.map((word) => encoder.encode(word)));
+  const packed = pack(words.map((word: string) => encoder.encode(word)));
   const lines = encoder.encode(words.join("\n") + (random() < 0.5 ? "\n" : ""));
   const intsAllowed = !(filter instanceof BloomFilter && filter.strategy === "independent");
   const calls: (() => unknown)[] = [
