@@ -163,18 +163,18 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
 
   /** This thread's filter over the same blocks as the shared filter whose share() gave `handle`, live. */
   static fromShared(handle: SharedSplitBlockBloomFilterHandle): SplitBlockBloomFilter {
-    const { blocks: memories, params } = openHandle(handle, "SplitBlockBloomFilter", Math.ceil(MAX_BLOCKS / MAX_SEGMENT_BLOCKS));
+    const { blocks: attached, params } = openHandle(handle, "SplitBlockBloomFilter", Math.ceil(MAX_BLOCKS / MAX_SEGMENT_BLOCKS));
     const blocks = checkInteger("handle.params.blocks", params.blocks, 1, MAX_BLOCKS);
     const perSegment = segmentBlocks(blocks);
     const fits =
-      memories.length === Math.ceil(blocks / perSegment) &&
-      memories.every(({ arena, ptr, bytes }, s) => {
+      attached.length === Math.ceil(blocks / perSegment) &&
+      attached.every(({ arena, ptr, bytes }, s) => {
         const words = arena.u32();
         const held = Math.min(perSegment, blocks - s * perSegment);
         return bytes === HEADER_BYTES + held * SBBF_BLOCK_BYTES && words[ptr >>> 2] === held && words[(ptr >>> 2) + 1] === blocks && words[(ptr >>> 2) + 2] === s * perSegment;
       });
-    if (!fits) throw new RangeError(`handle.params.blocks = ${blocks} does not match the ${memories.length} shared memories it holds`);
-    return new SplitBlockBloomFilter(blocks, { attach: memories });
+    if (!fits) throw new RangeError(`handle.params.blocks = ${blocks} does not match the ${attached.length} shared memories it holds`);
+    return new SplitBlockBloomFilter(blocks, { attach: attached });
   }
 
   /** A filter over a Parquet bitset (a whole number of 32-byte blocks), as read from a Parquet file. */
