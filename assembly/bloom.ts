@@ -43,12 +43,23 @@ export { FILTER_HEADER };
   return ((bits + 63) >> 6) << 3;
 }
 
-/** Sets bit `idx`; returns it if it was 0 before (as a mask), else 0. */
+/**
+ * Sets bit `idx`; returns it if it was 0 before (as a mask), else 0. The
+ * shared build (threads enabled: bloomkit-shared.wasm) sets it with an atomic
+ * OR, so threads adding to one filter at once never lose each other's bits;
+ * a bit once set stays set, so it reads first and writes only a bit still 0
+ * (a key already present costs no write, and its cache line is not taken
+ * from the other cores).
+ */
 // @ts-ignore: decorator
 @inline function setBit(data: usize, idx: u64): u64 {
   const addr = data + <usize>((idx >> 6) << 3);
-  const word = load<u64>(addr);
   const bit: u64 = <u64>1 << (idx & 63);
+  if (ASC_FEATURE_THREADS) {
+    if ((load<u64>(addr) & bit) != 0) return 0;
+    return ~atomic.or<u64>(addr, bit) & bit;
+  }
+  const word = load<u64>(addr);
   store<u64>(addr, word | bit);
   return ~word & bit;
 }

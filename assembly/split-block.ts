@@ -103,9 +103,31 @@ const MASK_CONSTANTS: usize = memory.data<u32>([
   return bitOfLane(i32x4.shr_u(i32x4.mul(key, salts), 27), spread, firstBits, table);
 }
 
-/** Sets the eight bits a hash selects in `block`; true when at least one was 0 before. */
+/** ORs `mask` into the u64 at `at` atomically (no write for an empty mask); the bits of it that were 0 before. */
+// @ts-ignore: decorator
+@inline function orWord(at: usize, mask: u64): u64 {
+  return mask == 0 ? 0 : mask & ~atomic.or<u64>(at, mask);
+}
+
+/**
+ * Sets the eight bits a hash selects in `block`; true when at least one was 0
+ * before. The shared build reads the block first and sets the bits still 0
+ * with atomic ORs on its u64 words (wasm has no atomic v128), so concurrent
+ * adds never lose a bit and a key already present costs no write.
+ */
 // @ts-ignore: decorator
 @inline function setBlock(block: usize, low: v128, high: v128): bool {
+  if (ASC_FEATURE_THREADS) {
+    const missingLow = v128.andnot(low, v128.load(block));
+    const missingHigh = v128.andnot(high, v128.load(block, 16));
+    if (!v128.any_true(v128.or(missingLow, missingHigh))) return false;
+    return (
+      orWord(block, i64x2.extract_lane(missingLow, 0)) |
+      orWord(block + 8, i64x2.extract_lane(missingLow, 1)) |
+      orWord(block + 16, i64x2.extract_lane(missingHigh, 0)) |
+      orWord(block + 24, i64x2.extract_lane(missingHigh, 1))
+    ) != 0;
+  }
   const a = v128.load(block);
   const b = v128.load(block, 16);
   v128.store(block, v128.or(a, low));

@@ -50,15 +50,19 @@ export class Arena {
   /** The arena's scratch area (bindings/keys.ts lays it out): a field, not a map, since every key operation looks it up. */
   scratch: unknown = undefined;
 
-  /** An arena whose memory starts with room for `bytes` bytes of blocks. */
-  constructor(bytes = 0, shared = false) {
+  /**
+   * An arena whose memory starts with room for `bytes` bytes of blocks; over
+   * `memory` when given (a shared one: see SharedArena), instantiating the
+   * core's shared build when `shared`.
+   */
+  constructor(bytes = 0, shared = false, memory?: WebAssembly.Memory) {
     // The static data of the core fits its first page; the first call tells where it ends.
     const pages = Math.min(MAX_PAGES, Math.max(1, Math.ceil((PAGE_BYTES + bytes) / PAGE_BYTES)));
-    this.memory = shared
-      ? new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true })
-      : new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES });
+    this.memory =
+      memory ??
+      (shared ? new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true }) : new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES }));
     this.shared = shared;
-    this.core = instantiate(this.memory);
+    this.core = instantiate(this.memory, shared);
     this.base = aligned(this.core.heapBase() >>> 0);
     this.#top = this.base;
     this.#u8 = new Uint8Array(this.memory.buffer);
@@ -165,6 +169,11 @@ export class Arena {
     }
     this.#refresh();
     return true;
+  }
+
+  /** Views of the memory as it is now (after this or another thread grew it). */
+  protected refreshViews(): void {
+    this.#refresh();
   }
 
   #refresh(): void {

@@ -230,6 +230,55 @@ export function forEachChunk(arena: Arena, hash: KeyHash | null, source: KeySour
   }
 }
 
+/**
+ * Throws the RangeError for a key longer than `limit` bytes (what a shared
+ * filter's batch area holds of a kernel that reads key bytes), before
+ * anything runs. A source that is not valid passes: its run says why.
+ */
+export function checkKeyLengths(source: KeySource, limit: number): void {
+  const tooLong = (length: number) => new RangeError(`a key of ${length} bytes is longer than a shared filter's batch area holds for the independent strategy (${limit} bytes)`);
+  if (source.kind === "keys" && Array.isArray(source.keys)) {
+    for (const key of source.keys) {
+      const bound = typeof key === "string" ? key.length * 3 : isBytes(key) ? key.length : 0;
+      const length = bound > limit && typeof key === "string" ? new TextEncoder().encode(key).length : bound;
+      if (length > limit) throw tooLong(length);
+    }
+  } else if (source.kind === "packed" && source.ends instanceof Uint32Array) {
+    let previous = 0;
+    for (const end of source.ends) {
+      if (end - previous > limit) throw tooLong(end - previous);
+      previous = end;
+    }
+  } else if (source.kind === "lines" && isBytes(source.buffer)) {
+    const { buffer } = source;
+    for (let from = 0; from < buffer.length; ) {
+      const newline = buffer.indexOf(10, from);
+      const end = newline < 0 ? buffer.length : newline;
+      if (end - from > limit) throw tooLong(end - from);
+      from = end + 1;
+    }
+  }
+}
+
+/** Runs of consecutive keys [from, to) of a saved chunk of key bytes whose bytes fit `capacity` each (every key does, checkKeyLengths saw to it). */
+export function bytePieces(saved: SavedChunk, capacity: number): [number, number][] {
+  const { chunk } = saved;
+  if (chunk.source !== SOURCE_BYTES || saved.bytes!.length <= capacity) return [[0, chunk.count]];
+  const ends = saved.ends!;
+  const pieces: [number, number][] = [];
+  let from = 0;
+  let start = chunk.start;
+  for (let i = 0; i < chunk.count; i++) {
+    if (ends[i] - start > capacity && i > from) {
+      pieces.push([from, i]);
+      from = i;
+      start = i === 0 ? chunk.start : ends[i - 1];
+    }
+  }
+  pieces.push([from, chunk.count]);
+  return pieces;
+}
+
 /** Concatenates typed arrays of one kind. */
 export function concat<T extends Uint8Array | Uint32Array>(parts: T[], Type: { new (length: number): T }): T {
   if (parts.length === 1) return parts[0];
@@ -302,18 +351,22 @@ function wordsPerKey(source: number): number {
   return source === SOURCE_U32 ? 1 : 2;
 }
 
-/** Copies a chunk's keys out of its scratch area before other batches reuse it. */
-export function saveChunk(chunk: Chunk): SavedChunk {
+/**
+ * Copies a chunk's keys out of its scratch area before other batches reuse
+ * it; without `copy`, views of them in wasm memory, for placing them at once.
+ */
+export function saveChunk(chunk: Chunk, copy = true): SavedChunk {
   const arena = chunk.scratch.arena;
+  const take = <T extends Uint8Array | Uint32Array>(array: T, from: number, to: number): T => (copy ? array.slice(from, to) : array.subarray(from, to)) as T;
   if (chunk.source === SOURCE_BYTES) {
-    const ends = arena.u32().slice(chunk.scratch.ends >>> 2, (chunk.scratch.ends >>> 2) + chunk.count);
+    const ends = take(arena.u32(), chunk.scratch.ends >>> 2, (chunk.scratch.ends >>> 2) + chunk.count);
     const last = chunk.count === 0 ? chunk.start : ends[chunk.count - 1];
-    const bytes = arena.u8().slice(chunk.src + chunk.start, chunk.src + last);
+    const bytes = take(arena.u8(), chunk.src + chunk.start, chunk.src + last);
     return { chunk, words: new Uint32Array(0), words2: undefined, bytes, ends };
   }
   const width = wordsPerKey(chunk.source);
-  const words = arena.u32().slice(chunk.src >>> 2, (chunk.src >>> 2) + chunk.count * width);
-  const words2 = chunk.hashes2 !== 0 ? arena.u32().slice(chunk.hashes2 >>> 2, (chunk.hashes2 >>> 2) + chunk.count * 2) : undefined;
+  const words = take(arena.u32(), chunk.src >>> 2, (chunk.src >>> 2) + chunk.count * width);
+  const words2 = chunk.hashes2 !== 0 ? take(arena.u32(), chunk.hashes2 >>> 2, (chunk.hashes2 >>> 2) + chunk.count * 2) : undefined;
   return { chunk, words, words2, bytes: undefined, ends: undefined };
 }
 
@@ -329,13 +382,19 @@ export function placeChunk(saved: SavedChunk, picks: readonly number[] | null, a
   const index = (j: number) => (picks === null ? j : picks[j]);
   if (chunk.source === SOURCE_BYTES) {
     const ends = saved.ends!;
-    const to = scratchOf(arena, saved.bytes!.length);
+    const keyStart = (i: number) => (i === 0 ? chunk.start : ends[i - 1]);
+    let needed = saved.bytes!.length;
+    if (picks !== null) {
+      needed = 0;
+      for (const i of picks) needed += ends[i] - keyStart(i);
+    }
+    const to = scratchOf(arena, needed);
     const u8 = arena.u8();
     const u32 = arena.u32();
     let used = 0;
     for (let j = 0; j < count; j++) {
       const i = index(j);
-      const start = (i === 0 ? chunk.start : ends[i - 1]) - chunk.start;
+      const start = keyStart(i) - chunk.start;
       const end = ends[i] - chunk.start;
       u8.set(saved.bytes!.subarray(start, end), to.bytes + used);
       used += end - start;

@@ -3,12 +3,13 @@
 // xxh64 hash (see assembly/bloom.ts). A filter larger than one wasm memory
 // (4 GiB) is held in segments of equal size: a key's second hash picks its
 // segment, and its k bits are set in that segment alone.
-import { WasmBlock } from "./wasm-block.js";
+import { WasmBlock, type Placement } from "./wasm-block.js";
 import type { Arena } from "./arena.js";
 import { defaultArena, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_HAS } from "./constants.generated.js";
 import { checkInteger, checkIntsHashing, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
-import { maxKeyBytes, type Key } from "./keys.js";
+import { maxKeyBytes, SHARED_BYTES_KEY_BYTES, SHARED_KEY_BYTES, type Key } from "./keys.js";
+import { openHandle, type SharedFilterHandle } from "./shared.js";
 import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { combineInto } from "./combine.js";
 import { segmentIndices, type Indexing } from "./indices.js";
@@ -46,9 +47,14 @@ export { DEFAULT_HASH, type HashStrategy } from "./hashing.js";
 export interface BloomFilterOptions extends HashingOptions {
   /** create() only: round m up so the filter can be folded (m a multiple of 64 · 2^f, with at most 1/16 more bits). */
   foldable?: boolean;
+  /** Hold the bits in shared memory, so that share() can hand the same filter to worker threads (see share()). */
+  shared?: boolean;
 }
 
-const OPTION_NAMES = [...HASHING_OPTION_NAMES, "foldable"] as const;
+/** What share() hands to other threads: the memories and the parameters. */
+export type SharedBloomFilterHandle = SharedFilterHandle<"BloomFilter", { bits: number; hashes: number; baseBits: number; hashing: Hashing }>;
+
+const OPTION_NAMES = [...HASHING_OPTION_NAMES, "foldable", "shared"] as const;
 const HEADER_BYTES = FILTER_HEADER;
 
 /** Bytes of a segment's block: the header, then its bits as whole u64 words (assembly/bloom.ts's layout). */
@@ -86,15 +92,17 @@ export class BloomFilter extends WasmBlock implements Filter {
   readonly #hashing: Hashing;
   readonly #baseBits: number;
   readonly #keyHash: KeyHash | null;
-  #count = 0;
   /** Set bits, or −1 when an add may have changed them. */
   #setBits = 0;
 
-  private constructor(bits: number, hashes: number, hashing: Hashing, baseBits = bits, near?: Arena | readonly Arena[], segments = 1) {
+  private constructor(bits: number, hashes: number, hashing: Hashing, baseBits = bits, near?: Arena | readonly Arena[], segments = 1, placement?: Placement) {
     const segmentBits = bits / segments;
     const bytes = blockBytes(segmentBits);
-    super(segments === 1 ? bytes : Array.from({ length: segments }, () => bytes), () => `a Bloom filter of ${bits} bits (${formatBytes(segments * bytes)})`, near);
-    for (const block of this.segments()) writeIndexHeader(block.arena.core, block.ptr, segmentBits, hashes, hashing, baseBits / segments);
+    super(segments === 1 ? bytes : Array.from({ length: segments }, () => bytes), () => `a Bloom filter of ${bits} bits (${formatBytes(segments * bytes)})`, near, placement);
+    // A filter received from another thread has its header written already.
+    if (!(placement && "attach" in placement)) {
+      for (const block of this.segments()) writeIndexHeader(block.arena.core, block.ptr, segmentBits, hashes, hashing, baseBits / segments);
+    }
     this.#keyHash = hashing.strategy === "double" ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;
     this.#bits = bits;
     this.#segmentBits = segmentBits;
@@ -119,7 +127,7 @@ export class BloomFilter extends WasmBlock implements Filter {
       throw new TypeError(`options.foldable must be a boolean, got ${describe(checked.foldable)}`);
     }
     const { bits, hashes, segments } = BloomFilter.sizeFor(n, p, hashing, checked.foldable === true);
-    return new BloomFilter(bits, hashes, hashing, bits, undefined, segments);
+    return new BloomFilter(bits, hashes, hashing, bits, undefined, segments, sharedPlacement(checked.shared, hashing));
   }
 
   /**
@@ -167,7 +175,40 @@ export class BloomFilter extends WasmBlock implements Filter {
       );
     }
     checkSegmentable(hashing, segments);
-    return new BloomFilter(bits, hashes, hashing, bits, undefined, segments);
+    return new BloomFilter(bits, hashes, hashing, bits, undefined, segments, sharedPlacement(checked.shared, hashing));
+  }
+
+  /**
+   * A handle to this filter for other threads (it must have been created
+   * with { shared: true }): post it to a worker (postMessage copies no bits)
+   * and call BloomFilter.fromShared(handle) there. Adds from any thread are
+   * atomic ORs, so none is lost; has() is safe while others add. Drop the
+   * handle once used: it keeps the memory alive.
+   */
+  share(): SharedBloomFilterHandle {
+    const memories = this.sharedMemories();
+    const { strategy, names, seed } = this.#hashing;
+    return { type: "BloomFilter", memories, params: { bits: this.#bits, hashes: this.#hashes, baseBits: this.#baseBits, hashing: { strategy, names: [...names], seed } } };
+  }
+
+  /** This thread's filter over the same bits as the shared filter whose share() gave `handle`: every method works on it, live. */
+  static fromShared(handle: SharedBloomFilterHandle): BloomFilter {
+    const { blocks, params } = openHandle(handle, "BloomFilter", MAX_SEGMENTS);
+    const { bits, hashes, baseBits } = params;
+    const given = params.hashing as Partial<Hashing> | undefined;
+    if (typeof given !== "object" || given === null || !Array.isArray(given.names) || given.seed === undefined || given.strategy === undefined) {
+      throw new TypeError(`handle.params.hashing must be the hashing share() recorded, got ${describe(given)}`);
+    }
+    const hashing = resolveHashing({ seed: given.seed, strategy: given.strategy, hash: given.strategy === "independent" ? given.names : given.names[0] });
+    checkInteger("handle.params.bits", bits, 1, MAX_FILTER_BITS);
+    checkInteger("handle.params.hashes", hashes, 1, MAX_HASHES);
+    const segments = blocks.length;
+    const fits =
+      segments === segmentsFor(bits as number) &&
+      typeof baseBits === "number" &&
+      blocks.every(({ arena, ptr, bytes }) => bytes === blockBytes((bits as number) / segments) && arena.core.bloomBaseBits(ptr) === baseBits / segments);
+    if (!fits) throw new RangeError(`handle.params (${bits} bits, base ${describe(baseBits)}) do not match the ${segments} shared memories it holds`);
+    return new BloomFilter(bits as number, hashes as number, hashing, baseBits, undefined, segments, { attach: blocks });
   }
 
   /** m, the number of bits. */
@@ -196,9 +237,17 @@ export class BloomFilter extends WasmBlock implements Filter {
     return this.#hashing.strategy;
   }
 
-  /** Keys added that set at least one new bit: distinct keys, less those the filter already took for present. */
+  /** The key count of `size`, shared by every thread for a shared filter. */
+  get #count(): number {
+    return this.keyCount;
+  }
+
+  set #count(n: number) {
+    this.setKeyCount(n);
+  }
+
+  /** Keys added that set at least one new bit: distinct keys, less those the filter already took for present (by any thread, for a shared filter). */
   get size(): number {
-    this.live();
     return this.#count;
   }
 
@@ -236,14 +285,14 @@ export class BloomFilter extends WasmBlock implements Filter {
 
   /** True when the key is probably present; false when it is definitely absent. */
   has(key: Key): boolean {
-    if (this.segmentCount > 1) return this.runOp(OP_HAS, { kind: "keys", keys: [checkKey(key)] }).answers[0] === 1;
+    if (this.viaBatch) return this.runOp(OP_HAS, { kind: "keys", keys: [checkKey(key)] }).answers[0] === 1;
     const { ptr, length } = this.oneKey(key);
     return this.core.bloomHas(this.live(), ptr, length) === 1;
   }
 
   /** Adds a key and returns true when it was probably present before (a de-duplication step in one call). */
   testAndAdd(key: Key): boolean {
-    if (this.segmentCount > 1) return this.#add({ kind: "keys", keys: [checkKey(key)] })[0] === 1;
+    if (this.viaBatch) return this.#add({ kind: "keys", keys: [checkKey(key)] })[0] === 1;
     const { ptr, length } = this.oneKey(key);
     const fresh = this.core.bloomAdd(this.live(), ptr, length);
     this.#added(fresh);
@@ -252,7 +301,8 @@ export class BloomFilter extends WasmBlock implements Filter {
 
   /** The key's k bit indices, in the order the hashes produce them (duplicates possible). */
   positions(key: Key): number[] {
-    if (this.segmentCount > 1) return Array.from(this.indices({ kind: "keys", keys: [checkKey(key)] }));
+    // A shared filter of the independent strategy takes the one-key path in its batch area, which holds key bytes.
+    if (this.segmentCount > 1 || (this.shared && this.#hashing.strategy === "double")) return Array.from(this.indices({ kind: "keys", keys: [checkKey(key)] }));
     const { ptr, length, out } = this.oneKey(key);
     // The scratch answer room holds 8 bytes per batch key, far more than 8 × MAX_HASHES.
     this.core.bloomPositions(this.live(), ptr, length, out);
@@ -613,7 +663,16 @@ export class BloomFilter extends WasmBlock implements Filter {
 
   protected describeParameters(): Record<string, unknown> {
     const segments = this.segmentCount;
-    return { bits: this.#bits, hashes: this.#hashes, size: this.#count, hash: this.hash, seed: this.seed, strategy: this.strategy, ...(segments > 1 ? { segments } : {}) };
+    return {
+      bits: this.#bits,
+      hashes: this.#hashes,
+      size: this.#count,
+      hash: this.hash,
+      seed: this.seed,
+      strategy: this.strategy,
+      ...(segments > 1 ? { segments } : {}),
+      ...(this.shared ? { shared: true } : {}),
+    };
   }
 
   /** Adds a batch; answers 1 where a key was probably present before. */
@@ -653,16 +712,25 @@ export class BloomFilter extends WasmBlock implements Filter {
 
   #added(fresh: number): void {
     if (fresh > 0) {
-      this.#count += fresh;
+      this.addKeyCount(fresh);
       this.#setBits = -1;
     }
   }
 
   #countSetBits(): number {
-    if (this.#setBits < 0) this.#setBits = this.segments().reduce((sum, { arena, ptr }) => sum + arena.core.bloomSetBits(ptr), 0);
+    // Other threads change a shared filter's bits: count them every time.
+    if (this.#setBits < 0 || this.shared) this.#setBits = this.segments().reduce((sum, { arena, ptr }) => sum + arena.core.bloomSetBits(ptr), 0);
     else this.live();
     return this.#setBits;
   }
+}
+
+/** Where a new filter's blocks go: undefined (private memory) or shared memories, after `options.shared` is checked. */
+function sharedPlacement(shared: unknown, hashing: Hashing): Placement | undefined {
+  if (shared === undefined || shared === false) return undefined;
+  if (shared !== true) throw new TypeError(`options.shared must be a boolean, got ${describe(shared)}`);
+  // The independent strategy's kernel reads key bytes; double hashing's takes hashes or integers only.
+  return { sharedKeyBytes: hashing.strategy === "independent" ? SHARED_BYTES_KEY_BYTES : SHARED_KEY_BYTES };
 }
 
 /** A filter in segments routes keys by their double hashing; the independent strategy has no second hash to route by. */

@@ -1,12 +1,20 @@
 // bloomkit's public API.
-export { BloomFilter, DEFAULT_HASH, MAX_FILTER_BITS, MAX_SEGMENT_BITS, type BloomFilterOptions, type HashStrategy } from "./bloom-filter.js";
+export { BloomFilter, DEFAULT_HASH, MAX_FILTER_BITS, MAX_SEGMENT_BITS, type BloomFilterOptions, type HashStrategy, type SharedBloomFilterHandle } from "./bloom-filter.js";
 export { hash, hashMany, hashPacked, hashNames, hashBits, isSeeded, type HashName, type Hash32Name, type Hash64Name } from "./hash.js";
 export { optimal, falsePositiveRateFor, type OptimalInput, type OptimalParameters } from "./optimal.js";
 export type { Key } from "./keys.js";
 export { ScalableBloomFilter, type ScalableBloomFilterOptions } from "./scalable-bloom-filter.js";
 export { CountingBloomFilter, type CountingBloomFilterOptions, type CounterBits } from "./counting-bloom-filter.js";
 export { CuckooFilter, fingerprintBitsFor, type CuckooFilterOptions } from "./cuckoo-filter.js";
-export { SplitBlockBloomFilter, splitBlockBytesFor, splitBlockFalsePositiveRate, SBBF_BLOCK_BYTES } from "./split-block-bloom-filter.js";
+export {
+  SplitBlockBloomFilter,
+  splitBlockBytesFor,
+  splitBlockFalsePositiveRate,
+  SBBF_BLOCK_BYTES,
+  type SplitBlockBloomFilterOptions,
+  type SharedSplitBlockBloomFilterHandle,
+} from "./split-block-bloom-filter.js";
+export type { SharedFilterHandle } from "./shared.js";
 export { BinaryFuseFilter, type BinaryFuseFilterOptions } from "./binary-fuse-filter.js";
 export { deserialize, deserializeBase64, deserializeChunks, type AnyFilter } from "./deserialize.js";
 export { FormatError, FORMAT_VERSION, type ByteSource } from "./format.js";

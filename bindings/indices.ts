@@ -24,10 +24,11 @@ export function segmentIndices(filter: Indexing, source: KeySource): Float64Arra
   const parts: Float64Array[] = [];
   forEachChunk(filter.batchArena, filter.keyHash, source, (chunk) => {
     const result = new Float64Array(chunk.count * k);
-    if (filter.blocks.length === 1) indicesInto(result, k, filter.blocks[0], chunk, 0, null);
+    if (filter.blocks.length === 1 && filter.blocks[0].arena === chunk.scratch.arena) indicesInto(result, k, filter.blocks[0], chunk, 0, null);
     else {
-      filter.route(chunk);
-      const ids = chunk.scratch.arena.u32().slice(chunk.scratch.ends >>> 2, (chunk.scratch.ends >>> 2) + chunk.count);
+      // In segments, or shared (the chunk was hashed in this thread's own arena): each key goes to its segment's arena.
+      if (filter.blocks.length > 1) filter.route(chunk);
+      const ids = filter.blocks.length > 1 ? chunk.scratch.arena.u32().slice(chunk.scratch.ends >>> 2, (chunk.scratch.ends >>> 2) + chunk.count) : new Uint32Array(chunk.count);
       const saved = saveChunk(chunk);
       filter.blocks.forEach((block, s) => {
         const picks: number[] = [];

@@ -3,6 +3,7 @@
 // answers, so one wasm call handles a whole chunk. Its pointers are handed to
 // the kernels by the caller; no kernel reads a global for them.
 import type { Arena } from "./arena.js";
+import { SharedArena } from "./shared-arena.js";
 import { BLOOM_GROUP_BYTES } from "./constants.generated.js";
 import { describe } from "./errors.js";
 
@@ -43,14 +44,36 @@ export interface Scratch {
 }
 
 const FIXED_BYTES = MAX_BATCH_KEYS * (4 + 4 + 8 + 8 + 8) + BLOOM_GROUP_BYTES + 64;
+/**
+ * Bytes of a scratch area with room for `keyBytes` bytes of keys: what each
+ * thread's batch area in a shared memory holds. Batches for a shared filter
+ * are hashed in the thread's own arena and only hashes, integer keys (at most
+ * 8 bytes each) or, for the independent strategy, one chunk's key bytes are
+ * placed there.
+ */
+export function scratchBytes(keyBytes: number): number {
+  return FIXED_BYTES + keyBytes;
+}
+
+/** Key bytes of a shared batch area for filters whose kernels take hashes or integers: one chunk of u64 keys. */
+export const SHARED_KEY_BYTES = MAX_BATCH_KEYS * 8;
+/** Key bytes of a shared batch area for filters whose kernels read key bytes (the independent strategy): a default chunk. */
+export const SHARED_BYTES_KEY_BYTES = DEFAULT_KEY_BYTES;
+
 /** `arena`'s scratch area, with room for at least `keyBytes` bytes of keys (a larger one replaces it when needed). */
 export function scratchOf(arena: Arena, keyBytes = 0): Scratch {
   const current = arena.scratch as Scratch | undefined;
   if (current && keyBytes <= current.capacity) return current;
+  if (arena instanceof SharedArena) return sharedScratch(arena, keyBytes);
   const capacity = Math.max(DEFAULT_KEY_BYTES, keyBytes);
   const ptr = arena.alloc(FIXED_BYTES + capacity);
   if (ptr === 0) throw new RangeError(`no room in wasm memory for a batch with a key of ${keyBytes} bytes`);
   if (current) arena.free(current.ends);
+  return placeScratch(arena, ptr, capacity);
+}
+
+/** Lays a scratch area out at `ptr` (FIXED_BYTES + `capacity` bytes) and makes it `arena`'s. */
+function placeScratch(arena: Arena, ptr: number, capacity: number): Scratch {
   const n = MAX_BATCH_KEYS;
   const lineEnds = ptr + n * 4;
   const out = lineEnds + n * 4;
@@ -61,6 +84,16 @@ export function scratchOf(arena: Arena, keyBytes = 0): Scratch {
   const scratch: Scratch = { arena, ends: ptr, lineEnds, out, hashes, hashes2, room, consumed, bytes: consumed + 64, capacity, text: undefined };
   arena.scratch = scratch;
   return scratch;
+}
+
+/** This thread's batch area in a shared memory: a fixed size, taken once (see SharedArena.claimScratch). */
+function sharedScratch(arena: SharedArena, keyBytes: number): Scratch {
+  const capacity = arena.slotBytes - FIXED_BYTES;
+  if (keyBytes > capacity) {
+    throw new RangeError(`a chunk of ${keyBytes} key bytes does not fit a shared filter's batch area of ${capacity} bytes per thread; give keys of at most ${capacity} bytes`);
+  }
+  const ptr = arena.claimScratch();
+  return placeScratch(arena, ptr, capacity);
 }
 
 /** True for a Uint8Array from any realm (Buffer included). */

@@ -4,6 +4,7 @@
 // Every request is checked against the memory the machine has free before
 // anything is allocated.
 import { Arena, ARENA_MAX_BYTES, PAGE_BYTES } from "./arena.js";
+import { SharedArena } from "./shared-arena.js";
 import { formatBytes } from "./errors.js";
 
 /**
@@ -120,6 +121,48 @@ export function allocate(bytes: number, what: What, near?: Arena): Block {
   return { arena: pool, ptr, bytes };
 }
 
+/** Throws the Error for `{ shared: true }` where threads cannot share memory (no SharedArrayBuffer, or a page that is not cross-origin isolated). */
+export function checkSharable(): void {
+  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated;
+  if (typeof SharedArrayBuffer !== "function" || isolated === false) {
+    throw new Error(
+      "{ shared: true } needs SharedArrayBuffer, which " +
+        (isolated === false
+          ? "this page does not get: serve it cross-origin isolated (headers Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp, as npm start does)"
+          : "this JavaScript environment does not offer"),
+    );
+  }
+}
+
+/**
+ * Allocates `bytes` zeroed bytes for `what` in a new shared memory of its
+ * own, with batch areas of `slotBytes` for the threads that will use it.
+ * Throws an Error where memory cannot be shared, a RangeError that says why
+ * when it cannot allocate.
+ */
+export function allocateShared(bytes: number, what: What, slotBytes: number): Block {
+  checkSharable();
+  if (!(bytes <= MAX_BLOCK_BYTES)) {
+    throw new RangeError(`${named(what)} needs ${formatBytes(bytes)}; one wasm memory block holds at most ${formatBytes(MAX_BLOCK_BYTES)}`);
+  }
+  checkFree(bytes + slotBytes, what);
+  let arena: SharedArena;
+  try {
+    arena = SharedArena.create(bytes, slotBytes);
+  } catch (error) {
+    if (error instanceof RangeError && /batch area/.test(error.message)) throw error;
+    throw new RangeError(`cannot allocate ${formatBytes(bytes)} for ${named(what)}: the engine refused a shared wasm memory of that size`);
+  }
+  return { arena, ptr: arena.block, bytes };
+}
+
+/** This thread's Block over a shared memory from allocateShared, or null when `memory` is not one. */
+export function attachShared(memory: unknown): Block | null {
+  if (!(memory instanceof WebAssembly.Memory)) return null;
+  const arena = SharedArena.attach(memory);
+  return arena && { arena, ptr: arena.block, bytes: arena.blockBytes };
+}
+
 const released = new FinalizationRegistry<{ arena: Arena; ptr: number }>(({ arena, ptr }) => arena.free(ptr));
 
 // The garbage collector cannot see blocks in a pool: a dropped filter looks
@@ -133,7 +176,7 @@ const sizeHints = new WeakMap<object, ArrayBuffer>();
 /** Frees `block` when `owner` is garbage-collected, unless `disown` ran first. */
 export function own(owner: object, block: Block): void {
   released.register(owner, { arena: block.arena, ptr: block.ptr }, owner);
-  if (block.bytes >= DEDICATED_BYTES) return;
+  if (block.bytes >= DEDICATED_BYTES || block.arena.shared) return;
   try {
     sizeHints.set(owner, new ArrayBuffer(block.bytes));
   } catch {

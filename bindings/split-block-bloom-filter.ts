@@ -1,12 +1,13 @@
 // Split-block Bloom filter compatible with Apache Parquet's (see
 // assembly/split-block.ts): one 32-byte block per key, so one cache line per
 // add or query, at the cost of a few more bits per key than a standard filter.
-import { WasmBlock } from "./wasm-block.js";
+import { WasmBlock, type Placement } from "./wasm-block.js";
 import { MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { HASH_XXH64, OP_ADD, OP_HAS, SBBF_HEADER } from "./constants.generated.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
-import { isBytes, type Key } from "./keys.js";
+import { isBytes, SHARED_KEY_BYTES, type Key } from "./keys.js";
+import { openHandle, type SharedFilterHandle } from "./shared.js";
 import type { Filter } from "./filter.js";
 import {
   FilterType,
@@ -80,20 +81,42 @@ export function splitBlockFalsePositiveRate(n: number, blocks: number): number {
   return rate;
 }
 
+/** What share() hands to other threads: the memories and the block count. */
+export type SharedSplitBlockBloomFilterHandle = SharedFilterHandle<"SplitBlockBloomFilter", { blocks: number }>;
+
+/** The options of create() and withSize(). */
+export interface SplitBlockBloomFilterOptions {
+  /** create() only: size as Parquet writers do, a power of two of bytes (default true). */
+  powerOfTwo?: boolean;
+  /** Hold the blocks in shared memory, so that share() can hand the same filter to worker threads. */
+  shared?: boolean;
+}
+
 /** A Parquet-compatible split-block Bloom filter (xxh64 with seed 0, as the specification fixes). */
 export class SplitBlockBloomFilter extends WasmBlock implements Filter {
   readonly #blocks: number;
   readonly #perSegment: number;
-  #count = 0;
 
-  private constructor(blocks: number) {
+  private constructor(blocks: number, placement?: Placement) {
     const perSegment = segmentBlocks(blocks);
     const sizes: number[] = [];
     for (let first = 0; first < blocks; first += perSegment) sizes.push(HEADER_BYTES + Math.min(perSegment, blocks - first) * SBBF_BLOCK_BYTES);
-    super(sizes, () => `a split-block Bloom filter of ${blocks} blocks (${formatBytes(HEADER_BYTES * sizes.length + blocks * SBBF_BLOCK_BYTES)})`);
-    this.segments().forEach(({ arena, ptr }, s) => arena.core.sbbfInit(ptr, Math.min(perSegment, blocks - s * perSegment), blocks, s * perSegment));
+    super(sizes, () => `a split-block Bloom filter of ${blocks} blocks (${formatBytes(HEADER_BYTES * sizes.length + blocks * SBBF_BLOCK_BYTES)})`, undefined, placement);
+    // A filter received from another thread has its headers written already.
+    if (!(placement && "attach" in placement)) {
+      this.segments().forEach(({ arena, ptr }, s) => arena.core.sbbfInit(ptr, Math.min(perSegment, blocks - s * perSegment), blocks, s * perSegment));
+    }
     this.#blocks = blocks;
     this.#perSegment = perSegment;
+  }
+
+  /** The key count of `size`, shared by every thread for a shared filter. */
+  get #count(): number {
+    return this.keyCount;
+  }
+
+  set #count(n: number) {
+    this.setKeyCount(n);
   }
 
   /** Where the blocks are: one region of wasm memory per segment, in order (together, the Parquet bitset). */
@@ -108,21 +131,48 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
    * takes the fewest blocks whose actual rate is at most p (see
    * splitBlockBytesFor), still a valid split-block filter.
    */
-  static create(expectedItems: number, falsePositiveRate: number, options?: { powerOfTwo?: boolean }): SplitBlockBloomFilter {
+  static create(expectedItems: number, falsePositiveRate: number, options?: SplitBlockBloomFilterOptions): SplitBlockBloomFilter {
     const n = checkPositive("expectedItems", expectedItems);
     const p = checkProbability("falsePositiveRate", falsePositiveRate);
-    const checked = checkOptions("options", options, ["powerOfTwo"]);
+    const checked = checkOptions("options", options, ["powerOfTwo", "shared"]);
     if (checked.powerOfTwo !== undefined && typeof checked.powerOfTwo !== "boolean") {
       throw new TypeError(`options.powerOfTwo must be a boolean, got ${describe(checked.powerOfTwo)}`);
     }
+    const placement = sharedPlacement(checked.shared);
     const blocks = splitBlockBytesFor(n, p, checked.powerOfTwo !== false) / SBBF_BLOCK_BYTES;
     if (blocks > MAX_BLOCKS) throw new RangeError(`a split-block filter for ${n} items at p = ${p} needs ${blocks} blocks; a filter holds at most ${MAX_BLOCKS}`);
-    return new SplitBlockBloomFilter(blocks);
+    return new SplitBlockBloomFilter(blocks, placement);
   }
 
-  /** Exactly `blocks` blocks of 32 bytes. */
-  static withSize(blocks: number): SplitBlockBloomFilter {
-    return new SplitBlockBloomFilter(checkInteger("blocks", blocks, 1, MAX_BLOCKS));
+  /** Exactly `blocks` blocks of 32 bytes; `options.shared` as in create(). */
+  static withSize(blocks: number, options?: Pick<SplitBlockBloomFilterOptions, "shared">): SplitBlockBloomFilter {
+    const checked = checkOptions("options", options, ["shared"]);
+    return new SplitBlockBloomFilter(checkInteger("blocks", blocks, 1, MAX_BLOCKS), sharedPlacement(checked.shared));
+  }
+
+  /**
+   * A handle to this filter for other threads (it must have been created
+   * with { shared: true }): post it to a worker and call
+   * SplitBlockBloomFilter.fromShared(handle) there (see BloomFilter.share()).
+   */
+  share(): SharedSplitBlockBloomFilterHandle {
+    return { type: "SplitBlockBloomFilter", memories: this.sharedMemories(), params: { blocks: this.#blocks } };
+  }
+
+  /** This thread's filter over the same blocks as the shared filter whose share() gave `handle`, live. */
+  static fromShared(handle: SharedSplitBlockBloomFilterHandle): SplitBlockBloomFilter {
+    const { blocks: attached, params } = openHandle(handle, "SplitBlockBloomFilter", Math.ceil(MAX_BLOCKS / MAX_SEGMENT_BLOCKS));
+    const blocks = checkInteger("handle.params.blocks", params.blocks, 1, MAX_BLOCKS);
+    const perSegment = segmentBlocks(blocks);
+    const fits =
+      attached.length === Math.ceil(blocks / perSegment) &&
+      attached.every(({ arena, ptr, bytes }, s) => {
+        const words = arena.u32();
+        const held = Math.min(perSegment, blocks - s * perSegment);
+        return bytes === HEADER_BYTES + held * SBBF_BLOCK_BYTES && words[ptr >>> 2] === held && words[(ptr >>> 2) + 1] === blocks && words[(ptr >>> 2) + 2] === s * perSegment;
+      });
+    if (!fits) throw new RangeError(`handle.params.blocks = ${blocks} does not match the ${attached.length} shared memories it holds`);
+    return new SplitBlockBloomFilter(blocks, { attach: attached });
   }
 
   /** A filter over a Parquet bitset (a whole number of 32-byte blocks), as read from a Parquet file. */
@@ -155,9 +205,8 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
     return 8;
   }
 
-  /** Keys added that set at least one new bit. */
+  /** Keys added that set at least one new bit (by any thread, for a shared filter). */
   get size(): number {
-    this.live();
     return this.#count;
   }
 
@@ -193,16 +242,16 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
   }
 
   has(key: Key): boolean {
-    if (this.segmentCount > 1) return this.runOp(OP_HAS, { kind: "keys", keys: [key as Key] }).answers[0] === 1;
+    if (this.viaBatch) return this.runOp(OP_HAS, { kind: "keys", keys: [key as Key] }).answers[0] === 1;
     const { ptr, length } = this.oneKey(key);
     return this.core.sbbfKey(this.live(), OP_HAS, ptr, length) === 1;
   }
 
   testAndAdd(key: Key): boolean {
-    if (this.segmentCount > 1) return this.#add({ kind: "keys", keys: [key as Key] })[0] === 1;
+    if (this.viaBatch) return this.#add({ kind: "keys", keys: [key as Key] })[0] === 1;
     const { ptr, length } = this.oneKey(key);
     const seen = this.core.sbbfKey(this.live(), OP_ADD, ptr, length);
-    this.#count += seen ^ 1;
+    this.addKeyCount(seen ^ 1);
     return seen === 1;
   }
 
@@ -269,7 +318,7 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
 
   /** As BloomFilter.testAndAddLinesEach: answers and line ends as views of wasm memory, no copies. */
   testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
-    this.#count += this.runLinesEach(OP_ADD, buffer, visit);
+    this.addKeyCount(this.runLinesEach(OP_ADD, buffer, visit));
   }
 
   /** As BloomFilter.hasLinesEach. */
@@ -279,7 +328,7 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
 
   testAndAddLinesWithEnds(buffer: Uint8Array): { answers: Uint8Array; ends: Uint32Array } {
     const { answers, total, ends } = this.runOp(OP_ADD, { kind: "lines", buffer }, Uint8Array, true);
-    this.#count += total;
+    this.addKeyCount(total);
     return { answers, ends: ends! };
   }
 
@@ -349,13 +398,20 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
   }
 
   protected describeParameters(): Record<string, unknown> {
-    return { blocks: this.#blocks, bits: this.bits, size: this.#count };
+    return { blocks: this.#blocks, bits: this.bits, size: this.#count, ...(this.shared ? { shared: true } : {}) };
   }
 
   /** Adds a batch; answers 1 where a key was probably present before. */
   #add(source: KeySource): Uint8Array {
     const { answers, total } = this.runOp(OP_ADD, source);
-    this.#count += total;
+    this.addKeyCount(total);
     return answers;
   }
+}
+
+/** Where a new filter's blocks go: undefined (private memory) or shared memories, after `options.shared` is checked. */
+function sharedPlacement(shared: unknown): Placement | undefined {
+  if (shared === undefined || shared === false) return undefined;
+  if (shared !== true) throw new TypeError(`options.shared must be a boolean, got ${describe(shared)}`);
+  return { sharedKeyBytes: SHARED_KEY_BYTES };
 }

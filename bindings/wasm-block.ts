@@ -5,26 +5,46 @@
 // batches: each subclass declares its kernel for an operation code (its
 // table of operations) and its key hash, and the batch layer feeds it every
 // kind of key.
+//
+// A shared structure (created with { shared: true }, or received from
+// another thread) has each block in a shared memory of its own
+// (bindings/shared-arena.ts). Its batches are hashed in the thread's own
+// arena, and only the hashes or integer keys go over to the thread's batch
+// area in the shared memory, where the kernel runs.
 import type { Arena } from "./arena.js";
 import type { Core } from "./core.generated.js";
-import { allocate, defaultArena, disown, freeMemory, named, own, type Block, type What } from "./memory.js";
-import { placeChunk, runBatch, forEachChunk, saveChunk, type BatchResult, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
+import { allocate, allocateShared, defaultArena, disown, freeMemory, named, own, type Block, type What } from "./memory.js";
+import { SharedArena } from "./shared-arena.js";
+import { scratchBytes, scratchOf, writeKey } from "./keys.js";
+import { bytePieces, checkKeyLengths, placeChunk, runBatch, forEachChunk, saveChunk, type BatchResult, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { OP_COUNT } from "./constants.generated.js";
-import { writeKey } from "./keys.js";
 import { formatBytes } from "./errors.js";
 import { FilterBase } from "./filter.js";
 
+/**
+ * Where a structure's blocks go: in new shared memories, each with batch
+ * areas for `keyBytes` bytes of keys per thread, or the blocks of a shared
+ * structure another thread made (fromShared).
+ */
+export type Placement = { readonly sharedKeyBytes: number } | { readonly attach: readonly Block[] };
+
 export abstract class WasmBlock extends FilterBase {
   #blocks: Block[] | undefined;
+  #count = 0;
 
   /**
    * Allocates the structure's zeroed blocks of `sizes` bytes, one per
    * segment (in `near`'s arena, or segment i in near[i]'s, when it has
-   * room); `what` names it in a failure. Nothing stays allocated when one of
-   * them fails.
+   * room), or places them as `placement` says; `what` names it in a
+   * failure. Nothing stays allocated when one of them fails.
    */
-  protected constructor(sizes: number | readonly number[], what: What, near?: Arena | readonly Arena[]) {
+  protected constructor(sizes: number | readonly number[], what: What, near?: Arena | readonly Arena[], placement?: Placement) {
     super();
+    if (placement && "attach" in placement) {
+      this.#blocks = [...placement.attach];
+      for (const block of this.#blocks) own(this, block);
+      return;
+    }
     const list = typeof sizes === "number" ? [sizes] : sizes;
     if (list.length > 1) {
       const total = list.reduce((sum, bytes) => sum + bytes, 0);
@@ -33,7 +53,10 @@ export abstract class WasmBlock extends FilterBase {
     }
     const blocks: Block[] = [];
     try {
-      for (const bytes of list) blocks.push(allocate(bytes, what, Array.isArray(near) ? near[blocks.length] : blocks.length === 0 ? (near as Arena | undefined) : undefined));
+      for (const bytes of list) {
+        if (placement) blocks.push(allocateShared(bytes, what, scratchBytes(placement.sharedKeyBytes)));
+        else blocks.push(allocate(bytes, what, Array.isArray(near) ? near[blocks.length] : blocks.length === 0 ? (near as Arena | undefined) : undefined));
+      }
     } catch (error) {
       for (const block of blocks) block.arena.free(block.ptr);
       throw error;
@@ -64,10 +87,48 @@ export abstract class WasmBlock extends FilterBase {
     return this.segments()[0].arena;
   }
 
-  /** Where batches for this structure are hashed: its own arena, or for a structure in segments a pool arena apart from them. @internal */
+  /** Where batches for this structure are hashed: its own arena, or for a structure in segments or shared a pool arena of this thread. @internal */
   get batchArena(): Arena {
     const blocks = this.segments();
-    return blocks.length === 1 ? blocks[0].arena : defaultArena();
+    return blocks.length === 1 && !blocks[0].arena.shared ? blocks[0].arena : defaultArena();
+  }
+
+  /** True when single keys go through the batch path too: the structure is in segments, or shared (its batch area holds hashes, not keys). */
+  protected get viaBatch(): boolean {
+    const blocks = this.segments();
+    return blocks.length > 1 || blocks[0].arena.shared;
+  }
+
+  /** True for a structure in shared memory: share() gives a handle for other threads. */
+  get shared(): boolean {
+    return this.segments()[0].arena.shared;
+  }
+
+  /** The shared memories of the blocks, one per segment; an Error for a private structure. */
+  protected sharedMemories(): WebAssembly.Memory[] {
+    const blocks = this.segments();
+    if (!blocks[0].arena.shared) {
+      throw new Error(`share() needs a ${this.constructor.name} created with { shared: true }; this one lives in memory private to its thread`);
+    }
+    return blocks.map((block) => block.arena.memory);
+  }
+
+  /** Keys counted in `size`: this object's own count, or for a shared structure the one every thread adds to. */
+  protected get keyCount(): number {
+    const arena = this.segments()[0].arena;
+    return arena instanceof SharedArena ? arena.keyCount : this.#count;
+  }
+
+  protected addKeyCount(n: number): void {
+    const arena = this.segments()[0].arena;
+    if (arena instanceof SharedArena) arena.addKeyCount(n);
+    else this.#count += n;
+  }
+
+  protected setKeyCount(n: number): void {
+    const arena = this.segments()[0].arena;
+    if (arena instanceof SharedArena) arena.setKeyCount(n);
+    else this.#count = n;
   }
 
   /** The wasm instance of the first block's arena. */
@@ -89,9 +150,28 @@ export abstract class WasmBlock extends FilterBase {
   /** The kernel for `op`: the block's own, or for a structure in segments one that routes each key to its segment's. */
   protected kernel(op: number): Kernel {
     const blocks = this.segments();
-    if (blocks.length === 1) return this.blockKernel(op, blocks[0]);
+    if (blocks.length === 1 && !blocks[0].arena.shared) return this.blockKernel(op, blocks[0]);
     const kernels = blocks.map((block) => this.blockKernel(op, block));
     const wide = op === OP_COUNT;
+    if (blocks.length === 1) {
+      // Shared: the chunk's keys go over to this thread's batch area in the shared memory, the answers come back.
+      const { arena } = blocks[0];
+      return (chunk) => {
+        const saved = saveChunk(chunk, false);
+        const home = chunk.scratch.arena;
+        let total = 0;
+        // Key bytes (the independent strategy) go in pieces when the chunk is larger than the batch area.
+        for (const [from, to] of bytePieces(saved, scratchOf(arena).capacity)) {
+          const whole = from === 0 && to === chunk.count;
+          const placed = placeChunk(saved, whole ? null : Array.from({ length: to - from }, (_, j) => from + j), arena);
+          total += kernels[0](placed);
+          const out = placed.scratch.out;
+          if (wide) home.u32().set(arena.u32().subarray(out >>> 2, (out >>> 2) + placed.count), (chunk.scratch.out >>> 2) + from);
+          else home.u8().set(arena.u8().subarray(out, out + placed.count), chunk.scratch.out + from);
+        }
+        return total;
+      };
+    }
     return (chunk) => {
       const home = chunk.scratch.arena;
       this.routeChunk(chunk);
@@ -123,6 +203,7 @@ export abstract class WasmBlock extends FilterBase {
     Answers: { new (length: number): T; readonly BYTES_PER_ELEMENT: number } = Uint8Array as never,
     wantEnds = false,
   ): BatchResult<T> {
+    this.checkShared(source);
     return runBatch(this.batchArena, this.keyHash, source, this.kernel(op), Answers, wantEnds);
   }
 
@@ -133,6 +214,7 @@ export abstract class WasmBlock extends FilterBase {
    * sum the kernel returned.
    */
   protected runLinesEach(op: number, buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): number {
+    this.checkShared({ kind: "lines", buffer });
     const arena = this.batchArena;
     const kernel = this.kernel(op);
     let total = 0;
@@ -142,6 +224,12 @@ export abstract class WasmBlock extends FilterBase {
       visit(new Uint8Array(memory, chunk.scratch.out, chunk.count), new Uint32Array(memory, chunk.scratch.lineEnds, chunk.count), chunk.lineBase);
     });
     return total;
+  }
+
+  /** For a shared structure whose kernel reads key bytes: every key must fit this thread's batch area, checked before anything runs. */
+  private checkShared(source: KeySource): void {
+    const blocks = this.segments();
+    if (this.keyHash === null && blocks[0].arena.shared) checkKeyLengths(source, scratchOf(blocks[0].arena).capacity);
   }
 
   /** Writes one key into the first block's arena's scratch area: its address and length for a single-key kernel. */

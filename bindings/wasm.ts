@@ -2,7 +2,11 @@
 // from bytes inlined at build time. No top-level await, no fs, no fetch, so
 // the same code loads through `import`, `require` and browser bundles. Each
 // arena (bindings/arena.ts) instantiates this module over a memory of its own.
-import { WASM_BASE64 } from "./wasm-bytes.generated.js";
+// A module that imports a non-shared memory cannot take a shared one, so
+// filters shared between threads use a second build of the same sources
+// (asconfig.json target "shared", atomic bit-setting stores), compiled the
+// first time a shared filter is made or received.
+import { WASM_BASE64, WASM_SHARED_BASE64 } from "./wasm-bytes.generated.js";
 import type { Core } from "./core.generated.js";
 
 export type { Core };
@@ -17,8 +21,21 @@ function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
 /** The compiled core, shared by every instance. */
 export const wasmModule = new WebAssembly.Module(decodeBase64(WASM_BASE64));
 
-/** A new instance of the core over `memory` (the module imports it as env.memory). */
-export function instantiate(memory: WebAssembly.Memory): Core {
-  const instance = new WebAssembly.Instance(wasmModule, { env: { memory } });
+let sharedModule: WebAssembly.Module | undefined;
+
+/** The core built for shared memories, compiled on first use. */
+function sharedWasmModule(): WebAssembly.Module {
+  sharedModule ??= new WebAssembly.Module(decodeBase64(WASM_SHARED_BASE64));
+  return sharedModule;
+}
+
+/**
+ * A new instance of the core over `memory` (the module imports it as
+ * env.memory); `shared` picks the build for a SharedArrayBuffer memory. Its
+ * data segments (read-only constants) are written again into a shared memory
+ * each time: the same bytes, so threads already running read no change.
+ */
+export function instantiate(memory: WebAssembly.Memory, shared = false): Core {
+  const instance = new WebAssembly.Instance(shared ? sharedWasmModule() : wasmModule, { env: { memory } });
   return instance.exports as unknown as Core;
 }

@@ -1,0 +1,186 @@
+// A shared arena: one filter block (or one segment of a filter) in a
+// SharedArrayBuffer-backed wasm memory that several threads use at once.
+// Every thread has an Arena of its own over the same memory (its own instance
+// of the core's shared build) and its own batch area (scratch) inside that
+// memory, since a kernel reads keys and writes answers only in the memory it
+// runs in. The memory is laid out once, by the thread that creates the filter:
+//
+//   [static data of the core | control area | block | batch area 0 | 1 | …]
+//
+// The control area, at 64 KiB (the core's static data fits its first page),
+// holds the layout, the filter's key count and one state word per batch
+// area. A thread takes a batch area with an atomic compare-exchange on its
+// state and gives it back when its filter is disposed or collected; the
+// memory grows (atomically, in wasm) to cover an area the first time one is
+// taken, up to a maximum fixed at creation.
+import { Arena, ARENA_MAX_BYTES, MAX_PAGES, PAGE_BYTES } from "./arena.js";
+import { formatBytes } from "./errors.js";
+
+/** Most threads that can work on one shared memory at once (each holds one batch area while its filter is alive). */
+export const MAX_SCRATCH_SLOTS = 256;
+/** Marks a memory laid out by SharedArena ("BKSH"). */
+const MAGIC = 0x48534b42;
+/** Where the control area starts: above the core's static data, which fits its first page. */
+const CONTROL = PAGE_BYTES;
+/** u32 words of the control area: magic, batch-area bytes, first batch area, their number, block address, block bytes. */
+const W_MAGIC = 0;
+const W_SLOT_BYTES = 1;
+const W_SLOTS = 2;
+const W_SLOT_COUNT = 3;
+const W_BLOCK = 4;
+const W_BLOCK_BYTES = 5;
+/** The key count (the filter's size) is a u64 at this byte of the control area. */
+const COUNT_BYTE = 32;
+/** The batch areas' state words (u32 each) start at this byte of the control area. */
+const STATES_BYTE = 64;
+const CONTROL_BYTES = STATES_BYTE + 4 * MAX_SCRATCH_SLOTS;
+/** A batch area's states: never taken (its memory may not exist yet), in use by a thread, given back. */
+const UNUSED = 0;
+const BUSY = 1;
+const FREE = 2;
+
+/** Rounds up to 64 bytes (a cache line). */
+function aligned(bytes: number): number {
+  return Math.ceil(bytes / 64) * 64;
+}
+
+/** Where the block starts in every shared memory. */
+const BLOCK = aligned(CONTROL + CONTROL_BYTES);
+
+export class SharedArena extends Arena {
+  /** Address and size of the block this memory holds. */
+  readonly block: number;
+  readonly blockBytes: number;
+  /** Bytes of one batch area. */
+  readonly slotBytes: number;
+  /** Batch areas the memory has room for: the most threads that can work on it at once. */
+  readonly slotCount: number;
+  readonly #slots: number;
+  readonly #words: Uint32Array;
+  readonly #count: BigInt64Array;
+  /** This thread's batch area (its index), or −1 before the first batch and after release. */
+  #slot = -1;
+  #released = false;
+
+  private constructor(memory: WebAssembly.Memory) {
+    super(0, true, memory);
+    const buffer = memory.buffer;
+    // Unsigned: addresses reach 4 GiB.
+    this.#words = new Uint32Array(buffer, CONTROL, CONTROL_BYTES / 4);
+    this.#count = new BigInt64Array(buffer, CONTROL + COUNT_BYTE, 1);
+    if (this.base > CONTROL) throw new Error(`internal: the core's static data (${this.base} bytes) overlaps the shared control area`);
+    this.slotBytes = this.#words[W_SLOT_BYTES];
+    this.#slots = this.#words[W_SLOTS];
+    this.slotCount = this.#words[W_SLOT_COUNT];
+    this.block = this.#words[W_BLOCK];
+    this.blockBytes = this.#words[W_BLOCK_BYTES];
+  }
+
+  /**
+   * A new shared memory for a block of `blockBytes` (zeroed), with room for
+   * up to MAX_SCRATCH_SLOTS batch areas of `slotBytes`: its maximum is fixed
+   * here, so the memory never moves and every thread sees the same bytes.
+   */
+  static create(blockBytes: number, slotBytes: number): SharedArena {
+    const slotSize = aligned(slotBytes);
+    const slots = aligned(BLOCK + blockBytes);
+    const slotCount = Math.min(MAX_SCRATCH_SLOTS, Math.floor((ARENA_MAX_BYTES - slots) / slotSize));
+    if (slotCount < 1) throw new RangeError(`a shared block of ${formatBytes(blockBytes)} leaves no room for a batch area in one wasm memory`);
+    const initial = Math.ceil(slots / PAGE_BYTES);
+    const maximum = Math.min(MAX_PAGES, Math.ceil((slots + slotCount * slotSize) / PAGE_BYTES));
+    const memory = new WebAssembly.Memory({ initial, maximum, shared: true });
+    const words = new Uint32Array(memory.buffer, CONTROL, 8);
+    words[W_SLOT_BYTES] = slotSize;
+    words[W_SLOTS] = slots;
+    words[W_SLOT_COUNT] = slotCount;
+    words[W_BLOCK] = BLOCK;
+    words[W_BLOCK_BYTES] = blockBytes;
+    // Written last: a memory another thread receives is whole once it carries the mark.
+    Atomics.store(words, W_MAGIC, MAGIC);
+    return new SharedArena(memory);
+  }
+
+  /** An arena of this thread over a memory from SharedArena.create (received in a share() handle); null when it is not one. */
+  static attach(memory: WebAssembly.Memory): SharedArena | null {
+    const buffer = memory.buffer as ArrayBufferLike;
+    const bytes = buffer.byteLength;
+    if (!(typeof SharedArrayBuffer === "function" && buffer instanceof SharedArrayBuffer)) return null;
+    if (bytes < CONTROL + CONTROL_BYTES || Atomics.load(new Uint32Array(buffer, CONTROL, 1), 0) !== MAGIC) return null;
+    return new SharedArena(memory);
+  }
+
+  /** Nothing else is placed in a shared memory: filters made from a shared one (union, fold, deserialize) are private. */
+  override canFit(): boolean {
+    return false;
+  }
+
+  override growthFor(): number {
+    return Infinity;
+  }
+
+  override alloc(): number {
+    return 0;
+  }
+
+  /** This thread is done with the block (its filter was disposed or collected): gives its batch area back. Other threads keep working. */
+  override free(ptr: number): void {
+    if (ptr !== this.block || this.#released) return;
+    this.#released = true;
+    if (this.#slot >= 0) Atomics.store(this.#words, STATES_BYTE / 4 + this.#slot, FREE);
+    this.#slot = -1;
+  }
+
+  /**
+   * This thread's batch area (slotBytes at the address returned), taken the
+   * first time: one given back by a thread that finished, else one never
+   * used, for which the memory grows. A RangeError when every one is taken.
+   */
+  claimScratch(): number {
+    if (this.#released) throw new Error("internal: a batch on a released shared arena");
+    if (this.#slot >= 0) return this.#slots + this.#slot * this.slotBytes;
+    const states = STATES_BYTE / 4;
+    for (const from of [FREE, UNUSED]) {
+      for (let i = 0; i < this.slotCount; i++) {
+        if (Atomics.compareExchange(this.#words, states + i, from, BUSY) !== from) continue;
+        const ptr = this.#slots + i * this.slotBytes;
+        if (!this.#cover(ptr + this.slotBytes)) {
+          Atomics.store(this.#words, states + i, from);
+          throw new RangeError(`cannot grow a shared filter's memory by ${formatBytes(this.slotBytes)} for this thread's batch area: the engine refused`);
+        }
+        this.#slot = i;
+        return ptr;
+      }
+    }
+    throw new RangeError(
+      `all ${this.slotCount} batch areas of this shared filter's memory are taken: at most ${this.slotCount} threads can use it at once ` +
+        `(dispose() the filter in threads that are done with it; a worker that ends without dispose() keeps its area)`,
+    );
+  }
+
+  /** Grows the memory (if no thread did already) to at least `end` bytes; false when the engine refuses. */
+  #cover(end: number): boolean {
+    while (this.memory.buffer.byteLength < end) {
+      try {
+        this.memory.grow(Math.ceil((end - this.memory.buffer.byteLength) / PAGE_BYTES));
+      } catch {
+        // Another thread may have grown it past `end` meanwhile: check again before giving up.
+        if (this.memory.buffer.byteLength < end) return false;
+      }
+    }
+    this.refreshViews();
+    return true;
+  }
+
+  /** The filter's key count, as every thread adds to it. */
+  get keyCount(): number {
+    return Number(Atomics.load(this.#count, 0));
+  }
+
+  addKeyCount(n: number): void {
+    if (n !== 0) Atomics.add(this.#count, 0, BigInt(n));
+  }
+
+  setKeyCount(n: number): void {
+    Atomics.store(this.#count, 0, BigInt(n));
+  }
+}

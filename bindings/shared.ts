@@ -1,0 +1,35 @@
+// The handle share() gives: what another thread needs to use the same filter.
+// It holds the filter's shared wasm memories (one per segment) and its
+// parameters, nothing else, so posting it to a worker copies no bits. The
+// memories stay alive while anything references them: a handle kept around
+// keeps them, so drop it once fromShared() has run.
+import { describe } from "./errors.js";
+import { attachShared, type Block } from "./memory.js";
+
+/** A structured-cloneable handle to a shared filter: post it to a worker, and call fromShared() there. */
+export interface SharedFilterHandle<Type extends string = string, Params = Record<string, unknown>> {
+  /** The class whose fromShared() takes it. */
+  readonly type: Type;
+  /** One shared wasm memory per segment. */
+  readonly memories: readonly WebAssembly.Memory[];
+  /** The filter's parameters, as its class records them. */
+  readonly params: Params;
+}
+
+/** The parameters of a handle of `type` and this thread's blocks over its memories; a TypeError naming `handle` when it is not such a handle. */
+export function openHandle(handle: unknown, type: string, maxSegments: number): { blocks: Block[]; params: Record<string, unknown> } {
+  const given = handle as Partial<SharedFilterHandle> | null;
+  if (typeof given !== "object" || given === null || given.type !== type || !Array.isArray(given.memories) || typeof given.params !== "object" || given.params === null) {
+    throw new TypeError(`handle must be what ${type}.share() returns, got ${describe(handle)}`);
+  }
+  const { memories } = given;
+  if (memories.length < 1 || memories.length > maxSegments) {
+    throw new RangeError(`handle.memories must hold 1 to ${maxSegments} memories, got ${memories.length}`);
+  }
+  const blocks = memories.map((memory, i) => {
+    const block = attachShared(memory);
+    if (!block) throw new TypeError(`handle.memories[${i}] must be a shared wasm memory from share(), got ${describe(memory)}`);
+    return block;
+  });
+  return { blocks, params: given.params as Record<string, unknown> };
+}

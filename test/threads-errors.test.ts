@@ -1,0 +1,152 @@
+// Shared filters' edges, in one thread: bad options and handles are refused
+// with errors that name them, { shared: true } where memory cannot be shared
+// says why, each thread's batch area is taken once and given back on
+// dispose, and neither a handle dropped nor a disposed filter keeps the
+// shared memory alive.
+import { spawnSync } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
+import { BloomFilter, SplitBlockBloomFilter } from "../bindings/index.js";
+import { MAX_SCRATCH_SLOTS } from "../bindings/shared-arena.js";
+
+const keys = Uint32Array.from({ length: 1000 }, (_, i) => i * 7);
+
+describe("shared filters refuse bad input", () => {
+  afterEach(() => {
+    delete (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated;
+  });
+
+  it("options.shared must be a boolean", () => {
+    expect(() => BloomFilter.create(1000, 0.01, { shared: "yes" as never })).toThrow(new TypeError('options.shared must be a boolean, got "yes"'));
+    expect(() => BloomFilter.withSize(1024, 3, { shared: 1 as never })).toThrow(new TypeError("options.shared must be a boolean, got 1"));
+    expect(() => SplitBlockBloomFilter.create(1000, 0.01, { shared: null as never })).toThrow(new TypeError("options.shared must be a boolean, got null"));
+    expect(() => SplitBlockBloomFilter.withSize(8, { shared: "no" as never })).toThrow(TypeError);
+    expect(() => SplitBlockBloomFilter.withSize(8, { other: true } as never)).toThrow(/options/);
+  });
+
+  it("share() of a private filter says it is private", () => {
+    using filter = BloomFilter.create(1000, 0.01);
+    expect(filter.shared).toBe(false);
+    expect(() => filter.share()).toThrow("share() needs a BloomFilter created with { shared: true }; this one lives in memory private to its thread");
+    using block = SplitBlockBloomFilter.create(1000, 0.01);
+    expect(() => block.share()).toThrow("share() needs a SplitBlockBloomFilter created with { shared: true }");
+  });
+
+  it("fromShared() names what is wrong with the handle", () => {
+    using bloom = BloomFilter.create(1000, 0.01, { shared: true });
+    using block = SplitBlockBloomFilter.create(1000, 0.01, { shared: true });
+    expect(() => BloomFilter.fromShared(undefined as never)).toThrow(new TypeError("handle must be what BloomFilter.share() returns, got undefined"));
+    expect(() => BloomFilter.fromShared(block.share() as never)).toThrow(new TypeError("handle must be what BloomFilter.share() returns, got a Object"));
+    expect(() => SplitBlockBloomFilter.fromShared(bloom.share() as never)).toThrow(TypeError);
+    const privateMemory = new WebAssembly.Memory({ initial: 1 });
+    expect(() => BloomFilter.fromShared({ ...bloom.share(), memories: [privateMemory] })).toThrow(
+      new TypeError("handle.memories[0] must be a shared wasm memory from share(), got a Memory"),
+    );
+    const foreign = new WebAssembly.Memory({ initial: 2, maximum: 4, shared: true });
+    expect(() => BloomFilter.fromShared({ ...bloom.share(), memories: [foreign] })).toThrow(/handle\.memories\[0\] must be a shared wasm memory/);
+    expect(() => BloomFilter.fromShared({ ...bloom.share(), memories: [] })).toThrow(new RangeError("handle.memories must hold 1 to 64 memories, got 0"));
+    const handle = bloom.share();
+    expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, bits: handle.params.bits + 64 } })).toThrow(/do not match the 1 shared memories/);
+    expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, bits: "many" as never } })).toThrow(/handle\.params\.bits must be/);
+    expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, hashing: undefined as never } })).toThrow(
+      new TypeError("handle.params.hashing must be the hashing share() recorded, got undefined"),
+    );
+    const blockHandle = block.share();
+    expect(() => SplitBlockBloomFilter.fromShared({ ...blockHandle, params: { blocks: blockHandle.params.blocks * 2 } })).toThrow(/does not match/);
+  });
+
+  it("{ shared: true } where the page is not cross-origin isolated says how to fix it, and allocates nothing", () => {
+    (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated = false;
+    expect(() => BloomFilter.create(1000, 0.01, { shared: true })).toThrow(/needs SharedArrayBuffer, which this page does not get: serve it cross-origin isolated/);
+    expect(() => SplitBlockBloomFilter.withSize(64, { shared: true })).toThrow(/Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp/);
+    // Private filters are unaffected.
+    using filter = BloomFilter.create(1000, 0.01);
+    expect(filter.addInts(keys).hasInts(keys).every((answer) => answer === 1)).toBe(true);
+  });
+});
+
+describe("batch areas in a shared memory", () => {
+  it(`are taken by the first batch of each filter object, at most ${MAX_SCRATCH_SLOTS} at once, and given back by dispose()`, () => {
+    using filter = SplitBlockBloomFilter.create(10_000, 0.01, { shared: true });
+    const handle = filter.share();
+    filter.addInts(keys);
+    const open = [filter, ...Array.from({ length: MAX_SCRATCH_SLOTS - 1 }, () => SplitBlockBloomFilter.fromShared(handle))];
+    // Opening takes nothing: only a batch does.
+    const idle = SplitBlockBloomFilter.fromShared(handle);
+    for (const one of open.slice(1)) expect(one.hasInts(keys).every((answer) => answer === 1)).toBe(true);
+    expect(() => idle.hasInts(keys)).toThrow(new RegExp(`all ${MAX_SCRATCH_SLOTS} batch areas of this shared filter's memory are taken: at most ${MAX_SCRATCH_SLOTS} threads`));
+    // A failed batch changed nothing: the filter still works once an area is free.
+    open[1].dispose();
+    expect(idle.hasInts(keys).every((answer) => answer === 1)).toBe(true);
+    for (const one of open.slice(2)) one.dispose();
+    idle.dispose();
+    // Given back, they are taken again: many more filter objects than areas over time.
+    for (let i = 0; i < 2 * MAX_SCRATCH_SLOTS; i++) {
+      const one = SplitBlockBloomFilter.fromShared(handle);
+      one.addInts(Uint32Array.of(100_000 + i));
+      one.dispose();
+    }
+    expect(filter.hasInts(Uint32Array.from({ length: 2 * MAX_SCRATCH_SLOTS }, (_, i) => 100_000 + i)).every((answer) => answer === 1)).toBe(true);
+  });
+});
+
+describe("the shared memory's lifetime", () => {
+  it("is collected once every filter over it is disposed and the handle dropped, though the disposed objects live on", () => {
+    // In a process of its own with --expose-gc: create, share, open again, dispose both, drop the handle, collect.
+    const script = `
+      import { BloomFilter } from ${JSON.stringify(new URL("../dist/index.js", import.meta.url).href)};
+      const collected = [];
+      const registry = new FinalizationRegistry((name) => collected.push(name));
+      const kept = [];
+      function open(name, dispose) {
+        const filter = BloomFilter.create(1_000_000, 0.01, { shared: true });
+        let handle = filter.share();
+        const other = BloomFilter.fromShared(handle);
+        other.addInts(Uint32Array.of(1, 2, 3));
+        if (!filter.hasInts(Uint32Array.of(1, 2, 3)).every((a) => a === 1)) throw new Error("not shared");
+        registry.register(handle.memories[0], name);
+        handle = undefined;
+        if (dispose) { filter.dispose(); other.dispose(); kept.push(filter, other); }
+        else kept.push(filter);
+      }
+      open("disposed", true);
+      open("alive", false);
+      for (let i = 0; i < 10 && collected.length === 0; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 20)); }
+      console.log(JSON.stringify({ collected, kept: kept.length }));
+    `;
+    const result = spawnSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(result.stderr).toBe("");
+    const { collected, kept } = JSON.parse(result.stdout) as { collected: string[]; kept: number };
+    expect(kept).toBe(3);
+    // The disposed pair's memory went; the one a live filter uses stayed.
+    expect(collected).toEqual(["disposed"]);
+  });
+});
+
+describe("a shared filter of the independent strategy (its kernel reads key bytes)", () => {
+  const options = { hash: ["murmur3_32", "fnv1a_32", "xxh32"] as never, shared: true };
+
+  it("takes chunks larger than its batch area in pieces, and answers as a private filter", () => {
+    // A key of 3 MiB grows this thread's own batch area, so its chunks outgrow the shared one (1 MiB).
+    using grower = BloomFilter.create(10, 0.01);
+    grower.add(new Uint8Array(3 * 2 ** 20));
+    using shared = BloomFilter.withSize(200_000, 3, options);
+    using single = BloomFilter.withSize(200_000, 3, { hash: options.hash });
+    const keys = Array.from({ length: 4000 }, (_, i) => `${i}:`.padEnd(700, "x"));
+    shared.addMany(keys);
+    single.addMany(keys);
+    expect(shared.serialize()).toEqual(single.serialize());
+    const probes = Array.from({ length: 4000 }, (_, i) => `${i + 2000}:`.padEnd(700, "x"));
+    expect(shared.hasMany(probes)).toEqual(single.hasMany(probes));
+  });
+
+  it("refuses a key longer than its batch area before adding anything", () => {
+    using shared = BloomFilter.withSize(200_000, 3, options);
+    shared.add("before");
+    const bytes = shared.serialize();
+    const huge = new Uint8Array(2 * 2 ** 20 + 1);
+    expect(() => shared.addMany(["a", huge])).toThrow(new RangeError(`a key of ${huge.length} bytes is longer than a shared filter's batch area holds for the independent strategy (1048576 bytes)`));
+    expect(() => shared.addLines(new TextEncoder().encode(`b\n${"y".repeat(2 ** 21)}\n`))).toThrow(RangeError);
+    expect(shared.has("a") || shared.has("b")).toBe(false);
+    expect(shared.serialize()).toEqual(bytes);
+  });
+});
