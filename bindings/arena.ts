@@ -53,7 +53,7 @@ export class Arena {
   /**
    * An arena whose memory starts with room for `bytes` bytes of blocks; over
    * `memory` when given (a shared one: see SharedArena), instantiating the
-   * core's shared build when `shared`.
+   * core's shared build when `shared`. @internal
    */
   constructor(bytes = 0, shared = false, memory?: WebAssembly.Memory) {
     // The static data of the core fits its first page; the first call tells where it ends.

@@ -6,12 +6,21 @@
 import { describe } from "./errors.js";
 import { attachShared, type Block } from "./memory.js";
 
+/**
+ * A shared wasm memory (a WebAssembly.Memory over a SharedArrayBuffer),
+ * typed by what a handle's reader needs, so the declarations an app compiles
+ * against name no WebAssembly type (a Node config without the DOM lib has none).
+ */
+export interface SharedMemory {
+  readonly buffer: ArrayBufferLike;
+}
+
 /** A structured-cloneable handle to a shared filter: post it to a worker, and call fromShared() there. */
 export interface SharedFilterHandle<Type extends string = string, Params = Record<string, unknown>> {
   /** The class whose fromShared() takes it. */
   readonly type: Type;
   /** One shared wasm memory per segment. */
-  readonly memories: readonly WebAssembly.Memory[];
+  readonly memories: readonly SharedMemory[];
   /** The filter's parameters, as its class records them. */
   readonly params: Params;
 }

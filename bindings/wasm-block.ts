@@ -104,7 +104,7 @@ export abstract class WasmBlock extends FilterBase {
     return this.segments()[0].arena.shared;
   }
 
-  /** The shared memories of the blocks, one per segment; an Error for a private structure. */
+  /** The shared memories of the blocks, one per segment; an Error for a private structure. @internal */
   protected sharedMemories(): WebAssembly.Memory[] {
     const blocks = this.segments();
     if (!blocks[0].arena.shared) {
