@@ -7,12 +7,12 @@ import { WasmBlock } from "./wasm-block.js";
 import type { Arena } from "./arena.js";
 import { MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_HAS } from "./constants.generated.js";
-import { checkInteger, checkIntsHashing, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
+import { checkCount, checkInteger, checkIntsHashing, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { maxKeyBytes, type Key } from "./keys.js";
 import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { combineInto } from "./combine.js";
 import { segmentIndices, type Indexing } from "./indices.js";
-import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
+import { checkReachable, MAX_HASHES, optimal, rateFor } from "./optimal.js";
 import type { Filter } from "./filter.js";
 import { hashId, type HashName } from "./hash.js";
 import {
@@ -123,6 +123,7 @@ export class BloomFilter extends WasmBlock implements Filter {
     if (checked.foldable !== undefined && typeof checked.foldable !== "boolean") {
       throw new TypeError(`options.foldable must be a boolean, got ${describe(checked.foldable)}`);
     }
+    if (hashing.strategy === "double") checkReachable("expectedItems", "falsePositiveRate", n, p);
     const { bits, hashes, segments } = BloomFilter.sizeFor(n, p, hashing, checked.foldable === true);
     return new BloomFilter(bits, hashes, hashing, bits, undefined, segments);
   }
@@ -223,9 +224,10 @@ export class BloomFilter extends WasmBlock implements Filter {
     return Math.pow(this.#countSetBits() / this.#bits, this.#hashes);
   }
 
-  /** The rate the formula predicts for `items` distinct keys in this filter: (1 − e^(−k·n/m))^k. */
-  expectedFalsePositiveRate(items: number = this.size): number {
-    return falsePositiveRateFor(items, this.#bits, this.#hashes);
+  /** The rate the formula predicts for `items` distinct keys in this filter (default: size): (1 − e^(−k·n/m))^k. */
+  expectedFalsePositiveRate(items?: number): number {
+    const n = items === undefined ? this.size : checkCount("items", items);
+    return rateFor(n, this.#bits, this.#hashes);
   }
 
   /** Adds a key. */
@@ -457,6 +459,8 @@ export class BloomFilter extends WasmBlock implements Filter {
     if (hashing.strategy === "independent" && hashing.names.length !== hashes) {
       throw new FormatError(`corrupted: ${hashing.names.length} hashes listed for k = ${hashes}`);
     }
+    // A key is counted only when it sets a bit (folding keeps the count of the bits before), so count ≤ base bits.
+    if (count > baseBits) throw new FormatError(`corrupted: count = ${count} keys in a filter of ${baseBits} bits`);
     if (segments > 1 && hashing.strategy !== "double") throw new FormatError("corrupted: a filter in segments uses double hashing");
     const expected = segments * (blockBytes(bits / segments) - HEADER_BYTES);
     if (header.payloadLength !== expected) throw new FormatError(`corrupted: payload of ${header.payloadLength} bytes for ${bits} bits`);
@@ -494,7 +498,8 @@ export class BloomFilter extends WasmBlock implements Filter {
       throw new RangeError(`no room beside the source filter for a Bloom filter of ${bits} bits`);
     }
     blocks.forEach((block, s) => fill(block.ptr, s));
-    filter.#count = count;
+    // A counting filter's size counts repeats; a Bloom filter counts keys that set a bit, at most m.
+    filter.#count = Math.min(count, bits);
     filter.#setBits = -1;
     return filter;
   }
@@ -587,7 +592,7 @@ export class BloomFilter extends WasmBlock implements Filter {
   #combine(other: BloomFilter, op: "union" | "intersect"): BloomFilter {
     this.live();
     if (!(other instanceof BloomFilter)) throw new TypeError(`${op}() takes a BloomFilter, got ${describe(other)}`);
-    if (other.disposed) throw new Error(`the BloomFilter given to ${op}() was disposed`);
+    if (other.disposed) throw new TypeError(`other, the BloomFilter given to ${op}(), was disposed`);
     const differs =
       this.#bits !== other.#bits ? `bits: ${this.#bits} vs ${other.#bits}`
       : this.#hashes !== other.#hashes ? `hashes: ${this.#hashes} vs ${other.#hashes}`
@@ -606,7 +611,7 @@ export class BloomFilter extends WasmBlock implements Filter {
     });
     result.#setBits = -1;
     // Shared keys cannot be told apart: the fill estimate, bounded by what the operands hold.
-    const bound = op === "union" ? this.#count + other.#count : Math.min(this.#count, other.#count);
+    const bound = op === "union" ? Math.min(this.#baseBits, this.#count + other.#count) : Math.min(this.#count, other.#count);
     const estimate = result.estimatedCount();
     result.#count = Number.isFinite(estimate) ? Math.min(bound, Math.round(estimate)) : bound;
     return result;

@@ -4,12 +4,12 @@
 import { WasmBlock } from "./wasm-block.js";
 import { freeMemory, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_COUNT, OP_HAS, OP_REMOVE } from "./constants.generated.js";
-import { checkInteger, checkIntsHashing, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
+import { checkCount, checkInteger, checkIntsHashing, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { maxKeyBytes, type Key } from "./keys.js";
 import { segmentIndices } from "./indices.js";
 import type { DeletableFilter } from "./filter.js";
-import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
+import { checkReachable, MAX_HASHES, optimal, rateFor } from "./optimal.js";
 import { BloomFilter } from "./bloom-filter.js";
 import {
   FilterType,
@@ -44,7 +44,7 @@ function blockBytes(counters: number, width: CounterBits): number {
 }
 
 function checkCounterBits(options: Record<string, unknown>): CounterBits {
-  const bits = options.counterBits ?? 4;
+  const bits = options.counterBits === undefined ? 4 : options.counterBits;
   if (bits !== 4 && bits !== 8 && bits !== 16) throw new RangeError(`options.counterBits must be 4, 8 or 16, got ${describe(bits)}`);
   return bits;
 }
@@ -97,6 +97,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     const checked = checkOptions("options", options, OPTION_NAMES);
     const width = checkCounterBits(checked);
     const hashing = resolveHashing(checked);
+    if (hashing.strategy === "double") checkReachable("expectedItems", "falsePositiveRate", n, p);
     const sized = hashing.strategy === "independent" ? optimal({ n, p, k: hashing.names.length }) : optimal({ n, p });
     const segments = segmentsFor(sized.m, width);
     const m = segments > 1 ? Math.ceil(sized.m / segments / 64) * 64 * segments : sized.m;
@@ -181,9 +182,10 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     return Math.pow(this.fillRatio, this.#hashes);
   }
 
-  /** The formula's rate for `items` keys: (1 − e^(−kn/m))^k. */
-  expectedFalsePositiveRate(items: number = this.size): number {
-    return falsePositiveRateFor(items, this.#counters, this.#hashes);
+  /** The formula's rate for `items` keys (default: size): (1 − e^(−kn/m))^k. */
+  expectedFalsePositiveRate(items?: number): number {
+    const n = items === undefined ? this.size : checkCount("items", items);
+    return rateFor(n, this.#counters, this.#hashes);
   }
 
   /** Adds one occurrence of the key. */

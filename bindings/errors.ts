@@ -24,6 +24,13 @@ export function checkPositive(name: string, value: unknown): number {
   return value;
 }
 
+/** A number of keys: finite and ≥ 0 (a fraction is allowed: the formulas are smooth in it). */
+export function checkCount(name: string, value: unknown): number {
+  if (typeof value !== "number") throw new TypeError(`${name} must be a number, got ${describe(value)}`);
+  if (!(value >= 0) || !Number.isFinite(value)) throw new RangeError(`${name} must be a finite number ≥ 0, got ${describe(value)}`);
+  return value;
+}
+
 /** A probability strictly between 0 and 1. */
 export function checkProbability(name: string, value: unknown): number {
   if (typeof value !== "number") throw new TypeError(`${name} must be a number, got ${describe(value)}`);

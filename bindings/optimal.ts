@@ -1,7 +1,7 @@
 // The Bloom filter formulas (seed 004, and the hur.st calculator the seeds
 // cite), in one place for every structure:
 //   p = (1 − e^(−kn/m))^k        m = −n·ln p / (ln 2)²        k = (m/n)·ln 2
-import { checkInteger, checkPositive, checkProbability, describe } from "./errors.js";
+import { checkCount, checkInteger, checkPositive, checkProbability, describe } from "./errors.js";
 
 /** Any three of n, p, m, k, or just n and p, or m with n or p. */
 export interface OptimalInput {
@@ -33,14 +33,55 @@ const LN2_SQUARED = LN2 * LN2;
 export const MAX_CALC_BITS = Number.MAX_SAFE_INTEGER;
 export const MAX_HASHES = 256;
 
-/** False-positive rate of n keys in m bits with k hashes: (1 − e^(−kn/m))^k. */
-export function falsePositiveRateFor(n: number, m: number, k: number): number {
+/** False-positive rate of n keys in m bits with k hashes: (1 − e^(−kn/m))^k (arguments not checked). */
+export function rateFor(n: number, m: number, k: number): number {
   return Math.pow(-Math.expm1((-k * n) / m), k);
 }
 
-/** The k that minimises the rate for m/n bits per key: round(m/n · ln 2), at least 1. */
+/**
+ * False-positive rate of n keys in m bits with k hashes: (1 − e^(−kn/m))^k.
+ * n is a count of keys (≥ 0, fractions allowed), m a positive number of bits, k an integer from 1 to 256.
+ */
+export function falsePositiveRateFor(n: number, m: number, k: number): number {
+  checkCount("n", n);
+  checkPositive("m", m);
+  checkInteger("k", k, 1, MAX_HASHES);
+  return rateFor(n, m, k);
+}
+
+/** The k that minimises the rate for m/n bits per key: round(m/n · ln 2), at least 1 (may exceed MAX_HASHES: see checkReachable). */
+function bestHashes(n: number, m: number): number {
+  return Math.max(1, Math.round((m / n) * LN2));
+}
+
+/** The k that minimises the rate for m/n bits per key: round(m/n · ln 2), at least 1 and at most MAX_HASHES. */
 export function optimalHashes(n: number, m: number): number {
-  return Math.min(MAX_HASHES, Math.max(1, Math.round((m / n) * LN2)));
+  return Math.min(MAX_HASHES, bestHashes(n, m));
+}
+
+/**
+ * The smallest p the sizing m = ⌈−n·ln p / (ln 2)²⌉, k = round(m/n · ln 2)
+ * can give for n keys with k ≤ MAX_HASHES (about 2^−256): below it the
+ * best k is more hashes than a filter takes, and the rate asked for would
+ * never be reached.
+ */
+export function smallestRate(n: number): number {
+  // The largest m whose best k still rounds to at most MAX_HASHES, then the p that sizes to it.
+  const largest = Math.ceil(((MAX_HASHES + 0.5) * n) / LN2) - 1;
+  let p = Math.exp((-largest * LN2_SQUARED) / n);
+  while (bestHashes(n, optimalBits(n, p)) > MAX_HASHES) p *= 1 + 1e-12;
+  return p;
+}
+
+/** Throws a RangeError when no k ≤ MAX_HASHES reaches rate p for n keys at the optimal size, naming the smallest p there is. */
+export function checkReachable(nName: string, pName: string, n: number, p: number): void {
+  const k = bestHashes(n, optimalBits(n, p));
+  if (k > MAX_HASHES) {
+    throw new RangeError(
+      `${pName} = ${p} needs k = ${k} hash functions, more than the ${MAX_HASHES} a filter takes; ` +
+        `the smallest ${pName} possible for ${nName} = ${n} is ${smallestRate(n)}`,
+    );
+  }
 }
 
 /** Smallest m reaching rate p for n keys: ⌈−n·ln p / (ln 2)²⌉. */
@@ -60,7 +101,7 @@ function capacityFor(m: number, k: number, p: number): number {
 }
 
 function result(n: number, m: number, k: number): OptimalParameters {
-  return { n, p: falsePositiveRateFor(n, m, k), m, k, bitsPerItem: m / n, bytes: Math.ceil(m / 8) };
+  return { n, p: rateFor(n, m, k), m, k, bitsPerItem: m / n, bytes: Math.ceil(m / 8) };
 }
 
 /**
@@ -89,6 +130,7 @@ export function optimal(input: OptimalInput): OptimalParameters {
   const key = given.join(",");
   switch (key) {
     case "n,p": {
+      checkReachable("n", "p", n, p);
       const bits = optimalBits(n, p);
       return result(n, bits, optimalHashes(n, bits));
     }
@@ -100,13 +142,13 @@ export function optimal(input: OptimalInput): OptimalParameters {
       return result(n, m, k);
     case "n,p,m": {
       const best = optimalHashes(n, m);
-      if (falsePositiveRateFor(n, m, best) > p) {
+      if (rateFor(n, m, best) > p) {
         throw new RangeError(
-          `m = ${m} bits cannot reach p = ${p} for n = ${n}: the best is ${falsePositiveRateFor(n, m, best)} with k = ${best}`,
+          `m = ${m} bits cannot reach p = ${p} for n = ${n}: the best is ${rateFor(n, m, best)} with k = ${best}`,
         );
       }
       let fewest = 1;
-      while (falsePositiveRateFor(n, m, fewest) > p) fewest++;
+      while (rateFor(n, m, fewest) > p) fewest++;
       return result(n, m, fewest);
     }
     case "p,m,k":
