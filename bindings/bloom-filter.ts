@@ -7,7 +7,7 @@ import { WasmBlock } from "./wasm-block.js";
 import type { Arena } from "./arena.js";
 import { MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_HAS } from "./constants.generated.js";
-import { checkCount, checkInteger, checkIntsHashing, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
+import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkVisit, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { maxKeyBytes, type Key } from "./keys.js";
 import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { combineInto } from "./combine.js";
@@ -136,7 +136,7 @@ export class BloomFilter extends WasmBlock implements Filter {
     const m = perSegment * segments;
     if (m > MAX_FILTER_BITS || perSegment > MAX_SEGMENT_BITS) {
       throw new RangeError(
-        `a filter for ${n} items at p = ${p} needs ${m} bits (${formatBytes(m / 8)}); ` +
+        `a filter for expectedItems = ${n} at falsePositiveRate = ${p} needs ${m} bits (${formatBytes(m / 8)}); ` +
           `a filter holds at most ${MAX_FILTER_BITS} bits (${formatBytes(MAX_FILTER_BITS / 8)})`,
       );
     }
@@ -288,12 +288,14 @@ export class BloomFilter extends WasmBlock implements Filter {
 
   /** Queries integer keys (as addInts): 1 = probably present, 0 = definitely absent. */
   hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    checkIntsKeys(keys);
     checkIntsHashing(this.#hashing.strategy);
     return this.runOp(OP_HAS, { kind: "ints", keys }).answers;
   }
 
   /** Adds integer keys in order; 1 where a key was probably present before. */
   testAndAddInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    checkIntsKeys(keys);
     checkIntsHashing(this.#hashing.strategy);
     return this.#add({ kind: "ints", keys });
   }
@@ -536,6 +538,7 @@ export class BloomFilter extends WasmBlock implements Filter {
    * the call; line i of the piece ends at offset + ends[i] in `buffer`.
    */
   testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
+    checkVisit(visit);
     this.#added(this.runLinesEach(OP_ADD, buffer, visit));
   }
 
@@ -591,7 +594,7 @@ export class BloomFilter extends WasmBlock implements Filter {
 
   #combine(other: BloomFilter, op: "union" | "intersect"): BloomFilter {
     this.live();
-    if (!(other instanceof BloomFilter)) throw new TypeError(`${op}() takes a BloomFilter, got ${describe(other)}`);
+    if (!(other instanceof BloomFilter)) throw new TypeError(`other, the filter given to ${op}(), must be a BloomFilter, got ${describe(other)}`);
     if (other.disposed) throw new TypeError(`other, the BloomFilter given to ${op}(), was disposed`);
     const differs =
       this.#bits !== other.#bits ? `bits: ${this.#bits} vs ${other.#bits}`

@@ -4,7 +4,7 @@
 import { WasmBlock } from "./wasm-block.js";
 import { freeMemory, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_COUNT, OP_HAS, OP_REMOVE } from "./constants.generated.js";
-import { checkCount, checkInteger, checkIntsHashing, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
+import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { maxKeyBytes, type Key } from "./keys.js";
 import { segmentIndices } from "./indices.js";
@@ -103,7 +103,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     const m = segments > 1 ? Math.ceil(sized.m / segments / 64) * 64 * segments : sized.m;
     if (m > maxCounters(width)) {
       throw new RangeError(
-        `a counting filter for ${n} items at p = ${p} needs ${m} ${width}-bit counters (${formatBytes((m * width) / 8)}); ` +
+        `a counting filter for expectedItems = ${n} at falsePositiveRate = ${p} needs ${m} ${width}-bit counters (${formatBytes((m * width) / 8)}); ` +
           `a filter holds at most ${maxCounters(width)} of them`,
       );
     }
@@ -299,21 +299,25 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
   }
 
   testAndAddInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    checkIntsKeys(keys);
     checkIntsHashing(this.#hashing.strategy);
     return this.#add({ kind: "ints", keys });
   }
 
   hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    checkIntsKeys(keys);
     checkIntsHashing(this.#hashing.strategy);
     return this.runOp(OP_HAS, { kind: "ints", keys }).answers;
   }
 
   removeInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    checkIntsKeys(keys);
     checkIntsHashing(this.#hashing.strategy);
     return this.#remove({ kind: "ints", keys });
   }
 
   countInts(keys: Uint32Array | BigUint64Array): Uint32Array {
+    checkIntsKeys(keys);
     checkIntsHashing(this.#hashing.strategy);
     return this.runOp(OP_COUNT, { kind: "ints", keys }, Uint32Array).answers;
   }

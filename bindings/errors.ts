@@ -77,3 +77,13 @@ export function formatBytes(bytes: number): string {
 export function checkIntsHashing(strategy: "double" | "independent"): void {
   if (strategy !== "double") throw new TypeError("integer keys need double hashing; this filter uses the independent strategy");
 }
+
+/** The callback of testAndAddLinesEach, checked before any key is added. */
+export function checkVisit(visit: unknown): void {
+  if (typeof visit !== "function") throw new TypeError(`visit must be a function, got ${describe(visit)}`);
+}
+
+/** Integer keys: a Uint32Array or a BigUint64Array (checked before the filter's own limits, so the message is about the argument). */
+export function checkIntsKeys(keys: unknown): void {
+  if (!(keys instanceof Uint32Array || keys instanceof BigUint64Array)) throw new TypeError(`keys must be a Uint32Array or a BigUint64Array, got ${describe(keys)}`);
+}

@@ -66,20 +66,29 @@ export function optimalHashes(n: number, m: number): number {
  * never be reached.
  */
 export function smallestRate(n: number): number {
-  // The largest m whose best k still rounds to at most MAX_HASHES, then the p that sizes to it.
-  const largest = Math.ceil(((MAX_HASHES + 0.5) * n) / LN2) - 1;
-  let p = Math.exp((-largest * LN2_SQUARED) / n);
-  while (bestHashes(n, optimalBits(n, p)) > MAX_HASHES) p *= 1 + 1e-12;
-  return p;
+  const fits = (p: number) => bestHashes(n, optimalBits(n, p)) <= MAX_HASHES;
+  // The largest m whose best k still rounds to at most MAX_HASHES, and the p that sizes to it; then bisection on ln p to be exact.
+  const largest = Math.max(1, Math.ceil(((MAX_HASHES + 0.5) * n) / LN2) - 1);
+  let low = (-largest * LN2_SQUARED) / n - 1; // ln p, too small
+  let high = Math.log1p(-Number.EPSILON); // ln p, the largest p below 1
+  if (!fits(Math.exp(high))) return NaN; // n so small that one bit already needs too many hashes
+  for (let i = 0; i < 200 && high - low > 1e-15 * Math.abs(high); i++) {
+    const middle = (low + high) / 2;
+    if (fits(Math.exp(middle))) high = middle;
+    else low = middle;
+  }
+  return Math.exp(high);
 }
 
 /** Throws a RangeError when no k ≤ MAX_HASHES reaches rate p for n keys at the optimal size, naming the smallest p there is. */
 export function checkReachable(nName: string, pName: string, n: number, p: number): void {
   const k = bestHashes(n, optimalBits(n, p));
   if (k > MAX_HASHES) {
+    const smallest = smallestRate(n);
+    if (Number.isNaN(smallest)) throw new RangeError(`${nName} = ${n} is too small: even a filter of one bit would need ${k} hash functions for it (at most ${MAX_HASHES})`);
     throw new RangeError(
       `${pName} = ${p} needs k = ${k} hash functions, more than the ${MAX_HASHES} a filter takes; ` +
-        `the smallest ${pName} possible for ${nName} = ${n} is ${smallestRate(n)}`,
+        `the smallest ${pName} possible for ${nName} = ${n} is ${smallest}`,
     );
   }
 }
@@ -119,7 +128,7 @@ function result(n: number, m: number, k: number): OptimalParameters {
  */
 export function optimal(input: OptimalInput): OptimalParameters {
   if (input === null || typeof input !== "object") {
-    throw new TypeError(`optimal() takes an object such as { n, p }, got ${describe(input)}`);
+    throw new TypeError(`input must be an object such as { n, p }, got ${describe(input)}`);
   }
   const given = (["n", "p", "m", "k"] as const).filter((name) => input[name] !== undefined);
   const has = (name: "n" | "p" | "m" | "k") => given.includes(name);
@@ -162,7 +171,7 @@ export function optimal(input: OptimalInput): OptimalParameters {
     }
     default:
       throw new TypeError(
-        `optimal() needs { n, p }, { n, m }, { m, p } or three of n, p, m, k; got ${given.length ? `{ ${given.join(", ")} }` : "none of them"}`,
+        `input must hold { n, p }, { n, m }, { m, p } or three of n, p, m, k; got ${given.length ? `{ ${given.join(", ")} }` : "none of them"}`,
       );
   }
 }

@@ -4,7 +4,7 @@
 // below Σ p_i = p however many layers are added.
 import { BloomFilter } from "./bloom-filter.js";
 import { OP_ADD, OP_HAS } from "./constants.generated.js";
-import { checkInteger, checkIntsHashing, checkOptions, checkPositive, checkProbability } from "./errors.js";
+import { checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkPositive, checkProbability } from "./errors.js";
 import { checkReachable, smallestRate } from "./optimal.js";
 import {
   FilterType,
@@ -261,11 +261,13 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
   }
 
   hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    checkIntsKeys(keys);
     checkIntsHashing(this.#hashing.strategy);
     return this.#run({ kind: "ints", keys }, false);
   }
 
   testAndAddInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    checkIntsKeys(keys);
     checkIntsHashing(this.#hashing.strategy);
     return this.#run({ kind: "ints", keys }, true);
   }

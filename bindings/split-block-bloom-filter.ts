@@ -4,7 +4,7 @@
 import { WasmBlock } from "./wasm-block.js";
 import { MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { HASH_XXH64, OP_ADD, OP_HAS } from "./constants.generated.js";
-import { checkCount, checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
+import { checkCount, checkInteger, checkOptions, checkVisit, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { isBytes, type Key } from "./keys.js";
 import type { Filter } from "./filter.js";
@@ -159,7 +159,7 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
       throw new TypeError(`options.powerOfTwo must be a boolean, got ${describe(checked.powerOfTwo)}`);
     }
     const blocks = bytesFor(n, p, checked.powerOfTwo !== false) / SBBF_BLOCK_BYTES;
-    if (blocks > MAX_BLOCKS) throw new RangeError(`a split-block filter for ${n} items at p = ${p} needs ${blocks} blocks; a filter holds at most ${MAX_BLOCKS}`);
+    if (blocks > MAX_BLOCKS) throw new RangeError(`a split-block filter for expectedItems = ${n} at falsePositiveRate = ${p} needs ${blocks} blocks; a filter holds at most ${MAX_BLOCKS}`);
     return new SplitBlockBloomFilter(blocks);
   }
 
@@ -321,6 +321,7 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
 
   /** As BloomFilter.testAndAddLinesEach: answers and line ends as views of wasm memory, no copies. */
   testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
+    checkVisit(visit);
     this.#count += this.runLinesEach(OP_ADD, buffer, visit);
   }
 
