@@ -480,6 +480,12 @@ export class BloomFilter extends WasmBlock implements Filter {
             throw new FormatError("corrupted: bits past m are set");
           }
         }
+        filter.#setBits = -1; // the bits just read
+        const clear = bits - filter.#countSetBits();
+        if (count + clear > baseBits) {
+          filter.dispose();
+          throw new FormatError(`corrupted: count = ${count} keys, but ${clear} of ${bits} bits are clear (a key is counted when it sets a clear bit)`);
+        }
         filter.#count = count;
         filter.#setBits = -1;
         return filter;
@@ -500,8 +506,9 @@ export class BloomFilter extends WasmBlock implements Filter {
       throw new RangeError(`no room beside the source filter for a Bloom filter of ${bits} bits`);
     }
     blocks.forEach((block, s) => fill(block.ptr, s));
-    // A counting filter's size counts repeats; a Bloom filter counts keys that set a bit, at most m.
-    filter.#count = Math.min(count, bits);
+    filter.#setBits = -1;
+    // A counting filter's size counts repeats; a Bloom filter counts keys that set a bit.
+    filter.#count = Math.min(count, filter.#countBound());
     filter.#setBits = -1;
     return filter;
   }
@@ -614,10 +621,19 @@ export class BloomFilter extends WasmBlock implements Filter {
     });
     result.#setBits = -1;
     // Shared keys cannot be told apart: the fill estimate, bounded by what the operands hold.
-    const bound = op === "union" ? Math.min(this.#baseBits, this.#count + other.#count) : Math.min(this.#count, other.#count);
+    const bound = Math.min(result.#countBound(), op === "union" ? this.#count + other.#count : Math.min(this.#count, other.#count));
     const estimate = result.estimatedCount();
     result.#count = Number.isFinite(estimate) ? Math.min(bound, Math.round(estimate)) : bound;
     return result;
+  }
+
+  /**
+   * The most keys this filter can have counted: each key counted set a clear
+   * bit, and a fold leaves at most one clear bit for each clear bit before, so
+   * count + clear bits ≤ base bits (the loader checks it).
+   */
+  #countBound(): number {
+    return this.#baseBits - (this.#bits - this.#countSetBits());
   }
 
   #added(fresh: number): void {

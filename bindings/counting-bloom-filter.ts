@@ -5,7 +5,7 @@ import { WasmBlock } from "./wasm-block.js";
 import { freeMemory, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_COUNT, OP_HAS, OP_REMOVE } from "./constants.generated.js";
 import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
-import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
+import { SOURCE_BYTES, sourceLength, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { maxKeyBytes, type Key } from "./keys.js";
 import { segmentIndices } from "./indices.js";
 import type { DeletableFilter } from "./filter.js";
@@ -196,6 +196,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
 
   /** Adds one occurrence of the key; true when it was probably present before (every counter above 0). */
   testAndAdd(key: Key): boolean {
+    this.#checkRoom(1);
     const seen = this.#one(OP_ADD, key) === 1;
     this.#size++;
     return seen;
@@ -479,9 +480,15 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
 
   /** Adds a batch (every key counts once more); answers 1 where a key was probably present before. */
   #add(source: KeySource): Uint8Array {
+    this.#checkRoom(Math.max(0, sourceLength(source)));
     const { answers } = this.runOp(OP_ADD, source);
     this.#size += answers.length;
     return answers;
+  }
+
+  /** A RangeError, before anything is added, when `adds` more would take the size past 2^53 − 1 (a number a record holds exactly). */
+  #checkRoom(adds: number): void {
+    if (this.#size + adds > Number.MAX_SAFE_INTEGER) throw new RangeError(`the counting filter's size ${this.#size} cannot grow by ${adds} past 2^53 − 1; nothing was added`);
   }
 
   /** Removes a batch; answers 1 where a key was removed. */

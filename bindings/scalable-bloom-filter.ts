@@ -47,6 +47,9 @@ function lineCount(buffer: Uint8Array): number {
   return lines;
 }
 
+/** A rate every capacity reaches with k ≤ 256 (the smallest is about 2^−256.5 for any n ≥ 1). */
+const SURELY_REACHABLE = 2 ** -250;
+
 /** Layer i's capacity ⌈n0 · s^i⌉. */
 function capacityOf(initialCapacity: number, growth: number, i: number): number {
   return Math.ceil(initialCapacity * growth ** i);
@@ -68,7 +71,8 @@ function layerLimit(initialCapacity: number, p: number, growth: number, tighteni
   for (let i = 0; i < MAX_LAYERS; i++) {
     const capacity = capacityOf(initialCapacity, growth, i);
     const rate = rateOf(p, tightening, i);
-    const smallest = hashing.strategy === "double" ? smallestRate(capacity) : Number.MIN_VALUE;
+    // Rates far above 2^−256 are reachable for any capacity; only the smallest need the exact bound.
+    const smallest = hashing.strategy === "double" && rate < SURELY_REACHABLE ? smallestRate(capacity) : Number.MIN_VALUE;
     if (!(rate >= smallest)) {
       throw new RangeError(
         `options.tightening = ${tightening} with falsePositiveRate = ${p}: layer ${i}'s rate p·(1 − r)·r^${i} = ${rate} is below ${smallest}, ` +

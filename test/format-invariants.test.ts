@@ -71,7 +71,7 @@ describe("scalable records", () => {
   });
 
   it("a layer whose count exceeds its capacity is refused", () => {
-    const one = ScalableBloomFilter.create(100, 0.01).add("x").serialize();
+    const one = ScalableBloomFilter.create(100, 0.01).addMany(Array.from({ length: 100 }, (_, i) => `full-${i}`)).serialize();
     const parts = parseRecord(one);
     const layer = parseRecord(parts.payload);
     new DataView(layer.params.buffer).setBigUint64(20, 101n, true);
