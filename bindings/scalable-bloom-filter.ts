@@ -492,7 +492,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
   }
 
   #live(): BloomFilter[] {
-    if (this.#disposed) throw new Error("this ScalableBloomFilter was disposed");
+    if (this.#disposed) throw new TypeError("this ScalableBloomFilter was disposed; it cannot be used after dispose()");
     return this.#layers;
   }
 

@@ -234,6 +234,38 @@ describe("every public method, every bad argument", () => {
   });
 });
 
+describe("a disposed filter", () => {
+  it.each(TYPES)("%s: every method works or throws a TypeError saying it was disposed", async (type, make) => {
+    const problems: string[] = [];
+    const probe = make() as Record<string, unknown>;
+    const methods = new Set<string>();
+    for (let proto = Object.getPrototypeOf(probe); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+      for (const name of Object.getOwnPropertyNames(proto)) {
+        const descriptor = Object.getOwnPropertyDescriptor(proto, name)!;
+        if (!INTERNAL.has(name)) methods.add(name);
+        void descriptor;
+      }
+    }
+    for (const method of methods) {
+      const filter = make() as Record<string, unknown> & { dispose(): void; serialize(): Uint8Array };
+      const other = make();
+      const value = (filter as Record<string, unknown>)[method];
+      const args = typeof value === "function" ? parameterNames(value as never).map((name) => valid(name, method, filter)) : [];
+      filter.dispose();
+      try {
+        const descriptor = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(filter), method) ?? Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Object.getPrototypeOf(filter)), method);
+        if (descriptor?.get) void filter[method];
+        else if (typeof value === "function") await settle((value as (...a: unknown[]) => unknown).apply(filter, args));
+      } catch (error) {
+        // (Integer keys on a filter of independent hashes are refused before anything else: no call of them can work.)
+        if (!(error instanceof TypeError) || !/disposed|integer keys need double hashing/.test((error as Error).message)) problems.push(`${type}#${method}: ${(error as Error)?.constructor?.name}: ${(error as Error).message}`);
+      }
+      (other as { dispose(): void }).dispose();
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
 describe("refusals the checker found", () => {
   it("create(n, p) with a p no k ≤ 256 reaches is refused, naming the smallest p for that n", () => {
     for (const create of [(n: number, p: number) => BloomFilter.create(n, p), (n: number, p: number) => CountingBloomFilter.create(n, p)]) {
