@@ -59,12 +59,18 @@ export function splitBlockBytesFor(n: number, p: number, powerOfTwo = true): num
   return bytesFor(n, p, powerOfTwo);
 }
 
+/** The most blocks the exact sizing searches (4 PiB: far past any filter, and below 2^53 so the search stays exact). */
+const MAX_SEARCH_BLOCKS = 2 ** 47;
+
 /** splitBlockBytesFor without the argument checks. */
 function bytesFor(n: number, p: number, powerOfTwo: boolean): number {
   if (powerOfTwo) return Math.max(MIN_BYTES, 2 ** Math.ceil(Math.log2((-8 * n) / Math.log1p(-Math.pow(p, 1 / 8)) / 8)));
   let low = 1;
   let high = Math.max(1, Math.ceil((-16 * n) / Math.log1p(-Math.pow(p, 1 / 8)) / 256)); // twice the formula: always enough
-  while (blockRate(n, high) > p) high *= 2;
+  while (high <= MAX_SEARCH_BLOCKS && blockRate(n, high) > p) high *= 2;
+  if (high > MAX_SEARCH_BLOCKS) {
+    throw new RangeError(`a split-block filter for n = ${n} at p = ${p} needs more than ${MAX_SEARCH_BLOCKS} blocks (${formatBytes(MAX_SEARCH_BLOCKS * SBBF_BLOCK_BYTES)})`);
+  }
   while (low < high) {
     const middle = Math.floor((low + high) / 2);
     if (blockRate(n, middle) <= p) high = middle;

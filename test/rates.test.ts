@@ -3,7 +3,7 @@
 // falsePositiveRateFor, each at many fills, and the loss a de-duplication
 // pass has while its filter fills, which is what the CLI predicts with them.
 import { describe, expect, it } from "vitest";
-import { BloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, splitBlockFalsePositiveRate } from "../bindings/index.js";
+import { BloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, splitBlockBytesFor, splitBlockFalsePositiveRate } from "../bindings/index.js";
 import { ones, rng } from "./helpers.js";
 
 /** `count` random u32 keys (repeats possible, as with any hash: the filters see them as random). */
@@ -90,6 +90,14 @@ describe("splitBlockFalsePositiveRate", () => {
       expect(filter.estimatedCount() / n, `n = ${n}`).toBeCloseTo(1, 1);
       expect(Math.abs(filter.estimatedCount() / n - 1)).toBeLessThan(0.03);
     }
+  });
+
+  it("the exact sizing (powerOfTwo: false) answers at once for any p, refusing what no filter reaches", () => {
+    expect(() => splitBlockBytesFor(100, 1e-300, false)).toThrow(/needs more than 140737488355328 blocks/);
+    expect(() => SplitBlockBloomFilter.create(100, 1e-300, { powerOfTwo: false })).toThrow(RangeError);
+    const bytes = splitBlockBytesFor(10_000, 0.001, false);
+    expect(splitBlockFalsePositiveRate(10_000, bytes / 32)).toBeLessThanOrEqual(0.001);
+    expect(splitBlockFalsePositiveRate(10_000, bytes / 32 - 1)).toBeGreaterThan(0.001);
   });
 
   it("expectedFalsePositiveRate(items) names a bad count", () => {
