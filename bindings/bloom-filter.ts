@@ -375,7 +375,7 @@ export class BloomFilter extends WasmBlock implements Filter {
   fold(factor: number): BloomFilter {
     this.live();
     checkInteger("factor", factor, 2, Number.MAX_SAFE_INTEGER);
-    if ((factor & (factor - 1)) !== 0 || factor > this.maxFoldFactor) {
+    if (!Number.isInteger(Math.log2(factor)) || factor > this.maxFoldFactor) {
       throw new RangeError(
         `cannot fold ${this.#bits} bits by ${factor}: the factor must be a power of two up to maxFoldFactor = ${this.maxFoldFactor} ` +
           `(m / factor a whole number of 64-bit words${this.segmentCount > 1 ? " in each segment" : ""}); create with { foldable: true } to allow folding`,

@@ -6,13 +6,14 @@ export function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value.length > 40 ? value.slice(0, 40) + "…" : value);
   if (typeof value === "bigint") return `${value}n`;
   if (typeof value === "symbol") return value.toString();
+  if (typeof value === "function") return value.name ? `a function (${value.name})` : "a function";
   if (value === null || typeof value !== "object") {
     if (typeof value === "number" && Object.is(value, -0)) return "-0";
     return String(value);
   }
   if (Array.isArray(value)) return `an array of length ${value.length}`;
   const name = (value as object).constructor?.name;
-  return name ? `a ${name}` : "an object";
+  return name && name !== "Object" ? `a ${name}` : "an object";
 }
 
 /** A number that must be finite and > 0 (counts such as n). */
