@@ -46,9 +46,9 @@ function blockBytes(buckets: number, fingerprintBits: number): number {
   return HEADER_BYTES + Math.ceil((buckets * BUCKET_SIZE * (fingerprintBits / 8)) / 8) * 8;
 }
 /** Tables up to this many bytes are copied before every batch that adds, so a failed batch leaves the same bytes. */
-const SNAPSHOT_ALWAYS_BYTES = 4 << 20;
-/** Larger tables are copied before a batch that would fill them past this load. */
-const SNAPSHOT_LOAD = 0.8;
+const SNAPSHOT_ALWAYS_BYTES = 64 << 10;
+/** Larger tables are copied before a batch of at least one key per this many bytes of table. */
+const SNAPSHOT_BYTES_PER_KEY = 64;
 /** Largest bucket count: slot indices (bucket · 4 + j) must stay below 2^32. */
 const MAX_BUCKETS = 2 ** 29;
 
@@ -454,18 +454,17 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
   }
 
   /**
-   * A copy of the slots and size before a batch that may not fit, so a failure
-   * leaves the very same bytes (keys stored earlier in the batch may have moved
-   * others by kicks). Small tables are always copied; a large one only when
-   * the batch would fill it past SNAPSHOT_LOAD, the only place kicks fail
-   * unless a key is added more than 2b times: then the batch's keys are removed
-   * again, and the filter holds and answers the same, some fingerprints in
-   * other slots of their buckets.
+   * A copy of the slots and size before a batch, so a failure leaves the very
+   * same bytes (keys stored earlier in the batch may have moved others by
+   * kicks), when the copy costs little: a small table, or a batch large
+   * enough to pay for it. Otherwise a failure removes the batch's keys again:
+   * the filter then holds and answers exactly as before, a few fingerprints
+   * possibly in other slots of their buckets.
    */
   #snapshot(source: KeySource): { slots: Uint8Array; size: number } | undefined {
-    const keys = sourceLength(source);
+    const keys = Math.max(0, sourceLength(source));
     const bytes = blockBytes(this.#buckets, this.#fingerprintBits) - HEADER_BYTES;
-    if (bytes > SNAPSHOT_ALWAYS_BYTES && (keys < 0 || this.size + keys <= SNAPSHOT_LOAD * this.capacity)) return undefined;
+    if (bytes > Math.max(SNAPSHOT_ALWAYS_BYTES, SNAPSHOT_BYTES_PER_KEY * keys)) return undefined;
     const data = this.live() + HEADER_BYTES;
     return { slots: this.arena.u8().slice(data, data + bytes), size: this.size };
   }

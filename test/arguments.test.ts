@@ -322,6 +322,20 @@ describe("refusals the checker found", () => {
     expect(Buffer.from(filter.serialize()).equals(Buffer.from(before))).toBe(true);
   });
 
+  it("a small batch that does not fit a large cuckoo table is taken out again: the same keys, sizes and answers", () => {
+    using filter = CuckooFilter.withSize(2 ** 15, 8); // 128 KiB of slots: a batch of 9 keys is not worth a copy
+    const held = new Uint32Array(90_000).map((_, i) => i * 7 + 1);
+    filter.addInts(held);
+    const probes = new Uint32Array(100_000).map((_, i) => i * 3);
+    const before = { size: filter.size, has: filter.hasInts(probes), counts: filter.countInts(probes), again: filter.count("again") };
+    // The same key 9 times: its two buckets hold 8 copies, so the batch fails after kicking others around.
+    expect(() => filter.addMany(Array.from({ length: 9 }, () => "again"))).toThrow(/cuckoo filter is full/);
+    expect(filter.size).toBe(before.size);
+    expect(filter.count("again")).toBe(before.again);
+    expect(filter.hasInts(probes)).toEqual(before.has);
+    expect(filter.countInts(probes)).toEqual(before.counts);
+  });
+
   it("null and unknown options are refused, not taken for the default", () => {
     expect(() => CountingBloomFilter.create(100, 0.01, { counterBits: null as never })).toThrow(/^options\.counterBits must be 4, 8 or 16, got null/);
     expect(() => BloomFilter.create(100, 0.01, { hash: null as never })).toThrow(/options\.hash/);
