@@ -422,10 +422,13 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
    * or a layer there is no memory for, fails before any key is added.
    */
   #reserve(source: KeySource): void {
-    const keys = source.kind === "lines" ? (isBytes(source.buffer) ? lineCount(source.buffer) : -1) : sourceLength(source);
-    if (keys <= 0) return; // nothing to add, or a source the batch will refuse
     let last = this.#layers.length - 1;
-    let need = keys - (this.layerCapacity(last) - this.#layers[last].size);
+    const room = this.layerCapacity(last) - this.#layers[last].size;
+    // A buffer of b bytes holds at most b + 1 lines: count them only when that might not fit.
+    const lines = source.kind === "lines" && isBytes(source.buffer) ? (source.buffer.length < room ? 0 : lineCount(source.buffer)) : -1;
+    const keys = source.kind === "lines" ? lines : sourceLength(source);
+    if (keys <= 0) return; // nothing to add, a batch the newest layer has room for, or a source the batch will refuse
+    let need = keys - room;
     try {
       while (need > 0) {
         last++;
