@@ -39,7 +39,7 @@ const BUILD_ERRORS: Record<number, string> = { 1: "fingerprint bits not 8 or 16"
 /** The validated fingerprint width of build options. */
 function fingerprintBitsOf(options: unknown): 8 | 16 {
   const checked = checkOptions("options", options, ["fingerprintBits"]);
-  const bits = checked.fingerprintBits ?? 8;
+  const bits = checked.fingerprintBits === undefined ? 8 : checked.fingerprintBits;
   if (typeof bits !== "number") throw new TypeError(`options.fingerprintBits must be a number, got ${describe(bits)}`);
   if (bits !== 8 && bits !== 16) throw new RangeError(`options.fingerprintBits must be 8 or 16, got ${describe(bits)}`);
   return bits;

@@ -7,13 +7,13 @@ import { WasmBlock, type Placement } from "./wasm-block.js";
 import type { Arena } from "./arena.js";
 import { defaultArena, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_HAS } from "./constants.generated.js";
-import { checkInteger, checkIntsHashing, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
+import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkVisit, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { maxKeyBytes, SHARED_BYTES_KEY_BYTES, SHARED_KEY_BYTES, type Key } from "./keys.js";
 import { openHandle, type SharedFilterHandle } from "./shared.js";
 import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { combineInto } from "./combine.js";
 import { segmentIndices, type Indexing } from "./indices.js";
-import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
+import { checkReachable, MAX_HASHES, optimal, rateFor } from "./optimal.js";
 import type { Filter } from "./filter.js";
 import { hashId, type HashName } from "./hash.js";
 import {
@@ -126,6 +126,7 @@ export class BloomFilter extends WasmBlock implements Filter {
     if (checked.foldable !== undefined && typeof checked.foldable !== "boolean") {
       throw new TypeError(`options.foldable must be a boolean, got ${describe(checked.foldable)}`);
     }
+    if (hashing.strategy === "double") checkReachable("expectedItems", "falsePositiveRate", n, p);
     const { bits, hashes, segments } = BloomFilter.sizeFor(n, p, hashing, checked.foldable === true);
     return new BloomFilter(bits, hashes, hashing, bits, undefined, segments, sharedPlacement(checked.shared, hashing));
   }
@@ -143,7 +144,7 @@ export class BloomFilter extends WasmBlock implements Filter {
     const m = perSegment * segments;
     if (m > maxBits || perSegment > segmentLimit) {
       throw new RangeError(
-        `a filter for ${n} items at p = ${p} needs ${m} bits (${formatBytes(m / 8)}); ` +
+        `a filter for expectedItems = ${n} at falsePositiveRate = ${p} needs ${m} bits (${formatBytes(m / 8)}); ` +
           `a filter holds at most ${maxBits} bits (${formatBytes(maxBits / 8)})`,
       );
     }
@@ -272,9 +273,10 @@ export class BloomFilter extends WasmBlock implements Filter {
     return Math.pow(this.#countSetBits() / this.#bits, this.#hashes);
   }
 
-  /** The rate the formula predicts for `items` distinct keys in this filter: (1 − e^(−k·n/m))^k. */
-  expectedFalsePositiveRate(items: number = this.size): number {
-    return falsePositiveRateFor(items, this.#bits, this.#hashes);
+  /** The rate the formula predicts for `items` distinct keys in this filter (default: size): (1 − e^(−k·n/m))^k. */
+  expectedFalsePositiveRate(items?: number): number {
+    const n = items === undefined ? this.size : checkCount("items", items);
+    return rateFor(n, this.#bits, this.#hashes);
   }
 
   /** Adds a key. */
@@ -336,12 +338,14 @@ export class BloomFilter extends WasmBlock implements Filter {
 
   /** Queries integer keys (as addInts): 1 = probably present, 0 = definitely absent. */
   hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    checkIntsKeys(keys);
     checkIntsHashing(this.#hashing.strategy);
     return this.runOp(OP_HAS, { kind: "ints", keys }).answers;
   }
 
   /** Adds integer keys in order; 1 where a key was probably present before. */
   testAndAddInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    checkIntsKeys(keys);
     checkIntsHashing(this.#hashing.strategy);
     return this.#add({ kind: "ints", keys });
   }
@@ -421,7 +425,7 @@ export class BloomFilter extends WasmBlock implements Filter {
   fold(factor: number): BloomFilter {
     this.live();
     checkInteger("factor", factor, 2, Number.MAX_SAFE_INTEGER);
-    if ((factor & (factor - 1)) !== 0 || factor > this.maxFoldFactor) {
+    if (!Number.isInteger(Math.log2(factor)) || factor > this.maxFoldFactor) {
       throw new RangeError(
         `cannot fold ${this.#bits} bits by ${factor}: the factor must be a power of two up to maxFoldFactor = ${this.maxFoldFactor} ` +
           `(m / factor a whole number of 64-bit words${this.segmentCount > 1 ? " in each segment" : ""}); create with { foldable: true } to allow folding`,
@@ -493,6 +497,8 @@ export class BloomFilter extends WasmBlock implements Filter {
     if (hashing.strategy === "independent" && hashing.names.length !== hashes) {
       throw new FormatError(`corrupted: ${hashing.names.length} hashes listed for k = ${hashes}`);
     }
+    // A key is counted only when it sets a bit (folding keeps the count of the bits before), so count ≤ base bits.
+    if (count > baseBits) throw new FormatError(`corrupted: count = ${count} keys in a filter of ${baseBits} bits`);
     if (segments > 1 && hashing.strategy !== "double") throw new FormatError("corrupted: a filter in segments uses double hashing");
     const expected = segments * (blockBytes(bits / segments) - HEADER_BYTES);
     if (header.payloadLength !== expected) throw new FormatError(`corrupted: payload of ${header.payloadLength} bytes for ${bits} bits`);
@@ -509,6 +515,12 @@ export class BloomFilter extends WasmBlock implements Filter {
             filter.dispose();
             throw new FormatError("corrupted: bits past m are set");
           }
+        }
+        filter.#setBits = -1; // the bits just read
+        const clear = bits - filter.#countSetBits();
+        if (count + clear > baseBits) {
+          filter.dispose();
+          throw new FormatError(`corrupted: count = ${count} keys, but ${clear} of ${bits} bits are clear (a key is counted when it sets a clear bit)`);
         }
         filter.#count = count;
         filter.#setBits = -1;
@@ -530,7 +542,9 @@ export class BloomFilter extends WasmBlock implements Filter {
       throw new RangeError(`no room beside the source filter for a Bloom filter of ${bits} bits`);
     }
     blocks.forEach((block, s) => fill(block.ptr, s));
-    filter.#count = count;
+    filter.#setBits = -1;
+    // A counting filter's size counts repeats; a Bloom filter counts keys that set a bit.
+    filter.#count = Math.min(count, filter.#countBound());
     filter.#setBits = -1;
     return filter;
   }
@@ -604,6 +618,7 @@ export class BloomFilter extends WasmBlock implements Filter {
    * the call; line i of the piece ends at offset + ends[i] in `buffer`.
    */
   testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
+    checkVisit(visit);
     this.#added(this.runLinesEach(OP_ADD, buffer, visit));
   }
 
@@ -684,8 +699,8 @@ export class BloomFilter extends WasmBlock implements Filter {
 
   #combine(other: BloomFilter, op: "union" | "intersect"): BloomFilter {
     this.live();
-    if (!(other instanceof BloomFilter)) throw new TypeError(`${op}() takes a BloomFilter, got ${describe(other)}`);
-    if (other.disposed) throw new Error(`the BloomFilter given to ${op}() was disposed`);
+    if (!(other instanceof BloomFilter)) throw new TypeError(`other, the filter given to ${op}(), must be a BloomFilter, got ${describe(other)}`);
+    if (other.disposed) throw new TypeError(`other, the BloomFilter given to ${op}(), was disposed`);
     const differs =
       this.#bits !== other.#bits ? `bits: ${this.#bits} vs ${other.#bits}`
       : this.#hashes !== other.#hashes ? `hashes: ${this.#hashes} vs ${other.#hashes}`
@@ -704,10 +719,19 @@ export class BloomFilter extends WasmBlock implements Filter {
     });
     result.#setBits = -1;
     // Shared keys cannot be told apart: the fill estimate, bounded by what the operands hold.
-    const bound = op === "union" ? this.#count + other.#count : Math.min(this.#count, other.#count);
+    const bound = Math.min(result.#countBound(), op === "union" ? this.#count + other.#count : Math.min(this.#count, other.#count));
     const estimate = result.estimatedCount();
     result.#count = Number.isFinite(estimate) ? Math.min(bound, Math.round(estimate)) : bound;
     return result;
+  }
+
+  /**
+   * The most keys this filter can have counted: each key counted set a clear
+   * bit, and a fold leaves at most one clear bit for each clear bit before, so
+   * count + clear bits ≤ base bits (the loader checks it).
+   */
+  #countBound(): number {
+    return this.#baseBits - (this.#bits - this.#countSetBits());
   }
 
   #added(fresh: number): void {

@@ -4,12 +4,12 @@
 import { WasmBlock } from "./wasm-block.js";
 import { defaultArena, freeMemory, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_COUNT, OP_HAS, OP_REMOVE } from "./constants.generated.js";
-import { checkInteger, checkIntsHashing, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
-import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
+import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
+import { SOURCE_BYTES, sourceLength, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { maxKeyBytes, type Key } from "./keys.js";
 import { segmentIndices } from "./indices.js";
 import type { DeletableFilter } from "./filter.js";
-import { falsePositiveRateFor, MAX_HASHES, optimal } from "./optimal.js";
+import { checkReachable, MAX_HASHES, optimal, rateFor } from "./optimal.js";
 import { BloomFilter } from "./bloom-filter.js";
 import {
   FilterType,
@@ -42,7 +42,7 @@ function blockBytes(counters: number, width: CounterBits): number {
 }
 
 function checkCounterBits(options: Record<string, unknown>): CounterBits {
-  const bits = options.counterBits ?? 4;
+  const bits = options.counterBits === undefined ? 4 : options.counterBits;
   if (bits !== 4 && bits !== 8 && bits !== 16) throw new RangeError(`options.counterBits must be 4, 8 or 16, got ${describe(bits)}`);
   return bits;
 }
@@ -95,12 +95,13 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     const checked = checkOptions("options", options, OPTION_NAMES);
     const width = checkCounterBits(checked);
     const hashing = resolveHashing(checked);
+    if (hashing.strategy === "double") checkReachable("expectedItems", "falsePositiveRate", n, p);
     const sized = hashing.strategy === "independent" ? optimal({ n, p, k: hashing.names.length }) : optimal({ n, p });
     const segments = segmentsFor(sized.m, width);
     const m = segments > 1 ? Math.ceil(sized.m / segments / 64) * 64 * segments : sized.m;
     if (m > maxCounters(width)) {
       throw new RangeError(
-        `a counting filter for ${n} items at p = ${p} needs ${m} ${width}-bit counters (${formatBytes((m * width) / 8)}); ` +
+        `a counting filter for expectedItems = ${n} at falsePositiveRate = ${p} needs ${m} ${width}-bit counters (${formatBytes((m * width) / 8)}); ` +
           `a filter holds at most ${maxCounters(width)} of them`,
       );
     }
@@ -179,9 +180,10 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     return Math.pow(this.fillRatio, this.#hashes);
   }
 
-  /** The formula's rate for `items` keys: (1 − e^(−kn/m))^k. */
-  expectedFalsePositiveRate(items: number = this.size): number {
-    return falsePositiveRateFor(items, this.#counters, this.#hashes);
+  /** The formula's rate for `items` keys (default: size): (1 − e^(−kn/m))^k. */
+  expectedFalsePositiveRate(items?: number): number {
+    const n = items === undefined ? this.size : checkCount("items", items);
+    return rateFor(n, this.#counters, this.#hashes);
   }
 
   /** Adds one occurrence of the key. */
@@ -192,6 +194,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
 
   /** Adds one occurrence of the key; true when it was probably present before (every counter above 0). */
   testAndAdd(key: Key): boolean {
+    this.#checkRoom(1);
     const seen = this.#one(OP_ADD, key) === 1;
     this.#size++;
     return seen;
@@ -295,21 +298,25 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
   }
 
   testAndAddInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    checkIntsKeys(keys);
     checkIntsHashing(this.#hashing.strategy);
     return this.#add({ kind: "ints", keys });
   }
 
   hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    checkIntsKeys(keys);
     checkIntsHashing(this.#hashing.strategy);
     return this.runOp(OP_HAS, { kind: "ints", keys }).answers;
   }
 
   removeInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    checkIntsKeys(keys);
     checkIntsHashing(this.#hashing.strategy);
     return this.#remove({ kind: "ints", keys });
   }
 
   countInts(keys: Uint32Array | BigUint64Array): Uint32Array {
+    checkIntsKeys(keys);
     checkIntsHashing(this.#hashing.strategy);
     return this.runOp(OP_COUNT, { kind: "ints", keys }, Uint32Array).answers;
   }
@@ -462,9 +469,15 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
 
   /** Adds a batch (every key counts once more); answers 1 where a key was probably present before. */
   #add(source: KeySource): Uint8Array {
+    this.#checkRoom(Math.max(0, sourceLength(source)));
     const { answers } = this.runOp(OP_ADD, source);
     this.#size += answers.length;
     return answers;
+  }
+
+  /** A RangeError, before anything is added, when `adds` more would take the size past 2^53 − 1 (a number a record holds exactly). */
+  #checkRoom(adds: number): void {
+    if (this.#size + adds > Number.MAX_SAFE_INTEGER) throw new RangeError(`the counting filter's size ${this.#size} cannot grow by ${adds} past 2^53 − 1; nothing was added`);
   }
 
   /** Removes a batch; answers 1 where a key was removed. */

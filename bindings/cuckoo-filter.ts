@@ -4,7 +4,7 @@ import { WasmBlock } from "./wasm-block.js";
 import { defaultArena, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { CUCKOO_HEADER, BUCKET_SIZE as CORE_BUCKET_SIZE, MAX_KICKS as CORE_MAX_KICKS, OP_ADD, OP_COUNT, OP_HAS, OP_REMOVE, OP_TEST_AND_ADD } from "./constants.generated.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
-import { type Kernel, type KeyHash, type KeySource } from "./batch.js";
+import { sourceLength, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { type Key } from "./keys.js";
 import type { DeletableFilter } from "./filter.js";
 import {
@@ -43,16 +43,25 @@ const HEADER_BYTES = CUCKOO_HEADER;
 function blockBytes(buckets: number, fingerprintBits: number): number {
   return defaultArena().core.cuckooBlockBytes(buckets, fingerprintBits);
 }
+/** Tables up to this many bytes are copied before every batch that adds, so a failed batch leaves the same bytes. */
+const SNAPSHOT_ALWAYS_BYTES = 64 << 10;
+/** Larger tables are copied before a batch of at least one key per this many bytes of table. */
+const SNAPSHOT_BYTES_PER_KEY = 64;
 /** Largest bucket count: slot indices (bucket · 4 + j) must stay below 2^32. */
 const MAX_BUCKETS = 2 ** 29;
 
 /** Fingerprint bits for rate p: f ≥ log2(2b / p), rounded up to a size the table stores (8, 16 or 32). */
 export function fingerprintBitsFor(p: number): 8 | 16 | 32 {
+  return bitsFor(checkProbability("p", p), "p");
+}
+
+/** fingerprintBitsFor for a rate already checked, its argument called `name` in errors. */
+function bitsFor(p: number, name: string): 8 | 16 | 32 {
   const need = Math.ceil(Math.log2((2 * BUCKET_SIZE) / p));
   if (need <= 8) return 8;
   if (need <= 16) return 16;
   if (need <= 32) return 32;
-  throw new RangeError(`falsePositiveRate ${p} needs ${need}-bit fingerprints; the largest is 32 bits (p ≥ ${(2 * BUCKET_SIZE) / 2 ** 32})`);
+  throw new RangeError(`${name} = ${p} needs ${need}-bit fingerprints; the largest is 32 bits (p ≥ ${(2 * BUCKET_SIZE) / 2 ** 32})`);
 }
 
 /** A deletable filter of fingerprints. Adding the same key more than 2b = 8 times fails: its two buckets hold 8 entries. */
@@ -88,8 +97,14 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     const checked = checkOptions("options", options, OPTION_NAMES);
     if (Array.isArray(checked.hash)) throw new TypeError(`options.hash must be one hash name, got ${describe(checked.hash)}`);
     const hashing = resolveHashing({ ...checked, strategy: "double" });
-    const fingerprintBits = fingerprintBitsFor(p);
+    const fingerprintBits = bitsFor(p, "falsePositiveRate");
     const buckets = 2 ** Math.max(0, Math.ceil(Math.log2(Math.ceil(n / (BUCKET_SIZE * TARGET_LOAD)))));
+    if (buckets > MAX_BUCKETS || blockBytes(buckets, fingerprintBits) > MAX_BLOCK_BYTES) {
+      throw new RangeError(
+        `a cuckoo filter for expectedItems = ${n} at falsePositiveRate = ${p} needs ${buckets} buckets of ${fingerprintBits}-bit fingerprints ` +
+          `(${formatBytes(blockBytes(buckets, fingerprintBits))}); one filter holds at most ${formatBytes(MAX_BLOCK_BYTES)}`,
+      );
+    }
     return new CuckooFilter(buckets, fingerprintBits, hashing);
   }
 
@@ -353,6 +368,8 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     const hashing = readHashing(r);
     r.end();
     if (header.version !== 1) throw new FormatError(`corrupted: a cuckoo record of version ${header.version}`);
+    // Fingerprint and buckets come from one 64- or 128-bit hash: readHashing has refused 32-bit ones for double hashing.
+    if (hashing.strategy !== "double") throw new FormatError("corrupted: a cuckoo filter uses one hash (strategy double), not independent hashes");
     if (buckets < 1 || buckets > MAX_BUCKETS || (buckets & (buckets - 1)) !== 0) throw new FormatError(`corrupted: buckets = ${buckets}`);
     if (fingerprintBits !== 8 && fingerprintBits !== 16 && fingerprintBits !== 32) throw new FormatError(`corrupted: fingerprint bits = ${fingerprintBits}`);
     const length = blockBytes(buckets, fingerprintBits) - HEADER_BYTES;
@@ -410,24 +427,47 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     );
   }
 
-  /** Stores a whole batch, or none of it: when one key does not fit, the keys this call stored are removed again. */
+  /** Stores a whole batch, or none of it: when one key does not fit, the table is put back as it was. */
   #addAll(source: KeySource): void {
+    const saved = this.#snapshot(source);
     const { answers } = this.runOp(OP_ADD, source);
-    if (answers.includes(0)) this.#undo(source, answers, 1);
+    if (answers.includes(0)) this.#undo(source, answers, 1, saved);
   }
 
   /** testAndAdd over a batch, in order: 1 where a key was probably present; the absent ones stored, all or none. */
   #testAndAdd(source: KeySource): Uint8Array {
+    const saved = this.#snapshot(source);
     const { answers } = this.runOp(OP_TEST_AND_ADD, source);
-    if (answers.includes(2)) this.#undo(source, answers, 0);
+    if (answers.includes(2)) this.#undo(source, answers, 0, saved);
     return answers;
   }
 
-  /** Removes again the keys of `source` whose answer is `stored`, then throws the filter-full RangeError. */
-  #undo(source: KeySource, answers: Uint8Array, stored: number): never {
-    const picks: number[] = [];
-    for (let i = 0; i < answers.length; i++) if (answers[i] === stored) picks.push(i);
-    if (picks.length > 0) this.runOp(OP_REMOVE, pick(source, picks));
+  /**
+   * A copy of the slots and size before a batch, so a failure leaves the very
+   * same bytes (keys stored earlier in the batch may have moved others by
+   * kicks), when the copy costs little: a small table, or a batch large
+   * enough to pay for it. Otherwise a failure removes the batch's keys again:
+   * the filter then holds and answers exactly as before, a few fingerprints
+   * possibly in other slots of their buckets.
+   */
+  #snapshot(source: KeySource): { slots: Uint8Array; size: number } | undefined {
+    const keys = Math.max(0, sourceLength(source));
+    const bytes = blockBytes(this.#buckets, this.#fingerprintBits) - HEADER_BYTES;
+    if (bytes > Math.max(SNAPSHOT_ALWAYS_BYTES, SNAPSHOT_BYTES_PER_KEY * keys)) return undefined;
+    const data = this.live() + HEADER_BYTES;
+    return { slots: this.arena.u8().slice(data, data + bytes), size: this.size };
+  }
+
+  /** Puts the table back (from the snapshot, or by removing the keys of `source` whose answer is `stored`), then throws the filter-full RangeError. */
+  #undo(source: KeySource, answers: Uint8Array, stored: number, saved: { slots: Uint8Array; size: number } | undefined): never {
+    if (saved) {
+      this.arena.u8().set(saved.slots, this.live() + HEADER_BYTES);
+      this.core.cuckooSetSize(this.live(), saved.size);
+    } else {
+      const picks: number[] = [];
+      for (let i = 0; i < answers.length; i++) if (answers[i] === stored) picks.push(i);
+      if (picks.length > 0) this.runOp(OP_REMOVE, pick(source, picks));
+    }
     throw this.#full(answers.length);
   }
 }

@@ -6,13 +6,14 @@ export function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value.length > 40 ? value.slice(0, 40) + "…" : value);
   if (typeof value === "bigint") return `${value}n`;
   if (typeof value === "symbol") return value.toString();
+  if (typeof value === "function") return value.name ? `a function (${value.name})` : "a function";
   if (value === null || typeof value !== "object") {
     if (typeof value === "number" && Object.is(value, -0)) return "-0";
     return String(value);
   }
   if (Array.isArray(value)) return `an array of length ${value.length}`;
   const name = (value as object).constructor?.name;
-  return name ? `a ${name}` : "an object";
+  return name && name !== "Object" ? `a ${name}` : "an object";
 }
 
 /** A number that must be finite and > 0 (counts such as n). */
@@ -21,6 +22,13 @@ export function checkPositive(name: string, value: unknown): number {
   if (!(value > 0) || !Number.isFinite(value)) {
     throw new RangeError(`${name} must be a positive finite number, got ${describe(value)}`);
   }
+  return value;
+}
+
+/** A number of keys: finite and ≥ 0 (a fraction is allowed: the formulas are smooth in it). */
+export function checkCount(name: string, value: unknown): number {
+  if (typeof value !== "number") throw new TypeError(`${name} must be a number, got ${describe(value)}`);
+  if (!(value >= 0) || !Number.isFinite(value)) throw new RangeError(`${name} must be a finite number ≥ 0, got ${describe(value)}`);
   return value;
 }
 
@@ -69,4 +77,14 @@ export function formatBytes(bytes: number): string {
 /** Integer keys are indexed by double hashing over their 64-bit mix; a filter of independent hashes has no index for them. */
 export function checkIntsHashing(strategy: "double" | "independent"): void {
   if (strategy !== "double") throw new TypeError("integer keys need double hashing; this filter uses the independent strategy");
+}
+
+/** The callback of testAndAddLinesEach, checked before any key is added. */
+export function checkVisit(visit: unknown): void {
+  if (typeof visit !== "function") throw new TypeError(`visit must be a function, got ${describe(visit)}`);
+}
+
+/** Integer keys: a Uint32Array or a BigUint64Array (checked before the filter's own limits, so the message is about the argument). */
+export function checkIntsKeys(keys: unknown): void {
+  if (!(keys instanceof Uint32Array || keys instanceof BigUint64Array)) throw new TypeError(`keys must be a Uint32Array or a BigUint64Array, got ${describe(keys)}`);
 }

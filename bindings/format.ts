@@ -5,7 +5,7 @@
 import type { Arena } from "./arena.js";
 import { defaultArena } from "./memory.js";
 import { HASH_XXH64, XXH64_STATE_BYTES } from "./constants.generated.js";
-import { describe, formatBytes } from "./errors.js";
+import { checkInteger, describe, formatBytes } from "./errors.js";
 import { isBytes, scratchOf } from "./keys.js";
 
 /** "BLMK". */
@@ -132,7 +132,15 @@ export const CHUNK_BYTES = 16 * 1024 * 1024;
  * piece is a view valid until the next), then the payload checksum, computed
  * as the pieces go. Nothing larger than one piece is ever held in JS.
  */
-export function* recordChunks(source: RecordSource, chunkBytes = CHUNK_BYTES, views = false): Generator<Uint8Array> {
+export function recordChunks(source: RecordSource, chunkBytes?: number, views = false): Generator<Uint8Array> {
+  // Checked now, not when the first piece is asked for.
+  return chunksOf(source, chunkBytes === undefined ? CHUNK_BYTES : checkInteger("chunkBytes", chunkBytes, 1, MAX_CHUNK_BYTES), views);
+}
+
+/** Largest piece serializeChunks() makes: 1 GiB. */
+const MAX_CHUNK_BYTES = 2 ** 30;
+
+function* chunksOf(source: RecordSource, chunkBytes: number, views: boolean): Generator<Uint8Array> {
   const h = source.params.length;
   const head = new Uint8Array(FRAME_BEFORE_PARAMS + h + FRAME_AFTER_PARAMS);
   const view = new DataView(head.buffer);
@@ -395,6 +403,10 @@ export type ByteSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array> | Read
 
 /** The pieces of a ByteSource, as an async iterable. */
 function piecesOf(source: ByteSource): AsyncIterable<Uint8Array> | Iterable<Uint8Array> {
+  const iterable = (value: unknown, symbol: symbol) => typeof (value as Record<symbol, unknown>)[symbol] === "function";
+  if (source === null || typeof source !== "object" || !(iterable(source, Symbol.asyncIterator) || iterable(source, Symbol.iterator) || typeof (source as ReadableStream).getReader === "function")) {
+    throw new TypeError(`source must be a stream or an iterable of Uint8Arrays, got ${describe(source)}`);
+  }
   if (typeof (source as ReadableStream).getReader === "function" && !(Symbol.asyncIterator in (source as object))) {
     const reader = (source as ReadableStream<Uint8Array>).getReader();
     return {
@@ -426,7 +438,7 @@ export async function readRecordStream<F>(source: ByteSource, loaders: Loaders<F
   let read = 0;
   try {
     for await (const piece of piecesOf(source)) {
-      if (!isBytes(piece)) throw new TypeError(`the stream must yield Uint8Arrays, got ${describe(piece)}`);
+      if (!isBytes(piece)) throw new TypeError(`source must yield Uint8Arrays, got ${describe(piece)}`);
       if (reader.done) {
         if (piece.length > 0) throw new FormatError("bytes follow the record; a record is read alone");
         continue;
@@ -521,7 +533,7 @@ export function toBase64(bytes: Uint8Array): string {
 
 /** Bytes of a base64 string; anything that is not strict base64 is a FormatError. */
 export function fromBase64(text: unknown): Uint8Array {
-  if (typeof text !== "string") throw new TypeError(`base64 must be a string, got ${describe(text)}`);
+  if (typeof text !== "string") throw new TypeError(`text must be a base64 string, got ${describe(text)}`);
   if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) throw new FormatError("not base64: the text has characters or a length base64 does not");
   const binary = atob(text);
   const bytes = new Uint8Array(binary.length);

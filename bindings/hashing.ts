@@ -42,14 +42,14 @@ export interface Hashing {
 export function resolveHashing(options: Record<string, unknown>): Hashing {
   const seed = options.seed === undefined ? 0 : checkInteger("options.seed", options.seed, 0, 0xffffffff);
   const list = Array.isArray(options.hash);
-  const strategy = options.strategy ?? (list ? "independent" : "double");
+  const strategy = options.strategy === undefined ? (list ? "independent" : "double") : options.strategy;
   if (strategy !== "double" && strategy !== "independent") {
     throw new RangeError(`options.strategy must be "double" or "independent", got ${describe(strategy)}`);
   }
   let names: HashName[];
   if (strategy === "double") {
     if (list) throw new TypeError(`options.hash must be one hash name for double hashing, got ${describe(options.hash)}`);
-    const name = (options.hash ?? DEFAULT_HASH) as HashName;
+    const name = (options.hash === undefined ? DEFAULT_HASH : options.hash) as HashName;
     hashId(name, "options.hash");
     if (hashBits(name) < 64) {
       throw new RangeError(

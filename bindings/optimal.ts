@@ -2,7 +2,7 @@
 // (https://hur.st/bloomfilter/) uses them, in one place for every structure:
 //   p = (1 − e^(−kn/m))^k        m = −n·ln p / (ln 2)²        k = (m/n)·ln 2
 import { MAX_HASHES } from "./constants.generated.js";
-import { checkInteger, checkPositive, checkProbability, describe } from "./errors.js";
+import { checkCount, checkInteger, checkPositive, checkProbability, describe } from "./errors.js";
 
 /** Any three of n, p, m, k, or just n and p, or m with n or p. */
 export interface OptimalInput {
@@ -40,14 +40,64 @@ export { MAX_HASHES };
 /** Steps of 1 that absorb a floating-point excess of the last digit in the closed forms below (one is enough in practice). */
 const ULP_STEPS = 4;
 
-/** False-positive rate of n keys in m bits with k hashes: (1 − e^(−kn/m))^k. */
-export function falsePositiveRateFor(n: number, m: number, k: number): number {
+/** False-positive rate of n keys in m bits with k hashes: (1 − e^(−kn/m))^k (arguments not checked). */
+export function rateFor(n: number, m: number, k: number): number {
   return Math.pow(-Math.expm1((-k * n) / m), k);
 }
 
-/** The k that minimises the rate for m/n bits per key: round(m/n · ln 2), at least 1. */
+/**
+ * False-positive rate of n keys in m bits with k hashes: (1 − e^(−kn/m))^k.
+ * n is a count of keys (≥ 0, fractions allowed), m a positive number of bits, k an integer from 1 to 256.
+ */
+export function falsePositiveRateFor(n: number, m: number, k: number): number {
+  checkCount("n", n);
+  checkPositive("m", m);
+  checkInteger("k", k, 1, MAX_HASHES);
+  return rateFor(n, m, k);
+}
+
+/** The k that minimises the rate for m/n bits per key: round(m/n · ln 2), at least 1 (may exceed MAX_HASHES: see checkReachable). */
+function roundedHashes(n: number, m: number): number {
+  return Math.max(1, Math.round((m / n) * LN2));
+}
+
+/** The k that minimises the rate for m/n bits per key: round(m/n · ln 2), at least 1 and at most MAX_HASHES. */
 export function optimalHashes(n: number, m: number): number {
-  return Math.min(MAX_HASHES, Math.max(1, Math.round((m / n) * LN2)));
+  return Math.min(MAX_HASHES, roundedHashes(n, m));
+}
+
+/**
+ * The smallest p the sizing m = ⌈−n·ln p / (ln 2)²⌉, k = round(m/n · ln 2)
+ * can give for n keys with k ≤ MAX_HASHES (about 2^−256): below it the
+ * best k is more hashes than a filter takes, and the rate asked for would
+ * never be reached.
+ */
+export function smallestRate(n: number): number {
+  const fits = (p: number) => roundedHashes(n, optimalBits(n, p)) <= MAX_HASHES;
+  // The largest m whose best k still rounds to at most MAX_HASHES, and the p that sizes to it; then bisection on ln p to be exact.
+  const largest = Math.max(1, Math.ceil(((MAX_HASHES + 0.5) * n) / LN2) - 1);
+  let low = (-largest * LN2_SQUARED) / n - 1; // ln p, too small
+  let high = Math.log1p(-Number.EPSILON); // ln p, the largest p below 1
+  if (!fits(Math.exp(high))) return NaN; // n so small that one bit already needs too many hashes
+  for (let i = 0; i < 200 && high - low > 1e-15 * Math.abs(high); i++) {
+    const middle = (low + high) / 2;
+    if (fits(Math.exp(middle))) high = middle;
+    else low = middle;
+  }
+  return Math.exp(high);
+}
+
+/** Throws a RangeError when no k ≤ MAX_HASHES reaches rate p for n keys at the optimal size, naming the smallest p there is. */
+export function checkReachable(nName: string, pName: string, n: number, p: number): void {
+  const k = roundedHashes(n, optimalBits(n, p));
+  if (k > MAX_HASHES) {
+    const smallest = smallestRate(n);
+    if (Number.isNaN(smallest)) throw new RangeError(`${nName} = ${n} is too small: even a filter of one bit would need ${k} hash functions for it (at most ${MAX_HASHES})`);
+    throw new RangeError(
+      `${pName} = ${p} needs k = ${k} hash functions, more than the ${MAX_HASHES} a filter takes; ` +
+        `the smallest ${pName} possible for ${nName} = ${n} is ${smallest}`,
+    );
+  }
 }
 
 /**
@@ -56,10 +106,10 @@ export function optimalHashes(n: number, m: number): number {
  * as hur.st does, can pick the worse of the two: k* = 2.49 rounds to 2, but 3
  * gives the lower rate.
  */
-function bestHashes(n: number, m: number): number {
+function bestWholeHashes(n: number, m: number): number {
   const low = Math.min(MAX_HASHES, Math.max(1, Math.floor((m / n) * LN2)));
   const high = Math.min(MAX_HASHES, low + 1);
-  return falsePositiveRateFor(n, m, high) < falsePositiveRateFor(n, m, low) ? high : low;
+  return rateFor(n, m, high) < rateFor(n, m, low) ? high : low;
 }
 
 /** Smallest m reaching rate p for n keys: ⌈−n·ln p / (ln 2)²⌉. */
@@ -85,7 +135,7 @@ function capacityFor(m: number, k: number, p: number): number {
 }
 
 function result(n: number, m: number, k: number): OptimalParameters {
-  return { n, p: falsePositiveRateFor(n, m, k), m, k, bitsPerItem: m / n, bytes: Math.ceil(m / 8) };
+  return { n, p: rateFor(n, m, k), m, k, bitsPerItem: m / n, bytes: Math.ceil(m / 8) };
 }
 
 /**
@@ -115,7 +165,7 @@ function result(n: number, m: number, k: number): OptimalParameters {
  */
 export function optimal(input: OptimalInput): OptimalParameters {
   if (input === null || typeof input !== "object") {
-    throw new TypeError(`optimal() takes an object such as { n, p }, got ${describe(input)}`);
+    throw new TypeError(`input must be an object such as { n, p }, got ${describe(input)}`);
   }
   const given = (["n", "p", "m", "k"] as const).filter((name) => input[name] !== undefined);
   const has = (name: "n" | "p" | "m" | "k") => given.includes(name);
@@ -126,24 +176,25 @@ export function optimal(input: OptimalInput): OptimalParameters {
   const key = given.join(",");
   switch (key) {
     case "n,p": {
+      checkReachable("n", "p", n, p);
       const bits = optimalBits(n, p);
       return result(n, bits, optimalHashes(n, bits));
     }
     case "n,p,k":
       return result(n, bitsForHashes(n, p, k), k);
     case "n,m":
-      return result(n, m, bestHashes(n, m));
+      return result(n, m, bestWholeHashes(n, m));
     case "n,m,k":
       return result(n, m, k);
     case "n,p,m": {
-      const best = bestHashes(n, m);
-      if (falsePositiveRateFor(n, m, best) > p) {
+      const best = bestWholeHashes(n, m);
+      if (rateFor(n, m, best) > p) {
         throw new RangeError(
-          `m = ${m} bits cannot reach p = ${p} for n = ${n}: the best is ${falsePositiveRateFor(n, m, best)} with k = ${best}`,
+          `m = ${m} bits cannot reach p = ${p} for n = ${n}: the best is ${rateFor(n, m, best)} with k = ${best}`,
         );
       }
       let fewest = 1;
-      while (falsePositiveRateFor(n, m, fewest) > p) fewest++;
+      while (rateFor(n, m, fewest) > p) fewest++;
       return result(n, m, fewest);
     }
     case "p,m,k":
@@ -157,7 +208,7 @@ export function optimal(input: OptimalInput): OptimalParameters {
     }
     default:
       throw new TypeError(
-        `optimal() needs { n, p }, { n, m }, { m, p } or three of n, p, m, k; got ${given.length ? `{ ${given.join(", ")} }` : "none of them"}`,
+        `input must hold { n, p }, { n, m }, { m, p } or three of n, p, m, k; got ${given.length ? `{ ${given.join(", ")} }` : "none of them"}`,
       );
   }
 }

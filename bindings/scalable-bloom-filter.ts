@@ -5,7 +5,8 @@
 import { BloomFilter } from "./bloom-filter.js";
 import { HASH_MURMUR3_128, OP_ADD, OP_HAS, SOURCE_HASHES, SOURCE_U32 } from "./constants.generated.js";
 import type { Arena } from "./arena.js";
-import { checkIntsHashing, checkOptions, checkPositive, checkProbability } from "./errors.js";
+import { checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkPositive, checkProbability } from "./errors.js";
+import { checkReachable, smallestRate } from "./optimal.js";
 import {
   FilterType,
   FormatError,
@@ -23,7 +24,7 @@ import {
 } from "./format.js";
 import { HASHING_OPTION_NAMES, hashingOptions, readHashing, resolveHashing, writeHashing, type Hashing, type HashingOptions } from "./hashing.js";
 import { hashId } from "./hash.js";
-import { maxKeyBytes, writeKey, type Key } from "./keys.js";
+import { isBytes, maxKeyBytes, writeKey, type Key } from "./keys.js";
 import { forEachChunk, placeChunk, saveChunk, sourceLength, concat, type Chunk, type KeyHash, type KeySource, type SavedChunk } from "./batch.js";
 import { FilterBase, type Filter } from "./filter.js";
 
@@ -36,6 +37,59 @@ export interface ScalableBloomFilterOptions extends HashingOptions {
 }
 
 const OPTION_NAMES = [...HASHING_OPTION_NAMES, "growth", "tightening"] as const;
+/** Most layers a filter has: every query asks each layer, so a filter this deep should have been created larger. */
+export const MAX_LAYERS = 1024;
+
+/** Keys in a newline-delimited buffer, at most: one per "\n", and one after the last. */
+function lineCount(buffer: Uint8Array): number {
+  let lines = 1;
+  for (let at = buffer.indexOf(10); at >= 0; at = buffer.indexOf(10, at + 1)) lines++;
+  return lines;
+}
+
+/** A rate every capacity reaches with k ≤ 256 (the smallest is about 2^−256.5 for any n ≥ 1). */
+const SURELY_REACHABLE = 2 ** -250;
+
+/** Layer i's capacity ⌈n0 · s^i⌉. */
+function capacityOf(initialCapacity: number, growth: number, i: number): number {
+  return Math.ceil(initialCapacity * growth ** i);
+}
+
+/** Layer i's rate p · (1 − r) · r^i. */
+function rateOf(p: number, tightening: number, i: number): number {
+  return p * (1 - tightening) * tightening ** i;
+}
+
+/**
+ * How many layers these parameters can ever have: layers are sized in turn
+ * until one would be larger than a filter can be, or MAX_LAYERS. Throws a
+ * RangeError (its message naming the option to change) when a layer's rate
+ * falls below what any filter of its capacity can reach first, or when not
+ * even a second layer could be made.
+ */
+function layerLimit(initialCapacity: number, p: number, growth: number, tightening: number, hashing: Hashing): number {
+  for (let i = 0; i < MAX_LAYERS; i++) {
+    const capacity = capacityOf(initialCapacity, growth, i);
+    const rate = rateOf(p, tightening, i);
+    // Rates far above 2^−256 are reachable for any capacity; only the smallest need the exact bound.
+    const smallest = hashing.strategy === "double" && rate < SURELY_REACHABLE ? smallestRate(capacity) : Number.MIN_VALUE;
+    if (!(rate >= smallest)) {
+      throw new RangeError(
+        `options.tightening = ${tightening} with falsePositiveRate = ${p}: layer ${i}'s rate p·(1 − r)·r^${i} = ${rate} is below ${smallest}, ` +
+          `the smallest a layer of ${capacity} keys can have; use a tightening closer to 1 or a larger growth`,
+      );
+    }
+    try {
+      BloomFilter.sizeFor(capacity, rate, hashing);
+    } catch (error) {
+      if (i >= 2) return i;
+      const message = (error as Error).message;
+      if (i === 0) throw new RangeError(`initialCapacity = ${initialCapacity} at falsePositiveRate = ${p}: ${message}`);
+      throw new RangeError(`options.growth = ${growth}: the second layer, for ${capacity} keys, could never be made (${message})`);
+    }
+  }
+  return MAX_LAYERS;
+}
 
 /** A Bloom filter that grows: no capacity to choose up front, and a false-positive rate that stays ≤ p. */
 export class ScalableBloomFilter extends FilterBase implements Filter {
@@ -45,13 +99,17 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
   readonly #tightening: number;
   readonly #hashing: Hashing;
   readonly #keyHash: KeyHash | null;
+  readonly #maxLayers: number;
   #layers: BloomFilter[] = [];
   /** layerCapacity(i) of the layers so far: asked for on every add. */
   #capacities: number[] = [];
+  /** Layers made before a batch that might need them, so that a failure to make one changes nothing. */
+  #reserved: BloomFilter[] = [];
   #disposed = false;
 
   private constructor(initialCapacity: number, p: number, growth: number, tightening: number, hashing: Hashing) {
     super();
+    this.#maxLayers = layerLimit(initialCapacity, p, growth, tightening, hashing);
     this.#keyHash = hashing.strategy === "double" ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;
     this.#initialCapacity = initialCapacity;
     this.#p = p;
@@ -68,19 +126,31 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     const growth = checked.growth === undefined ? 2 : checkPositive("options.growth", checked.growth);
     if (growth < 1) throw new RangeError(`options.growth must be at least 1, got ${growth}`);
     const tightening = checked.tightening === undefined ? 0.85 : checkProbability("options.tightening", checked.tightening);
-    const filter = new ScalableBloomFilter(Math.ceil(n), p, growth, tightening, resolveHashing(checked));
+    const hashing = resolveHashing(checked);
+    if (hashing.strategy === "double") checkReachable("initialCapacity", "falsePositiveRate", n, p);
+    const filter = new ScalableBloomFilter(Math.ceil(n), p, growth, tightening, hashing);
     filter.#addLayer();
     return filter;
   }
 
-  /** Keys layer i is sized for: ⌈n0 · s^i⌉. */
-  layerCapacity(i: number): number {
-    return this.#capacities[i] ?? Math.ceil(this.#initialCapacity * this.#growth ** i);
+  /** Keys layer `layer` (0 the first) is sized for: ⌈n0 · s^layer⌉. */
+  layerCapacity(layer: number): number {
+    return this.#capacityAt(checkInteger("layer", layer, 0, this.#maxLayers - 1));
   }
 
-  /** False-positive rate layer i is sized for: p · (1 − r) · r^i. */
-  layerFalsePositiveRate(i: number): number {
-    return this.#p * (1 - this.#tightening) * this.#tightening ** i;
+  /** layerCapacity without the argument check, remembered: the add paths ask for it on every key. */
+  #capacityAt(i: number): number {
+    return (this.#capacities[i] ??= capacityOf(this.#initialCapacity, this.#growth, i));
+  }
+
+  /** False-positive rate layer `layer` is sized for: p · (1 − r) · r^layer. */
+  layerFalsePositiveRate(layer: number): number {
+    return rateOf(this.#p, this.#tightening, checkInteger("layer", layer, 0, this.#maxLayers - 1));
+  }
+
+  /** The most layers this filter can have: once they are full, adding a new key is a RangeError. */
+  get maxLayers(): number {
+    return this.#maxLayers;
   }
 
   /** Number of layers so far. */
@@ -101,7 +171,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
 
   /** Keys the current layers are sized for. */
   get capacity(): number {
-    return this.#live().reduce((sum, _, i) => sum + this.layerCapacity(i), 0);
+    return this.#live().reduce((sum, _, i) => sum + this.#capacityAt(i), 0);
   }
 
   /** Total bits over all layers. */
@@ -210,11 +280,13 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
   }
 
   hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    checkIntsKeys(keys);
     checkIntsHashing(this.#hashing.strategy);
     return this.#run({ kind: "ints", keys }, false);
   }
 
   testAndAddInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    checkIntsKeys(keys);
     checkIntsHashing(this.#hashing.strategy);
     return this.#run({ kind: "ints", keys }, true);
   }
@@ -258,20 +330,21 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     if (!(Number.isInteger(initialCapacity) && initialCapacity >= 1 && p > 0 && p < 1 && growth >= 1 && Number.isFinite(growth) && tightening > 0 && tightening < 1)) {
       throw new FormatError("corrupted: the scalable filter's parameters are out of range");
     }
-    if (layerCount < 1) throw new FormatError("corrupted: a scalable filter has at least one layer");
-    const filter = new ScalableBloomFilter(initialCapacity, p, growth, tightening, hashing);
+    let filter: ScalableBloomFilter;
+    try {
+      filter = new ScalableBloomFilter(initialCapacity, p, growth, tightening, hashing);
+    } catch (error) {
+      throw new FormatError(`corrupted: parameters create() refuses: ${(error as Error).message}`);
+    }
+    if (layerCount < 1 || layerCount > filter.#maxLayers) throw new FormatError(`corrupted: ${layerCount} layers; these parameters allow 1 to ${filter.#maxLayers}`);
     let reader = new RecordReader({ [FilterType.bloom]: BloomFilter.loader }, FilterType.bloom);
     const layerDone = () => {
       const i = filter.#layers.length;
       const layer = reader.result();
       filter.#layers.push(layer);
-      let expected: { bits: number; hashes: number } | undefined;
-      try {
-        expected = BloomFilter.sizeFor(filter.layerCapacity(i), filter.layerFalsePositiveRate(i), hashing);
-      } catch {
-        expected = undefined;
-      }
-      const same = expected !== undefined && expected.bits === layer.bits && expected.hashes === layer.hashes && layer.seed === hashing.seed && String(layer.hash) === String(hashingOptions(hashing).hash);
+      // layerLimit() sized every layer up to maxLayers, so this one can be sized.
+      const expected = BloomFilter.sizeFor(filter.layerCapacity(i), filter.layerFalsePositiveRate(i), hashing);
+      const same = expected.bits === layer.bits && expected.hashes === layer.hashes && layer.seed === hashing.seed && String(layer.hash) === String(hashingOptions(hashing).hash);
       if (!same) throw new FormatError(`corrupted: layer ${i} does not have the size or hashing its parameters give`);
       if (layer.size > filter.layerCapacity(i)) throw new FormatError(`corrupted: layer ${i} holds ${layer.size} keys, more than its capacity ${filter.layerCapacity(i)}`);
       reader = new RecordReader({ [FilterType.bloom]: BloomFilter.loader }, FilterType.bloom);
@@ -335,18 +408,24 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     const length = sourceLength(source);
     const whole = length >= 0 ? new Uint8Array(length) : undefined;
     const parts: Uint8Array[] = [];
-    forEachChunk(layers[layers.length - 1].batchArena, this.#keyHash, source, (chunk) => {
-      const together = this.#together() === chunk.scratch.arena;
-      const answers = together ? (add ? this.#testAndAddTogether(chunk) : this.#hasTogether(chunk)) : add ? this.#testAndAddChunk(chunk) : this.#hasChunk(chunk).answers;
-      if (visit) {
-        // The line ends stay where the splitter wrote them: the layers' kernels do not touch that room.
-        const { arena, lineEnds } = chunk.scratch;
-        visit(answers, arena.u32().subarray(lineEnds >>> 2, (lineEnds >>> 2) + chunk.count), chunk.lineBase);
-        return;
-      }
-      if (whole) whole.set(answers, chunk.first);
-      else parts.push(answers);
-    });
+    if (add) this.#reserve(source);
+    try {
+      forEachChunk(layers[layers.length - 1].batchArena, this.#keyHash, source, (chunk) => {
+        const together = this.#together() === chunk.scratch.arena;
+        const answers = together ? (add ? this.#testAndAddTogether(chunk) : this.#hasTogether(chunk)) : add ? this.#testAndAddChunk(chunk) : this.#hasChunk(chunk).answers;
+        if (visit) {
+          // The line ends stay where the splitter wrote them: the layers' kernels do not touch that room.
+          const { arena, lineEnds } = chunk.scratch;
+          visit(answers, arena.u32().subarray(lineEnds >>> 2, (lineEnds >>> 2) + chunk.count), chunk.lineBase);
+          return;
+        }
+        if (whole) whole.set(answers, chunk.first);
+        else parts.push(answers);
+      });
+    } finally {
+      for (const layer of this.#reserved) layer.dispose();
+      this.#reserved = [];
+    }
     return whole ?? concat(parts, Uint8Array);
   }
 
@@ -428,7 +507,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
         answers.set(this.#testAndAddChunk(placeChunk(saved, rest, arena)), first);
         return answers;
       }
-      const room = this.layerCapacity(this.#layers.length - 1) - layer.size;
+      const room = this.#capacityAt(this.#layers.length - 1) - layer.size;
       const handled = arena.core.bloomLayers(
         this.#layerTable(chunk.scratch.ends, arena),
         this.#layers.length,
@@ -447,6 +526,38 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       first += handled;
     }
     return arena.u8().slice(out, out + chunk.count);
+  }
+
+  /**
+   * Makes, before a batch is added, every layer it could need if all its keys
+   * were new: a batch that would need more layers than the filter can have,
+   * or a layer there is no memory for, fails before any key is added.
+   */
+  #reserve(source: KeySource): void {
+    let last = this.#layers.length - 1;
+    const room = this.#capacityAt(last) - this.#layers[last].size;
+    // A buffer of b bytes holds at most b + 1 lines: count them only when that might not fit.
+    const lines = source.kind === "lines" && isBytes(source.buffer) ? (source.buffer.length < room ? 0 : lineCount(source.buffer)) : -1;
+    const keys = source.kind === "lines" ? lines : sourceLength(source);
+    if (keys <= 0) return; // nothing to add, a batch the newest layer has room for, or a source the batch will refuse
+    let need = keys - room;
+    try {
+      while (need > 0) {
+        last++;
+        if (last >= this.#maxLayers) {
+          throw new RangeError(
+            `the scalable filter is full: ${keys} more keys could need layer ${last + 1}, and these parameters allow ${this.#maxLayers} layers ` +
+              `(${this.capacity} keys); nothing was added`,
+          );
+        }
+        this.#reserved.push(BloomFilter.create(this.#capacityAt(last), this.layerFalsePositiveRate(last), hashingOptions(this.#hashing)));
+        need -= this.#capacityAt(last);
+      }
+    } catch (error) {
+      for (const layer of this.#reserved) layer.dispose();
+      this.#reserved = [];
+      throw error;
+    }
   }
 
   /** OR of every layer's answers for a chunk (a copy); the chunk is copied out only for layers in another memory. */
@@ -486,7 +597,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
         });
         if (pending.length === 0) break;
       }
-      const room = this.layerCapacity(layerCount - 1) - layer.size;
+      const room = this.#capacityAt(layerCount - 1) - layer.size;
       const slice = pending.slice(0, room);
       pending = pending.slice(room);
       const seen = layer.runChunk(OP_ADD, placeChunk(saved, slice, layer.batchArena));
@@ -496,20 +607,20 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
   }
 
   #live(): BloomFilter[] {
-    if (this.#disposed) throw new Error("this ScalableBloomFilter was disposed");
+    if (this.#disposed) throw new TypeError("this ScalableBloomFilter was disposed; it cannot be used after dispose()");
     return this.#layers;
   }
 
   /** The newest layer, after adding a layer if it is full. */
   #current(): BloomFilter {
     const last = this.#layers.length - 1;
-    if (this.#layers[last].size >= this.layerCapacity(last)) this.#addLayer();
+    if (this.#layers[last].size >= this.#capacityAt(last)) this.#addLayer();
     return this.#layers[this.#layers.length - 1];
   }
 
   #addLayer(): void {
     const i = this.#layers.length;
-    this.#capacities[i] = Math.ceil(this.#initialCapacity * this.#growth ** i);
-    this.#layers.push(BloomFilter.create(this.layerCapacity(i), this.layerFalsePositiveRate(i), hashingOptions(this.#hashing)));
+    const reserved = this.#reserved.shift();
+    this.#layers.push(reserved ?? BloomFilter.create(this.#capacityAt(i), this.layerFalsePositiveRate(i), hashingOptions(this.#hashing)));
   }
 }

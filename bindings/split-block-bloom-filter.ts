@@ -4,7 +4,7 @@
 import { WasmBlock, type Placement } from "./wasm-block.js";
 import { MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { HASH_XXH64, OP_ADD, OP_HAS, SBBF_HEADER } from "./constants.generated.js";
-import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
+import { checkCount, checkInteger, checkOptions, checkVisit, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { isBytes, SHARED_KEY_BYTES, type Key } from "./keys.js";
 import { openHandle, type SharedFilterHandle } from "./shared.js";
@@ -52,31 +52,78 @@ function segmentBlocks(blocks: number): number {
  * is at most p.
  */
 export function splitBlockBytesFor(n: number, p: number, powerOfTwo = true): number {
+  checkPositive("n", n);
+  checkProbability("p", p);
+  if (typeof powerOfTwo !== "boolean") throw new TypeError(`powerOfTwo must be a boolean, got ${describe(powerOfTwo)}`);
+  return bytesFor(n, p, powerOfTwo);
+}
+
+/** The most blocks the exact sizing searches (4 PiB: far past any filter, and below 2^53 so the search stays exact). */
+const MAX_SEARCH_BLOCKS = 2 ** 47;
+
+/** splitBlockBytesFor without the argument checks. */
+function bytesFor(n: number, p: number, powerOfTwo: boolean): number {
   if (powerOfTwo) return Math.max(MIN_BYTES, 2 ** Math.ceil(Math.log2((-8 * n) / Math.log1p(-Math.pow(p, 1 / 8)) / 8)));
   let low = 1;
   let high = Math.max(1, Math.ceil((-16 * n) / Math.log1p(-Math.pow(p, 1 / 8)) / 256)); // twice the formula: always enough
-  while (splitBlockFalsePositiveRate(n, high) > p) high *= 2;
+  while (high <= MAX_SEARCH_BLOCKS && blockRate(n, high) > p) high *= 2;
+  if (high > MAX_SEARCH_BLOCKS) {
+    throw new RangeError(`a split-block filter for n = ${n} at p = ${p} needs more than ${MAX_SEARCH_BLOCKS} blocks (${formatBytes(MAX_SEARCH_BLOCKS * SBBF_BLOCK_BYTES)})`);
+  }
   while (low < high) {
     const middle = Math.floor((low + high) / 2);
-    if (splitBlockFalsePositiveRate(n, middle) <= p) high = middle;
+    if (blockRate(n, middle) <= p) high = middle;
     else low = middle + 1;
   }
   return low * SBBF_BLOCK_BYTES;
 }
 
+/** A word's chance that one key leaves a given bit clear: 31/32. */
+const WORD_MISS = 31 / 32;
+/** Below this many keys per block the rate is summed over the keys a block holds; above it, the closed form loses nothing to cancellation. */
+const SUM_BELOW_KEYS_PER_BLOCK = 64;
+/** C(8, i). */
+const CHOOSE_8 = [1, 8, 28, 56, 70, 56, 28, 8, 1];
+
 /**
- * Expected false-positive rate of n keys in `blocks` blocks, for random
- * hashes: a block holding j keys answers yes with probability (1 − (31/32)^j)^8,
- * and j is Poisson with mean n / blocks.
+ * Expected false-positive rate of n random keys in `blocks` blocks: a probe's
+ * block holds J keys, J binomial(n, 1/blocks), and answers yes with
+ * probability (1 − (31/32)^J)^8 (one bit in each of its 8 words). Exact for
+ * random hashes at every fill, from 0 (empty) to 1 (saturated): the closed
+ * form Σ_i C(8,i)·(−1)^i·(1 − (1 − (31/32)^i)/blocks)^n, or, at low fill
+ * where its terms would cancel, the sum over J (at most a few hundred terms).
  */
 export function splitBlockFalsePositiveRate(n: number, blocks: number): number {
-  const lambda = n / blocks;
+  checkCount("n", n);
+  checkInteger("blocks", blocks, 1, Number.MAX_SAFE_INTEGER);
+  return blockRate(n, blocks);
+}
+
+/** splitBlockFalsePositiveRate without the argument checks. */
+function blockRate(n: number, blocks: number): number {
+  if (n === 0) return 0;
+  if (blocks === 1) return Math.pow(-Math.expm1(n * Math.log(WORD_MISS)), 8);
+  if (n / blocks > SUM_BELOW_KEYS_PER_BLOCK) {
+    let rate = 0;
+    for (let i = 0; i <= 8; i++) rate += CHOOSE_8[i] * (i % 2 === 0 ? 1 : -1) * Math.exp(n * Math.log1p(-(1 - WORD_MISS ** i) / blocks));
+    return Math.min(1, Math.max(0, rate));
+  }
+  const whole = Math.floor(n);
+  const part = n - whole;
+  const low = binomialRate(whole, blocks);
+  return part === 0 ? low : low + part * (binomialRate(whole + 1, blocks) - low);
+}
+
+/** Σ_j P(J = j)·(1 − (31/32)^j)^8 for J binomial(n, 1/blocks), n an integer, up to where the tail is below 1e-30. */
+function binomialRate(n: number, blocks: number): number {
+  const mean = n / blocks;
+  const last = Math.min(n, Math.ceil(mean + 12 * Math.sqrt(mean) + 30));
+  const ratio = 1 / (blocks - 1);
+  let term = Math.exp(n * Math.log1p(-1 / blocks)); // P(J = 0)
   let rate = 0;
-  let term = Math.exp(-lambda); // P(j = 0)
-  const limit = Math.ceil(lambda + 12 * Math.sqrt(lambda) + 20);
-  for (let j = 0; j <= limit; j++) {
-    if (j > 0) term *= lambda / j;
-    rate += term * Math.pow(1 - Math.pow(31 / 32, j), 8);
+  for (let j = 1; j <= last; j++) {
+    term *= ((n - j + 1) / j) * ratio;
+    rate += term * Math.pow(-Math.expm1(j * Math.log(WORD_MISS)), 8);
   }
   return rate;
 }
@@ -139,8 +186,8 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
       throw new TypeError(`options.powerOfTwo must be a boolean, got ${describe(checked.powerOfTwo)}`);
     }
     const placement = sharedPlacement(checked.shared);
-    const blocks = splitBlockBytesFor(n, p, checked.powerOfTwo !== false) / SBBF_BLOCK_BYTES;
-    if (blocks > MAX_BLOCKS) throw new RangeError(`a split-block filter for ${n} items at p = ${p} needs ${blocks} blocks; a filter holds at most ${MAX_BLOCKS}`);
+    const blocks = bytesFor(n, p, checked.powerOfTwo !== false) / SBBF_BLOCK_BYTES;
+    if (blocks > MAX_BLOCKS) throw new RangeError(`a split-block filter for expectedItems = ${n} at falsePositiveRate = ${p} needs ${blocks} blocks; a filter holds at most ${MAX_BLOCKS}`);
     return new SplitBlockBloomFilter(blocks, placement);
   }
 
@@ -187,7 +234,8 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
       arena.u8().set(bitset.subarray(at, at + bytes), ptr);
       at += bytes;
     }
-    filter.#count = Math.round(filter.estimatedCount());
+    // Each key counted set a bit of its own, so the set bits bound the estimate (which is Infinity when all are set).
+    filter.#count = Math.min(filter.#setBits(), Math.round(filter.estimatedCount()));
     return filter;
   }
 
@@ -216,7 +264,11 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
   }
 
   get fillRatio(): number {
-    return this.segments().reduce((sum, { arena, ptr }) => sum + arena.core.sbbfSetBits(ptr), 0) / this.bits;
+    return this.#setBits() / this.bits;
+  }
+
+  #setBits(): number {
+    return this.segments().reduce((sum, { arena, ptr }) => sum + arena.core.sbbfSetBits(ptr), 0);
   }
 
   /** The rate given the bits set now: the mean over blocks of Π (set bits of word i / 32). */
@@ -225,15 +277,19 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
     return this.#regions().reduce((sum, region, s) => sum + this.segments()[s].arena.core.sbbfFalsePositiveRate(this.segments()[s].ptr) * region.bytes, 0) / (this.#blocks * SBBF_BLOCK_BYTES);
   }
 
-  /** The rate for `items` random keys: Σ_j Poisson(j; n/blocks) · (1 − (31/32)^j)^8. */
-  expectedFalsePositiveRate(items: number = this.size): number {
-    return splitBlockFalsePositiveRate(items, this.#blocks);
+  /** The rate for `items` random keys (default: size): see splitBlockFalsePositiveRate. */
+  expectedFalsePositiveRate(items?: number): number {
+    const n = items === undefined ? this.size : checkCount("items", items);
+    return blockRate(n, this.#blocks);
   }
 
-  /** Distinct keys the fill implies (each key sets ≤ 8 bits in one block): inverts the expected fill per word. */
+  /**
+   * Distinct keys the fill implies: a bit stays clear after n random keys with
+   * probability (1 − 1/(32·blocks))^n, so n = ln(1 − fill) / ln(1 − 1/(32·blocks)); Infinity when every bit is set.
+   */
   estimatedCount(): number {
     const fill = this.fillRatio;
-    return fill >= 1 ? Infinity : (this.#blocks * Math.log1p(-fill)) / Math.log(31 / 32);
+    return fill >= 1 ? Infinity : Math.log1p(-fill) / Math.log1p(-1 / (32 * this.#blocks));
   }
 
   add(key: Key): this {
@@ -318,11 +374,13 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
 
   /** As BloomFilter.testAndAddLinesEach: answers and line ends as views of wasm memory, no copies. */
   testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
+    checkVisit(visit);
     this.addKeyCount(this.runLinesEach(OP_ADD, buffer, visit));
   }
 
   /** As BloomFilter.hasLinesEach. */
   hasLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
+    checkVisit(visit);
     this.runLinesEach(OP_HAS, buffer, visit);
   }
 
@@ -371,6 +429,12 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
     return {
       target: filter.#regions(),
       finish: () => {
+        // A key is counted only when it sets a bit, so no filter counts more keys than it has bits set.
+        const set = filter.#setBits();
+        if (count > set) {
+          filter.dispose();
+          throw new FormatError(`corrupted: count = ${count} keys, but only ${set} bits are set`);
+        }
         filter.#count = count;
         return filter;
       },

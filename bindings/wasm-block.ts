@@ -67,7 +67,7 @@ export abstract class WasmBlock extends FilterBase {
 
   /** The first block's address; throws once the structure was disposed. */
   protected live(): number {
-    if (this.#blocks === undefined) throw new Error(`this ${this.constructor.name} was disposed`);
+    if (this.#blocks === undefined) throw new TypeError(`this ${this.constructor.name} was disposed; it cannot be used after dispose()`);
     return this.#blocks[0].ptr;
   }
 

@@ -117,6 +117,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
 
   const repeated = lines - kept;
   let loss = 0;
+  let saturated = false;
   let described = "no input";
   if (shared) {
     const { bits, hashes, name } = shared.filter;
@@ -124,14 +125,19 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
     loss = expectedLoss(before + kept, (x) => falsePositiveRateFor(x, bits, hashes)) - expectedLoss(before, (x) => falsePositiveRateFor(x, bits, hashes));
     described = `the Bloom filter "${name}" in Redis, ${count(bits, "bit")} (${formatBytes(bits / 8)}), k = ${hashes}, holding about ${count(before, "line")} when this run began`;
     await shared.close();
-  } else if (filter instanceof BloomFilter) {
-    const { bits, hashes } = filter;
-    loss = expectedLoss(kept, (x) => falsePositiveRateFor(x, bits, hashes));
-    described = `a Bloom filter of ${count(bits, "bit")} (${formatBytes(bits / 8)}), k = ${hashes}`;
-  } else if (filter instanceof SplitBlockBloomFilter) {
-    const { blocks, bits } = filter;
-    loss = expectedLoss(kept, (x) => splitBlockFalsePositiveRate(x, blocks));
-    described = `a split-block Bloom filter of ${count(bits, "bit")} (${formatBytes(bits / 8)})`;
+  } else if (filter instanceof BloomFilter || filter instanceof SplitBlockBloomFilter) {
+    // A line taken for a repeat sets no bit, so the filter ends as the distinct lines alone leave it:
+    // its fill tells how many there were, and those not kept were lost. Every bit set tells nothing.
+    const distinct = filter.estimatedCount();
+    saturated = !Number.isFinite(distinct);
+    const { bits } = filter;
+    const rate = filter instanceof BloomFilter ? (x: number) => falsePositiveRateFor(x, bits, filter.hashes) : (x: number) => splitBlockFalsePositiveRate(x, filter.blocks);
+    // The n-th distinct line is lost with the rate of n − 1 random keys: Σ over the distinct lines, as an integral.
+    loss = saturated ? repeated : expectedLoss(Math.max(distinct, kept), rate);
+    described =
+      filter instanceof BloomFilter
+        ? `a Bloom filter of ${count(bits, "bit")} (${formatBytes(bits / 8)}), k = ${filter.hashes}`
+        : `a split-block Bloom filter of ${count(bits, "bit")} (${formatBytes(bits / 8)})`;
   } else if (filter) {
     // Layers fill in turn; a full layer keeps answering at its final rate for the keys after it.
     let before = 0;
@@ -148,6 +154,8 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
     `${thereAre(lines, "line")}.\n` +
       `${thereAre(kept, "not repeated line")}.\n` +
       `${thereAre(repeated, "repeated line")}.\n` +
-      `Expected distinct lines wrongly dropped as repeats (false positives): ${loss.toFixed(1)} (${described})\n`,
+      (saturated
+        ? `Expected distinct lines wrongly dropped as repeats (false positives): at most ${count(loss, "line")}: the filter is saturated, every bit set, so it cannot tell how many (${described}); give it more --memory\n`
+        : `Expected distinct lines wrongly dropped as repeats (false positives): ${loss.toFixed(1)} (${described})\n`),
   );
 }

@@ -71,7 +71,7 @@ describe("bad keys leave the filter unchanged", () => {
     [123, /key must be a string or a Uint8Array, got 123/],
     [null, /got null/],
     [undefined, /got undefined/],
-    [{}, /got a Object/],
+    [{}, /got an object/],
     [[1, 2], /got an array of length 2/],
     [new Uint16Array(2), /got a Uint16Array/],
     [new ArrayBuffer(2), /got a ArrayBuffer/],

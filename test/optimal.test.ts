@@ -89,7 +89,7 @@ describe("optimal", () => {
     expect(() => optimal({ n: 10, m: 10.5 })).toThrow(/m must be an integer from 1 to .*, got 10.5/);
     expect(() => optimal({ n: 10, m: 100, k: 0 })).toThrow(/k must be an integer from 1 to 256, got 0/);
     expect(() => optimal({ n: "10" as unknown as number, p: 0.1 })).toThrow(TypeError);
-    expect(() => optimal({ n: 10 })).toThrow(/needs .*got \{ n \}/);
+    expect(() => optimal({ n: 10 })).toThrow(/must hold .*got \{ n \}/);
     expect(() => optimal({ n: 10, p: 0.1, m: 100, k: 3 })).toThrow(/got \{ n, p, m, k \}/);
     expect(() => optimal(null as unknown as {})).toThrow(TypeError);
     expect(() => optimal({ n: 1000, m: 100, p: 1e-9 })).toThrow(/cannot reach p = 1e-9/);

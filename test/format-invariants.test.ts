@@ -1,0 +1,153 @@
+// Every invariant the loaders check (docs/FORMAT.md), one record each, written
+// by hand with both checksums right: only validation stands between these
+// bytes and a filter, and each must be a FormatError.
+import { describe, expect, it } from "vitest";
+import { BloomFilter, CountingBloomFilter, CuckooFilter, FormatError, ScalableBloomFilter, SplitBlockBloomFilter, deserialize } from "../bindings/index.js";
+import { buildRecord, editParams, parseRecord, Params } from "./records.js";
+
+const XXH64 = 21;
+const RS = 0;
+const FNV1A_64 = 17;
+
+/** Expects the bytes to be refused with a FormatError whose message matches. */
+function refused(bytes: Uint8Array, message: RegExp, what: string): void {
+  let error: unknown;
+  try {
+    deserialize(bytes).dispose();
+  } catch (caught) {
+    error = caught;
+  }
+  expect(error, what).toBeInstanceOf(FormatError);
+  expect((error as Error).message, what).toMatch(message);
+}
+
+describe("Bloom records", () => {
+  const record = () => BloomFilter.withSize(1024, 3).addMany(["a", "b", "c"]).serialize();
+  // params: bits u64 @0, base bits u64 @8, k u32 @16, count u64 @20, hashing @28
+
+  it("base m = 0 (which made every key added later answer absent) is refused", () => {
+    refused(editParams(record(), (p) => p.setBigUint64(8, 0n, true)), /base bits 0/, "base 0");
+  });
+
+  it("a fold factor that is not a power of two is refused, even one a 32-bit test would pass (3·2^32)", () => {
+    const bits = 128;
+    const bytes = buildRecord({ version: 1, type: 1, params: new Params().u64(bits).u64(bits * 3 * 2 ** 32).u32(2).u64(0).hashing(0, [XXH64]).bytes(), payload: new Uint8Array(16) });
+    refused(bytes, /power-of-two multiple/, "3·2^32");
+    const ok = buildRecord({ version: 1, type: 1, params: new Params().u64(bits).u64(bits * 2 ** 32).u32(2).u64(0).hashing(0, [XXH64]).bytes(), payload: new Uint8Array(16) });
+    const filter = BloomFilter.deserialize(ok);
+    expect(filter.add("x").has("x")).toBe(true);
+  });
+
+  it("a count larger than the filter can hold is refused", () => {
+    refused(editParams(record(), (p) => p.setBigUint64(20, 2n ** 53n - 1n, true)), /count/, "count 2^53−1");
+    refused(editParams(record(), (p) => p.setBigUint64(20, 1025n, true)), /count/, "count m + 1");
+  });
+
+  it("version 2 (segments) with one segment, and version 1 with a segment count, are refused", () => {
+    const { params, payload } = parseRecord(record());
+    const withSegments = new Uint8Array(params.length + 4);
+    withSegments.set(params);
+    new DataView(withSegments.buffer).setUint32(params.length, 1, true);
+    refused(buildRecord({ version: 2, type: 1, params: withSegments, payload }), /segment/, "v2, 1 segment");
+    refused(buildRecord({ version: 1, type: 1, params: withSegments, payload }), /unexpected parameter bytes/, "v1 + segments");
+  });
+});
+
+describe("scalable records", () => {
+  const filter = () => ScalableBloomFilter.create(100, 0.01).addMany(Array.from({ length: 150 }, (_, i) => `k${i}`));
+  // params: n0 f64 @0, p f64 @8, growth f64 @16, tightening f64 @24, layers u32 @32, hashing @36
+
+  it("a layer with base m = 0 is refused", () => {
+    const bytes = filter().serialize();
+    const parts = parseRecord(bytes);
+    const layer = parseRecord(parts.payload);
+    new DataView(layer.params.buffer).setBigUint64(8, 0n, true);
+    const first = buildRecord(layer);
+    const rest = parts.payload.subarray(parseRecord(parts.payload).payload.length + 36 + parseRecord(parts.payload).params.length);
+    const payload = new Uint8Array(first.length + rest.length);
+    payload.set(first);
+    payload.set(rest, first.length);
+    refused(buildRecord({ ...parts, payload }), /base bits 0/, "layer base 0");
+  });
+
+  it("a layer whose count exceeds its capacity is refused", () => {
+    const one = ScalableBloomFilter.create(100, 0.01).addMany(Array.from({ length: 100 }, (_, i) => `full-${i}`)).serialize();
+    const parts = parseRecord(one);
+    const layer = parseRecord(parts.payload);
+    new DataView(layer.params.buffer).setBigUint64(20, 101n, true);
+    refused(buildRecord({ ...parts, payload: buildRecord(layer) }), /more than its capacity/, "count > capacity");
+  });
+
+  it("bytes after the last layer, and after a top-level record, are refused", () => {
+    const bytes = filter().serialize();
+    const parts = parseRecord(bytes);
+    const longer = new Uint8Array(parts.payload.length + 3);
+    longer.set(parts.payload);
+    refused(buildRecord({ ...parts, payload: longer }), /left over|layer/, "bytes in the payload after the layers");
+    const trailing = new Uint8Array(bytes.length + 1);
+    trailing.set(bytes);
+    refused(trailing, /follow the record/, "a byte after the record");
+  });
+
+  it("parameters create() would refuse are a FormatError, never a RangeError", () => {
+    const bytes = ScalableBloomFilter.create(10, 0.01).add("x").serialize();
+    const cases: [string, (p: DataView) => void][] = [
+      ["n0 = 1e15", (p) => p.setFloat64(0, 1e15, true)],
+      ["p = 0", (p) => p.setFloat64(8, 0, true)],
+      ["p = 1e-300", (p) => p.setFloat64(8, 1e-300, true)],
+      ["growth = 1e300", (p) => p.setFloat64(16, 1e300, true)],
+      ["growth = 2^53", (p) => p.setFloat64(16, 2 ** 53, true)],
+      ["growth = NaN", (p) => p.setFloat64(16, NaN, true)],
+      ["growth = 0.5", (p) => p.setFloat64(16, 0.5, true)],
+      ["tightening = 0", (p) => p.setFloat64(24, 0, true)],
+      ["tightening = 1e-300", (p) => p.setFloat64(24, 1e-300, true)],
+      ["n0 = 2.5", (p) => p.setFloat64(0, 2.5, true)],
+    ];
+    for (const [what, edit] of cases) refused(editParams(bytes, edit), /corrupted/, what);
+  });
+
+  it("a one-layer record with growth 1e300 is refused (its next layer could never be made)", () => {
+    const bytes = ScalableBloomFilter.create(10, 0.01).add("x").serialize();
+    refused(editParams(bytes, (p) => p.setFloat64(16, 1e300, true)), /corrupted/, "growth 1e300");
+  });
+});
+
+describe("cuckoo records", () => {
+  const bytes = () => CuckooFilter.withSize(16, 8).add("x").serialize();
+  // params: buckets u32 @0, fingerprint bits u8 @4, 3 reserved, size u64 @8, hashing @16
+  const withHashing = (strategy: number, ids: number[]) => {
+    const { params, payload } = parseRecord(bytes());
+    const head = params.subarray(0, 16);
+    const hashing = new Params().hashing(strategy, ids).bytes();
+    const all = new Uint8Array(head.length + hashing.length);
+    all.set(head);
+    all.set(hashing, head.length);
+    return buildRecord({ version: 1, type: 4, params: all, payload });
+  };
+
+  it("the loader accepts what the writer writes", () => {
+    expect(CuckooFilter.deserialize(withHashing(0, [XXH64])).has("x")).toBe(true);
+  });
+
+  it('strategy "independent", a 32-bit hash id and a list of 3 hashes are refused', () => {
+    refused(withHashing(1, [XXH64]), /corrupted/, "independent");
+    refused(withHashing(1, [RS, XXH64, FNV1A_64]), /corrupted/, "independent list of 3");
+    refused(withHashing(0, [RS]), /corrupted/, "32-bit hash id");
+    refused(withHashing(0, [RS, XXH64, FNV1A_64]), /corrupted/, "double with 3 hashes");
+  });
+});
+
+describe("split-block records", () => {
+  // params: blocks u32 @0, count u64 @4
+  it("a count larger than the filter can hold is refused (2^53−1 made expectedFalsePositiveRate() loop ~10^14 times)", () => {
+    const filter = SplitBlockBloomFilter.withSize(4).addMany(["a", "b"]);
+    const setBits = Math.round(filter.fillRatio * filter.bits);
+    const bytes = filter.serialize();
+    refused(editParams(bytes, (p) => p.setBigUint64(4, 2n ** 53n - 1n, true)), /count/, "2^53−1");
+    refused(editParams(bytes, (p) => p.setBigUint64(4, BigInt(setBits + 1), true)), /count/, "more keys than set bits");
+    expect(SplitBlockBloomFilter.deserialize(editParams(bytes, (p) => p.setBigUint64(4, BigInt(setBits), true))).size).toBe(setBits);
+    const ok = SplitBlockBloomFilter.deserialize(editParams(bytes, (p) => p.setBigUint64(4, 1n, true)));
+    expect(ok.size).toBe(1);
+  });
+});
+

@@ -1,0 +1,90 @@
+// Writing records by hand (docs/FORMAT.md), as a careless or hostile writer
+// could: the checksums recomputed, so only the loaders' checks stand between
+// such bytes and a filter.
+import { hash } from "../bindings/index.js";
+
+/** The parts of a record: its type, version, parameters and payload. */
+export interface RecordParts {
+  version: number;
+  type: number;
+  params: Uint8Array;
+  payload: Uint8Array;
+}
+
+/** A record's parts (no checks: the bytes are the test's own). */
+export function parseRecord(bytes: Uint8Array): RecordParts {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const h = view.getUint32(8, true);
+  const p = Number(view.getBigUint64(12 + h, true));
+  return { version: view.getUint16(4, true), type: view.getUint8(6), params: bytes.slice(12, 12 + h), payload: bytes.slice(28 + h, 28 + h + p) };
+}
+
+/** A record with both checksums right for whatever parts it is given. */
+export function buildRecord({ version, type, params, payload }: RecordParts): Uint8Array {
+  const h = params.length;
+  const out = new Uint8Array(12 + h + 16 + payload.length + 8);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, 0x4b4d4c42, true);
+  view.setUint16(4, version, true);
+  view.setUint8(6, type);
+  view.setUint32(8, h, true);
+  out.set(params, 12);
+  view.setBigUint64(12 + h, BigInt(payload.length), true);
+  view.setBigUint64(20 + h, hash("xxh64", out.subarray(0, 20 + h)), true);
+  out.set(payload, 28 + h);
+  view.setBigUint64(28 + h + payload.length, hash("xxh64", payload), true);
+  return out;
+}
+
+/** Recomputes both checksums of a record in place (its lengths as written); returns it. */
+export function reseal(bytes: Uint8Array): Uint8Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const h = view.getUint32(8, true);
+  if (12 + h + 16 > bytes.length) return bytes;
+  view.setBigUint64(20 + h, hash("xxh64", bytes.subarray(0, 20 + h)), true);
+  const p = view.getBigUint64(12 + h, true);
+  if (p <= BigInt(bytes.length - 36 - h)) view.setBigUint64(28 + h + Number(p), hash("xxh64", bytes.subarray(28 + h, 28 + h + Number(p))), true);
+  return bytes;
+}
+
+/** A record with its parameters changed by `edit` (a DataView over a copy of them), checksums recomputed. */
+export function editParams(bytes: Uint8Array, edit: (params: DataView) => void): Uint8Array {
+  const parts = parseRecord(bytes);
+  edit(new DataView(parts.params.buffer));
+  return buildRecord(parts);
+}
+
+/** Little-endian writer for parameter blocks built from scratch. */
+export class Params {
+  readonly #bytes: number[] = [];
+  readonly #view = new DataView(new ArrayBuffer(8));
+  #push(n: number): this {
+    for (let i = 0; i < n; i++) this.#bytes.push(this.#view.getUint8(i));
+    return this;
+  }
+  u8(value: number): this {
+    this.#bytes.push(value & 0xff);
+    return this;
+  }
+  u32(value: number): this {
+    this.#view.setUint32(0, value, true);
+    return this.#push(4);
+  }
+  u64(value: number | bigint): this {
+    this.#view.setBigUint64(0, BigInt(value), true);
+    return this.#push(8);
+  }
+  f64(value: number): this {
+    this.#view.setFloat64(0, value, true);
+    return this.#push(8);
+  }
+  /** The hashing block: strategy, count, two reserved zeros, seed, hash ids. */
+  hashing(strategy: number, ids: number[], seed = 0): this {
+    this.u8(strategy).u8(ids.length).u8(0).u8(0).u32(seed);
+    for (const id of ids) this.u8(id);
+    return this;
+  }
+  bytes(): Uint8Array {
+    return Uint8Array.from(this.#bytes);
+  }
+}
