@@ -624,6 +624,7 @@ export class BloomFilter extends WasmBlock implements Filter {
 
   /** hasLines without copies: `visit(answers, ends, offset)` as in testAndAddLinesEach, for readers that copy the lines found out. */
   hasLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
+    checkVisit(visit);
     this.runLinesEach(OP_HAS, buffer, visit);
   }
 

@@ -5,7 +5,7 @@
 import { BloomFilter } from "./bloom-filter.js";
 import { HASH_MURMUR3_128, OP_ADD, OP_HAS, SOURCE_HASHES, SOURCE_U32 } from "./constants.generated.js";
 import type { Arena } from "./arena.js";
-import { checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkPositive, checkProbability } from "./errors.js";
+import { checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkPositive, checkProbability, checkVisit } from "./errors.js";
 import { checkReachable, smallestRate } from "./optimal.js";
 import {
   FilterType,
@@ -265,11 +265,13 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
 
   /** As BloomFilter.testAndAddLinesEach: each piece's answers and line ends (views, valid during the call); line i ends at offset + ends[i]. */
   testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
+    checkVisit(visit);
     this.#run({ kind: "lines", buffer }, true, visit);
   }
 
   /** As BloomFilter.hasLinesEach. */
   hasLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
+    checkVisit(visit);
     this.#run({ kind: "lines", buffer }, false, visit);
   }
 

@@ -107,7 +107,7 @@ describe.each(kinds)("a shared $name", ({ name, make }) => {
     expect(() => filter.has("k0")).toThrow(`this ${name} was disposed`);
     const [worked, disposed] = await Promise.all([long, early]);
     expect(worked.absent).toBe(0);
-    expect(disposed.refused).toBe(`this ${name} was disposed`);
+    expect(disposed.refused).toBe(`this ${name} was disposed; it cannot be used after dispose()`);
     // The keys of the thread that disposed are still there for the others.
     const again = (name === "BloomFilter" ? BloomFilter : SplitBlockBloomFilter).fromShared(handle as never);
     expect(again.hasInts(ints(100_000, 110_000)).every((answer) => answer === 1)).toBe(true);
