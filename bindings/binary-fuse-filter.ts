@@ -196,21 +196,9 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     return this.runOp(0, { kind: "keys", keys: [key] }).answers[0] === 1;
   }
 
-  hasMany(keys: readonly Key[]): Uint8Array {
-    return this.runOp(0, { kind: "keys", keys }).answers;
-  }
 
-  hasPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
-    return this.runOp(0, { kind: "packed", bytes, ends }).answers;
-  }
 
-  hasLines(buffer: Uint8Array): Uint8Array {
-    return this.runOp(0, { kind: "lines", buffer }).answers;
-  }
 
-  hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
-    return this.runOp(0, { kind: "ints", keys }).answers;
-  }
 
   /** The query kernel (its one operation) over a chunk of hashes or integer keys. */
   protected blockKernel(_op: number, block: Block): Kernel {

@@ -336,12 +336,6 @@ export class BloomFilter extends WasmBlock implements Filter {
     return this;
   }
 
-  /** Queries integer keys (as addInts): 1 = probably present, 0 = definitely absent. */
-  hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
-    checkIntsKeys(keys);
-    checkIntsHashing(this.#hashing.strategy);
-    return this.runOp(OP_HAS, { kind: "ints", keys }).answers;
-  }
 
   /** Adds integer keys in order; 1 where a key was probably present before. */
   testAndAddInts(keys: Uint32Array | BigUint64Array): Uint8Array {
@@ -368,10 +362,6 @@ export class BloomFilter extends WasmBlock implements Filter {
     return this;
   }
 
-  /** Queries every key: 1 = probably present, 0 = definitely absent. */
-  hasMany(keys: readonly Key[]): Uint8Array {
-    return this.runOp(OP_HAS, { kind: "keys", keys }).answers;
-  }
 
   /** Adds every key in order; result[i] = 1 when key i was probably present before it was added. */
   testAndAddMany(keys: readonly Key[]): Uint8Array {
@@ -384,10 +374,6 @@ export class BloomFilter extends WasmBlock implements Filter {
     return this;
   }
 
-  /** Queries keys packed as in addPacked: 1 = probably present, 0 = definitely absent. */
-  hasPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
-    return this.runOp(OP_HAS, { kind: "packed", bytes, ends }).answers;
-  }
 
   /** Adds packed keys in order; 1 where a key was probably present before. */
   testAndAddPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
@@ -602,10 +588,6 @@ export class BloomFilter extends WasmBlock implements Filter {
     return this;
   }
 
-  /** Queries newline-delimited keys (as addLines splits them): one 0/1 per line. */
-  hasLines(buffer: Uint8Array): Uint8Array {
-    return this.runOp(OP_HAS, { kind: "lines", buffer }).answers;
-  }
 
   /** Adds newline-delimited keys in order; 1 where a line was probably present before (a de-dup pass over a buffer). */
   testAndAddLines(buffer: Uint8Array): Uint8Array {
@@ -671,6 +653,11 @@ export class BloomFilter extends WasmBlock implements Filter {
 
   protected routeChunk(chunk: Chunk): void {
     chunk.scratch.arena.core.bloomRoute(chunk.source, chunk.src, chunk.hashes2, chunk.count, this.#hashing.seed, this.segmentCount, chunk.scratch.ends);
+  }
+
+  protected checkIntKeys(keys: unknown): void {
+    checkIntsKeys(keys);
+    checkIntsHashing(this.#hashing.strategy);
   }
 
   protected get keyHash(): KeyHash | null {

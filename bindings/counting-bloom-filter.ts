@@ -229,9 +229,6 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     return this.#add({ kind: "keys", keys });
   }
 
-  hasMany(keys: readonly Key[]): Uint8Array {
-    return this.runOp(OP_HAS, { kind: "keys", keys }).answers;
-  }
 
   /** Removes each key once; result[i] = 1 where key i was removed, 0 where it was definitely absent. */
   removeMany(keys: readonly Key[]): Uint8Array {
@@ -251,9 +248,6 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     return this.#add({ kind: "packed", bytes, ends });
   }
 
-  hasPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
-    return this.runOp(OP_HAS, { kind: "packed", bytes, ends }).answers;
-  }
 
   removePacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
     return this.#remove({ kind: "packed", bytes, ends });
@@ -273,9 +267,6 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     return this.#add({ kind: "lines", buffer });
   }
 
-  hasLines(buffer: Uint8Array): Uint8Array {
-    return this.runOp(OP_HAS, { kind: "lines", buffer }).answers;
-  }
 
   removeLines(buffer: Uint8Array): Uint8Array {
     return this.#remove({ kind: "lines", buffer });
@@ -303,11 +294,6 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     return this.#add({ kind: "ints", keys });
   }
 
-  hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
-    checkIntsKeys(keys);
-    checkIntsHashing(this.#hashing.strategy);
-    return this.runOp(OP_HAS, { kind: "ints", keys }).answers;
-  }
 
   removeInts(keys: Uint32Array | BigUint64Array): Uint8Array {
     checkIntsKeys(keys);
@@ -447,6 +433,11 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
 
   protected routeChunk(chunk: Chunk): void {
     chunk.scratch.arena.core.bloomRoute(chunk.source, chunk.src, chunk.hashes2, chunk.count, this.#hashing.seed, this.segmentCount, chunk.scratch.ends);
+  }
+
+  protected checkIntKeys(keys: unknown): void {
+    checkIntsKeys(keys);
+    checkIntsHashing(this.#hashing.strategy);
   }
 
   protected get keyHash(): KeyHash | null {

@@ -227,9 +227,6 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     return this.#testAndAdd({ kind: "keys", keys });
   }
 
-  hasMany(keys: readonly Key[]): Uint8Array {
-    return this.runOp(OP_HAS, { kind: "keys", keys }).answers;
-  }
 
   removeMany(keys: readonly Key[]): Uint8Array {
     return this.runOp(OP_REMOVE, { kind: "keys", keys }).answers;
@@ -252,9 +249,6 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     return this.#testAndAdd({ kind: "packed", bytes, ends });
   }
 
-  hasPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
-    return this.runOp(OP_HAS, { kind: "packed", bytes, ends }).answers;
-  }
 
   removePacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
     return this.runOp(OP_REMOVE, { kind: "packed", bytes, ends }).answers;
@@ -279,9 +273,6 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     return this.#testAndAdd({ kind: "lines", buffer });
   }
 
-  hasLines(buffer: Uint8Array): Uint8Array {
-    return this.runOp(OP_HAS, { kind: "lines", buffer }).answers;
-  }
 
   removeLines(buffer: Uint8Array): Uint8Array {
     return this.runOp(OP_REMOVE, { kind: "lines", buffer }).answers;
@@ -311,9 +302,6 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     return this.#testAndAdd({ kind: "ints", keys });
   }
 
-  hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
-    return this.runOp(OP_HAS, { kind: "ints", keys }).answers;
-  }
 
   removeInts(keys: Uint32Array | BigUint64Array): Uint8Array {
     return this.runOp(OP_REMOVE, { kind: "ints", keys }).answers;

@@ -316,9 +316,6 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
     return this;
   }
 
-  hasMany(keys: readonly Key[]): Uint8Array {
-    return this.runOp(OP_HAS, { kind: "keys", keys }).answers;
-  }
 
   testAndAddMany(keys: readonly Key[]): Uint8Array {
     return this.#add({ kind: "keys", keys });
@@ -329,9 +326,6 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
     return this;
   }
 
-  hasPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
-    return this.runOp(OP_HAS, { kind: "packed", bytes, ends }).answers;
-  }
 
   testAndAddPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
     return this.#add({ kind: "packed", bytes, ends });
@@ -348,10 +342,6 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
     return this;
   }
 
-  /** Queries integer keys (as addInts): 1 = probably present, 0 = definitely absent. */
-  hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
-    return this.runOp(OP_HAS, { kind: "ints", keys }).answers;
-  }
 
   /** Adds integer keys in order; 1 where a key was probably present before. */
   testAndAddInts(keys: Uint32Array | BigUint64Array): Uint8Array {
@@ -364,9 +354,6 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
     return this;
   }
 
-  hasLines(buffer: Uint8Array): Uint8Array {
-    return this.runOp(OP_HAS, { kind: "lines", buffer }).answers;
-  }
 
   testAndAddLines(buffer: Uint8Array): Uint8Array {
     return this.#add({ kind: "lines", buffer });

@@ -15,10 +15,10 @@ import type { Arena } from "./arena.js";
 import type { Core } from "./core.generated.js";
 import { allocate, allocateShared, defaultArena, disown, freeMemory, named, own, type Block, type What } from "./memory.js";
 import { SharedArena } from "./shared-arena.js";
-import { scratchBytes, scratchOf, writeKey } from "./keys.js";
+import { scratchBytes, scratchOf, writeKey, type Key } from "./keys.js";
 import { bytePieces, checkKeyLengths, placeChunk, runBatch, forEachChunk, saveChunk, type BatchResult, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
-import { OP_COUNT } from "./constants.generated.js";
-import { formatBytes } from "./errors.js";
+import { OP_COUNT, OP_HAS } from "./constants.generated.js";
+import { checkIntsKeys, formatBytes } from "./errors.js";
 import { FilterBase } from "./filter.js";
 
 /**
@@ -194,6 +194,35 @@ export abstract class WasmBlock extends FilterBase {
       else home.u8().set(answers, chunk.scratch.out);
       return total;
     };
+  }
+
+  /** True when the key is probably present; false when it is definitely absent. (Each type answers single keys itself.) */
+  abstract has(key: Key): boolean;
+
+  /** Queries every key: 1 = probably present, 0 = definitely absent. */
+  hasMany(keys: readonly Key[]): Uint8Array {
+    return this.runOp(OP_HAS, { kind: "keys", keys }).answers;
+  }
+
+  /** Queries keys packed in one buffer: key i is bytes[ends[i−1] .. ends[i]) (key 0 starts at 0). */
+  hasPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
+    return this.runOp(OP_HAS, { kind: "packed", bytes, ends }).answers;
+  }
+
+  /** Queries newline-delimited keys (a line without its "\n" and one trailing "\r"), split inside wasm: one 0/1 per line. */
+  hasLines(buffer: Uint8Array): Uint8Array {
+    return this.runOp(OP_HAS, { kind: "lines", buffer }).answers;
+  }
+
+  /** Queries integer keys (a Uint32Array or a BigUint64Array; a 64-bit mix of the value, not its bytes): 1 = probably present. */
+  hasInts(keys: Uint32Array | BigUint64Array): Uint8Array {
+    this.checkIntKeys(keys);
+    return this.runOp(OP_HAS, { kind: "ints", keys }).answers;
+  }
+
+  /** Throws the TypeError for integer keys this structure cannot take (a type other than u32/u64 arrays; the independent strategy). */
+  protected checkIntKeys(keys: unknown): void {
+    checkIntsKeys(keys);
   }
 
   /** Runs `op` over a batch; one byte per key (a u32 with `Answers` = Uint32Array). */
