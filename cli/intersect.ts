@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BloomFilter, hashMany, optimal } from "bloomkit";
 import { bloomBits, checkMemory, freeMemory } from "./memory.js";
-import { UsageError, parseBytes, parseProbability, type OptionSpec, type Parsed } from "./args.js";
+import { UsageError, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
 import { onCleanup } from "./cleanup.js";
 import { STDIO, closeInput, openInput, refuseOutputsThatAreInputs, type Input } from "./input.js";
 import { Output, Progress, estimateLines, linePieces, sizedPieces, splitLines } from "./io.js";
@@ -20,11 +20,12 @@ export const intersectOptions: OptionSpec[] = [
   { name: "exact", flag: true, help: "exact: partition both files into buckets on disk, then intersect each bucket in memory" },
   { name: "memory", value: "SIZE", help: "memory to use (default 1GB): the filter's size, or the bucket size for --exact" },
   { name: "p", value: "P", help: "approximate: the filter's false-positive rate (default 0.001)" },
+  { name: "n", value: "N", help: "approximate: the lines of A to size the filter for (default: estimated from A's size), as in 5G for five billion" },
   { name: "tmp", value: "DIR", help: "--exact: where the bucket files go (default: the system's temporary folder)" },
   { name: "quiet", short: "q", flag: true, help: "no progress line" },
 ];
 
-export const intersectUsage = "bloomkit intersect A B [--exact] [--memory 1GB] [--tmp DIR] [-o out]";
+export const intersectUsage = "bloomkit intersect A B [--exact] [--memory 1GB] [--n N] [--p P] [--tmp DIR] [-o out]";
 
 export async function intersect({ options, positionals }: Parsed): Promise<void> {
   if (positionals.length !== 2) throw new UsageError(`intersect takes two files, got ${positionals.length}`);
@@ -33,6 +34,8 @@ export async function intersect({ options, positionals }: Parsed): Promise<void>
   // Default: 1 GB, or half the free memory on a machine with less than 2 GB free.
   const memory = options.has("memory") ? checkMemory(parseBytes("memory", String(options.get("memory")))) : Math.min(1e9, Math.floor(freeMemory() / 2));
   const p = options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.001;
+  const givenN = options.has("n") ? parseCount("n", String(options.get("n"))) : undefined;
+  if (givenN !== undefined && options.has("exact")) throw new UsageError("--n sizes the approximate filter; --exact needs none");
   const quiet = options.has("quiet");
   // Both inputs are opened and checked before the output is created, and the output may be neither.
   const inputs = [openInput(a), openInput(b)];
@@ -42,7 +45,7 @@ export async function intersect({ options, positionals }: Parsed): Promise<void>
   const out = new Output(outputPath);
   const report = scratch
     ? await exact(inputs[0], inputs[1], memory, scratch, out, quiet)
-    : await approximate(inputs[0], inputs[1], memory, p, out, quiet);
+    : await approximate(inputs[0], inputs[1], memory, p, givenN, out, quiet);
   inputs.forEach(closeInput);
   out.close();
   process.stderr.write(report + "\n");
@@ -54,7 +57,7 @@ const named = (input: Input) => (input.path === STDIO ? "standard input" : input
 /** More than this share of the lines written are expected to be false matches: the output is swamped, so say so. */
 const SWAMPED_SHARE = 0.25;
 
-async function approximate(a: Input, b: Input, memory: number, p: number, out: Output, quiet: boolean): Promise<string> {
+async function approximate(a: Input, b: Input, memory: number, p: number, givenN: number | undefined, out: Output, quiet: boolean): Promise<string> {
   // A short standard input is read ahead to learn its size, so its filter is sized for it rather than for all the memory allowed.
   const { size: sizeA, pieces: piecesA } = await sizedPieces(a);
   let filter: BloomFilter | undefined;
@@ -64,7 +67,7 @@ async function approximate(a: Input, b: Input, memory: number, p: number, out: O
   for await (const piece of piecesA) {
     if (!filter) {
       // Size from A's size when known; on stdin, from the memory allowed.
-      const n = estimateLines(sizeA, piece);
+      const n = givenN ?? estimateLines(sizeA, piece);
       const budget = bloomBits(memory * 8);
       const wanted = n ? optimal({ n, p }) : undefined;
       filter = wanted && wanted.m <= budget ? BloomFilter.create(n!, p) : BloomFilter.withSize(budget, n ? Math.min(optimal({ n, m: budget }).k, optimal({ n, p }).k) : optimal({ n: 1, p }).k);

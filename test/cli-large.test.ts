@@ -57,6 +57,23 @@ describe("files that are not one filter", () => {
   });
 });
 
+describe("intersect --n", () => {
+  it("sizes the filter for the lines given, not A's size, and is a usage error with --exact", () => {
+    writeFileSync(file("a.txt"), "x\ny\nz\n");
+    writeFileSync(file("b.txt"), "y\nq\nz\n");
+    const result = run(["intersect", file("a.txt"), file("b.txt"), "--n", "1M", "--p", "0.01"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("y\nz\n");
+    // A filter for a million lines at 1% answers a line not in A with about its formula's rate, not the rate of 3 lines' filter.
+    expect(result.stderr).toMatch(/passes with probability [0-9.e-]+/);
+    const rate = Number(/passes with probability ([0-9.e-]+)/.exec(result.stderr)![1]);
+    expect(rate).toBeLessThan(1e-10);
+    const exact = run(["intersect", file("a.txt"), file("b.txt"), "--n", "1M", "--exact"]);
+    expect(exact.code).toBe(2);
+    expect(exact.stderr).toMatch(/--n sizes the approximate filter/);
+  });
+});
+
 describe("--memory", () => {
   it("above the free memory is one line, exit 1, naming both", () => {
     writeFileSync(file("few.txt"), "a\nb\n");
