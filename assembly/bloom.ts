@@ -324,32 +324,26 @@ export function bloomRoute(source: u32, src: usize, hashes2: usize, count: u32, 
   }
 }
 
-/** The k double-hashing indices (as f64) over an m of `bits` (base `baseBits`) of each of `count` keys, as bloomRun takes them, at out + 8·k·i. */
-// @ts-ignore: decorator
-@inline function indicesOf(bits: u64, baseBits: u64, hashes: u32, seed: u64, source: u32, src: usize, hashes2: usize, count: u32, out: usize): void {
+/**
+ * The k indices (as f64, within the segment) of each of `count` keys, as
+ * bloomRun takes them, at out + 8·k·i, for a filter given by its numbers
+ * alone (`bits` and `baseBits` per segment, `hashes`, `seed`): what the page
+ * shows for a key, and where a copy kept elsewhere (Redis) sets and tests
+ * bits, with no block of bits in this memory.
+ */
+export function bloomIndicesOf(bits: f64, baseBits: f64, hashes: u32, seed: u32, source: u32, src: usize, hashes2: usize, count: u32, out: usize): void {
+  const m = <u64>bits;
+  const base = <u64>baseBits;
+  const mix = <u64>seed;
   for (let i: u32 = 0; i < count; i++) {
-    let h = source == SOURCE_HASHES ? sourceHash<Hashed>(src, i, 0) : source == SOURCE_U32 ? sourceHash<u32>(src, i, seed) : sourceHash<u64>(src, i, seed);
+    let h = source == SOURCE_HASHES ? sourceHash<Hashed>(src, i, 0) : source == SOURCE_U32 ? sourceHash<u32>(src, i, mix) : sourceHash<u64>(src, i, mix);
     const h2 = secondAt(source == SOURCE_HASHES ? hashes2 : 0, i, h);
     const at = out + ((<usize>i * <usize>hashes) << 3);
     for (let j: u32 = 0; j < hashes; j++) {
-      store<f64>(at + (<usize>j << 3), <f64>doubleIndex(h, bits, baseBits));
+      store<f64>(at + (<usize>j << 3), <f64>doubleIndex(h, m, base));
       h += h2;
     }
   }
-}
-
-/** The k indices (as f64, within the segment) of each of `count` keys, as bloomRun takes them, at out + 8·k·i: for display and tests. */
-export function bloomIndices(filter: usize, source: u32, src: usize, hashes2: usize, count: u32, out: usize): void {
-  indicesOf(load<u64>(filter, F_BITS), load<u64>(filter, F_BASE_BITS), load<u32>(filter, F_HASHES), <u64>load<u32>(filter, F_SEED), source, src, hashes2, count, out);
-}
-
-/**
- * bloomIndices for a filter given by its numbers alone (`bits` per segment,
- * `hashes`, `seed`; never folded): where a copy kept elsewhere (Redis) sets
- * and tests bits, with no block of bits in this memory.
- */
-export function bloomIndicesOf(bits: f64, hashes: u32, seed: u32, source: u32, src: usize, hashes2: usize, count: u32, out: usize): void {
-  indicesOf(<u64>bits, <u64>bits, hashes, <u64>seed, source, src, hashes2, count, out);
 }
 
 /**

@@ -15,7 +15,6 @@ export {
   bloomBytes,
   bloomRun,
   bloomRoute,
-  bloomIndices,
   bloomLayers,
   bloomLayersKey,
   bloomIndicesOf,

@@ -280,7 +280,7 @@ export function bytePieces(saved: SavedChunk, capacity: number): [number, number
 }
 
 /** Concatenates typed arrays of one kind. */
-export function concat<T extends Uint8Array | Uint32Array>(parts: T[], Type: { new (length: number): T }): T {
+export function concat<T extends Uint8Array | Uint32Array | Float64Array>(parts: T[], Type: { new (length: number): T }): T {
   if (parts.length === 1) return parts[0];
   const out = new Type(parts.reduce((sum, part) => sum + part.length, 0));
   let at = 0;

@@ -12,7 +12,7 @@ import { maxKeyBytes, SHARED_BYTES_KEY_BYTES, SHARED_KEY_BYTES, type Key } from 
 import { openHandle, type SharedFilterHandle } from "./shared.js";
 import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { combineInto } from "./combine.js";
-import { segmentIndices, type Indexing } from "./indices.js";
+import { segmentIndices } from "./indices.js";
 import { checkReachable, MAX_HASHES, optimal, rateFor } from "./optimal.js";
 import type { Filter } from "./filter.js";
 import { hashId, type HashName } from "./hash.js";
@@ -318,11 +318,9 @@ export class BloomFilter extends WasmBlock implements Filter {
    */
   indices(source: KeySource): Float64Array {
     checkIntsHashing(this.#hashing.strategy);
-    return segmentIndices(this.#indexing(), source);
-  }
-
-  #indexing(): Indexing {
-    return { blocks: this.segments(), segmentBits: this.#segmentBits, hashes: this.#hashes, keyHash: this.#keyHash!, batchArena: this.batchArena, route: (chunk) => this.routeChunk(chunk) };
+    this.live();
+    const segments = this.segmentCount;
+    return segmentIndices({ segmentBits: this.#segmentBits, baseBits: this.#baseBits / segments, segments, hashes: this.#hashes, keyHash: this.#keyHash! }, source);
   }
 
   /**

@@ -313,7 +313,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
       maxKeyBytes(key);
       return Array.from(
         segmentIndices(
-          { blocks: this.segments(), segmentBits: this.#segmentCounters, hashes: this.#hashes, keyHash: this.#keyHash!, batchArena: this.batchArena, route: (chunk) => this.routeChunk(chunk) },
+          { segmentBits: this.#segmentCounters, segments: this.segmentCount, hashes: this.#hashes, keyHash: this.#keyHash! },
           { kind: "keys", keys: [key] },
         ),
       );
