@@ -3,7 +3,7 @@
 // file read in chunks) gets the one checksum the format stores. The state
 // lives in memory the caller passes, so it can move between memories.
 
-import { XXH64_P1, XXH64_P2, XXH64_P5, round, mergeRound, finish } from "./xxh64";
+import { XXH64_P1, XXH64_P2, XXH64_P5, round, converge, finish } from "./xxh64";
 
 /** State layout: four accumulators, the length so far, the bytes buffered, then up to 32 buffered bytes. */
 // @ts-ignore: decorator
@@ -75,11 +75,7 @@ export function xxh64Digest(state: usize, out: usize): void {
   let h: u64;
   if (total >= 32) {
     const v1 = load<u64>(state, X_V1), v2 = load<u64>(state, X_V2), v3 = load<u64>(state, X_V3), v4 = load<u64>(state, X_V4);
-    h = rotl<u64>(v1, 1) + rotl<u64>(v2, 7) + rotl<u64>(v3, 12) + rotl<u64>(v4, 18);
-    h = mergeRound(h, v1);
-    h = mergeRound(h, v2);
-    h = mergeRound(h, v3);
-    h = mergeRound(h, v4);
+    h = converge(v1, v2, v3, v4);
   } else {
     h = load<u64>(state, X_V3) + XXH64_P5; // v3 holds the seed until a stripe ran
   }

@@ -19,8 +19,18 @@
 
 /** Folds an accumulator into the converged hash. */
 // @ts-ignore: decorator
-@inline export function mergeRound(acc: u64, val: u64): u64 {
+@inline function mergeRound(acc: u64, val: u64): u64 {
   return (acc ^ round(0, val)) * XXH64_P1 + XXH64_P4;
+}
+
+/** The four accumulators of a run of 32-byte stripes, converged into one hash. */
+// @ts-ignore: decorator
+@inline export function converge(v1: u64, v2: u64, v3: u64, v4: u64): u64 {
+  let h = rotl<u64>(v1, 1) + rotl<u64>(v2, 7) + rotl<u64>(v3, 12) + rotl<u64>(v4, 18);
+  h = mergeRound(h, v1);
+  h = mergeRound(h, v2);
+  h = mergeRound(h, v3);
+  return mergeRound(h, v4);
 }
 
 /** xxh64 of `len` bytes at `ptr` with `seed`. */
@@ -41,11 +51,7 @@
       v4 = round(v4, load<u64>(ptr, 24));
       ptr += 32;
     } while (ptr <= limit);
-    h = rotl<u64>(v1, 1) + rotl<u64>(v2, 7) + rotl<u64>(v3, 12) + rotl<u64>(v4, 18);
-    h = mergeRound(h, v1);
-    h = mergeRound(h, v2);
-    h = mergeRound(h, v3);
-    h = mergeRound(h, v4);
+    h = converge(v1, v2, v3, v4);
   } else {
     h = seed + XXH64_P5;
   }
