@@ -18,7 +18,7 @@ import { hashId, type HashName } from "../hash.js";
 import { HASHING_OPTION_NAMES, resolveHashing, type HashingOptions } from "../hashing.js";
 import { forEachPlacement, type BloomShape, type Placement } from "../indices.js";
 import { maxKeyBytes, type Key } from "../keys.js";
-import type { KeySource } from "../batch.js";
+import { concat, type KeySource } from "../batch.js";
 import { CREATE_SCRIPT, PLACE_SCRIPT, REDIS_SEGMENT_BITS, bitsKey, checkName, difference, fieldsOf, metaFields, metaKey, parseMeta, uploadId, uploadKey, type Parameters } from "./meta.js";
 import { pieces } from "./pieces.js";
 import { asBuffer, commandsOf, type Commands, type RedisClientLike } from "./client.js";
@@ -399,13 +399,7 @@ export class RedisBloomFilter {
       const what = !write || done === 0 ? `cannot ${verb} keys` : `cannot add keys (the first ${done} of the batch were added, each whole; later ones may or may not be)`;
       throw new RedisFilterError(this.#name, what, failure);
     }
-    const out = new Uint8Array(answers.reduce((sum, a) => sum + a.length, 0));
-    let at = 0;
-    for (const a of answers) {
-      out.set(a, at);
-      at += a.length;
-    }
-    return out;
+    return concat(answers, Uint8Array);
   }
 
   /** Sends one piece as one script call: atomic as a whole, every key's k bits tested and set together. */
