@@ -4,12 +4,23 @@
 import { describe, expect, it } from "vitest";
 import { BinaryFuseFilter, FormatError, deserialize, hash } from "../bindings/index.js";
 import { Arena } from "../bindings/arena.js";
+import { ones, pack, randomBytes, rng, urls } from "./helpers.js";
+import { reseal } from "./records.js";
 
 /** A memory of its own for the kernel-level tests. */
 const arena = new Arena();
 const core = arena.core;
 const heapU8 = () => arena.u8();
-import { ones, pack, randomBytes, rng, urls } from "./helpers.js";
+
+const M = 2n ** 64n - 1n;
+/** MurmurHash3's 64-bit finaliser in BigInt: the reference for where the filter puts a key. */
+function fmix(x: bigint): bigint {
+  x ^= x >> 33n;
+  x = (x * 0xff51afd7ed558ccdn) & M;
+  x ^= x >> 33n;
+  x = (x * 0xc4ceb9fe1a85ec53n) & M;
+  return x ^ (x >> 33n);
+}
 
 const encoder = new TextEncoder();
 const BITS = [8, 16] as const;
@@ -191,14 +202,6 @@ describe("kernel: sort-unique and build over chosen hashes", () => {
   });
 
   it("replaces a seed under which the keys cannot be peeled by the next of its sequence", () => {
-    const M = 2n ** 64n - 1n;
-    const fmix = (x: bigint) => {
-      x ^= x >> 33n;
-      x = (x * 0xff51afd7ed558ccdn) & M;
-      x ^= x >> 33n;
-      x = (x * 0xc4ceb9fe1a85ec53n) & M;
-      return x ^ (x >> 33n);
-    };
     const splitmix = (state: bigint) => {
       let z = state & M;
       z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & M;
@@ -317,14 +320,6 @@ describe("every key form gives the same filter and the same answers", () => {
       const segmentCount = BigInt(view.getUint32(36, true));
       const payload = record.subarray(12 + 36 + 16);
       const slot = (i: bigint) => (fingerprintBits === 8 ? payload[Number(i)] : payload[2 * Number(i)] | (payload[2 * Number(i) + 1] << 8));
-      const M = 2n ** 64n - 1n;
-      const fmix = (x: bigint) => {
-        x ^= x >> 33n;
-        x = (x * 0xff51afd7ed558ccdn) & M;
-        x ^= x >> 33n;
-        x = (x * 0xc4ceb9fe1a85ec53n) & M;
-        return x ^ (x >> 33n);
-      };
       const written = (key: string) => {
         const m = fmix((hash("xxh64", key, 0) + seed) & M);
         const h0 = (m * segmentCount * segmentLength) >> 64n;
@@ -357,16 +352,6 @@ describe("serialisation", () => {
       }
     }
   });
-
-  /** Recomputes both checksums (docs/FORMAT.md), as a careless or hostile writer could. */
-  function reseal(bytes: Uint8Array): Uint8Array {
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const h = view.getUint32(8, true);
-    const p = Number(view.getBigUint64(12 + h, true));
-    view.setBigUint64(20 + h, hash("xxh64", bytes.subarray(0, 20 + h)), true);
-    view.setBigUint64(28 + h + p, hash("xxh64", bytes.subarray(28 + h, 28 + h + p)), true);
-    return bytes;
-  }
 
   const small = { 8: ["a", "b", "c", "d", "e"], 16: ["一", "二", "三"] } as const;
 

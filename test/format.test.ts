@@ -5,8 +5,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BloomFilter, CountingBloomFilter, CuckooFilter, FormatError, ScalableBloomFilter, SplitBlockBloomFilter, deserialize, deserializeBase64, hash } from "../bindings/index.js";
+import { BloomFilter, CountingBloomFilter, CuckooFilter, FormatError, ScalableBloomFilter, SplitBlockBloomFilter, deserialize, deserializeBase64 } from "../bindings/index.js";
 import { urls } from "./helpers.js";
+import { reseal } from "./records.js";
 
 const probes = urls(20_000, "format-probe", 61);
 const answers = (filter: { hasMany(keys: string[]): Uint8Array }) => Array.from(filter.hasMany(probes));
@@ -131,16 +132,6 @@ describe("damaged bytes are always rejected, never loaded", () => {
       }
     }
   });
-
-  /** Recomputes both checksums (docs/FORMAT.md), as a careless or hostile writer could. */
-  function reseal(bytes: Uint8Array): Uint8Array {
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const h = view.getUint32(8, true);
-    const p = Number(view.getBigUint64(12 + h, true));
-    view.setBigUint64(20 + h, hash("xxh64", bytes.subarray(0, 20 + h)), true);
-    view.setBigUint64(28 + h + p, hash("xxh64", bytes.subarray(28 + h, 28 + h + p)), true);
-    return bytes;
-  }
 
   it("reseal() reproduces the writer's checksums", () => {
     const bytes = BloomFilter.withSize(100, 2).add("x").serialize();
