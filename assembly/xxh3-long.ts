@@ -3,10 +3,8 @@
 // 16 stripes (1 KiB) they are scrambled. Finished by folding the pairs.
 
 import { mulFoldPair } from "./mul128";
-import {
-  SECRET, SECRET_SIZE, avalanche,
-  XXH_P32_1, XXH_P32_2, XXH_P32_3, XXH_P64_1, XXH_P64_2, XXH_P64_3, XXH_P64_4, XXH_P64_5,
-} from "./xxh3-secret";
+import { SECRET, SECRET_SIZE, avalanche, XXH_P32_1, XXH_P32_2, XXH_P32_3 } from "./xxh3-secret";
+import { XXH64_P1, XXH64_P2, XXH64_P3, XXH64_P4, XXH64_P5 } from "./xxh64";
 
 /** Input bytes per stripe. */
 // @ts-ignore: decorator
@@ -67,10 +65,10 @@ import {
 
 /** XXH3-64 of `len` (> 240) bytes at `ptr` with `seed`. */
 export function xxh3Long(ptr: usize, len: usize, seed: u64): u64 {
-  let a0 = i64x2(XXH_P32_3, XXH_P64_1);
-  let a1 = i64x2(XXH_P64_2, XXH_P64_3);
-  let a2 = i64x2(XXH_P64_4, XXH_P32_2);
-  let a3 = i64x2(XXH_P64_5, XXH_P32_1);
+  let a0 = i64x2(XXH_P32_3, XXH64_P1);
+  let a1 = i64x2(XXH64_P2, XXH64_P3);
+  let a2 = i64x2(XXH64_P4, XXH_P32_2);
+  let a3 = i64x2(XXH64_P5, XXH_P32_1);
   const even = i64x2(seed, 0 - seed);
   const odd = i64x2(0 - seed, seed);
   // Every whole stripe before the last byte; the block ends fall on every 16th.
@@ -104,5 +102,5 @@ export function xxh3Long(ptr: usize, len: usize, seed: u64): u64 {
     mulFoldPair(v128.xor(a0, mergeSecret(0, even)), v128.xor(a1, mergeSecret(1, even))),
     mulFoldPair(v128.xor(a2, mergeSecret(2, even)), v128.xor(a3, mergeSecret(3, even))),
   );
-  return avalanche(<u64>len * XXH_P64_1 + i64x2.extract_lane(folds, 0) + i64x2.extract_lane(folds, 1));
+  return avalanche(<u64>len * XXH64_P1 + i64x2.extract_lane(folds, 0) + i64x2.extract_lane(folds, 1));
 }

@@ -1,7 +1,10 @@
 // What every XXH3 length class shares: the default 192-byte secret (from
-// xxhash.h, itself taken from FARSH), the xxHash primes and the two final
-// mixes. Above 240 bytes a seeded call uses the secret with + seed on the first
-// and − seed on the second u64 of every 16 bytes (xxh3-long.ts).
+// xxhash.h, itself taken from FARSH), the 32-bit xxHash primes (the 64-bit
+// ones are xxh64.ts's) and the two final mixes. Above 240 bytes a seeded call
+// uses the secret with + seed on the first and − seed on the second u64 of
+// every 16 bytes (xxh3-long.ts).
+
+import { XXH64_P2, XXH64_P3 } from "./xxh64";
 
 // @ts-ignore: decorator
 @inline export const XXH_P32_1: u64 = 0x9E3779B1;
@@ -9,16 +12,6 @@
 @inline export const XXH_P32_2: u64 = 0x85EBCA77;
 // @ts-ignore: decorator
 @inline export const XXH_P32_3: u64 = 0xC2B2AE3D;
-// @ts-ignore: decorator
-@inline export const XXH_P64_1: u64 = 0x9E3779B185EBCA87;
-// @ts-ignore: decorator
-@inline export const XXH_P64_2: u64 = 0xC2B2AE3D27D4EB4F;
-// @ts-ignore: decorator
-@inline export const XXH_P64_3: u64 = 0x165667B19E3779F9;
-// @ts-ignore: decorator
-@inline export const XXH_P64_4: u64 = 0x85EBCA77C2B2AE63;
-// @ts-ignore: decorator
-@inline export const XXH_P64_5: u64 = 0x27D4EB2F165667C5;
 /** Multiplier of XXH3's short avalanche. */
 // @ts-ignore: decorator
 @inline const AVALANCHE_MUL: u64 = 0x165667919E3779F9;
@@ -67,8 +60,8 @@ export const SECRET: usize = memory.data<u8>([
 // @ts-ignore: decorator
 @inline export function avalanche64(h: u64): u64 {
   h ^= h >> 33;
-  h *= XXH_P64_2;
+  h *= XXH64_P2;
   h ^= h >> 29;
-  h *= XXH_P64_3;
+  h *= XXH64_P3;
   return h ^ (h >> 32);
 }

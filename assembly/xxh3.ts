@@ -2,7 +2,8 @@
 // formula per length class up to 240 bytes, stripes above (xxh3-long.ts).
 
 import { mulFold64, mulFoldPair } from "./mul128";
-import { SECRET, secret32, secret64, avalanche, avalanche64, XXH_P64_1 } from "./xxh3-secret";
+import { SECRET, secret32, secret64, avalanche, avalanche64 } from "./xxh3-secret";
+import { XXH64_P1 } from "./xxh64";
 import { xxh3Long } from "./xxh3-long";
 
 /** Multiplier of rrmxmx, the stronger mix for 4–8-byte inputs. */
@@ -80,7 +81,7 @@ import { xxh3Long } from "./xxh3-long";
       if (len > 96) sum = i64x2.add(sum, mulFoldPair(keyed16(p + 48, 96, signs), keyed16(end - 64, 112, signs)));
     }
   }
-  return avalanche(<u64>len * XXH_P64_1 + laneSum(sum));
+  return avalanche(<u64>len * XXH64_P1 + laneSum(sum));
 }
 
 /** 129–240 bytes: eight steps and a mix, then the remaining whole steps and the last 16 bytes. */
@@ -90,7 +91,7 @@ function len129to240(p: usize, len: usize, seed: u64): u64 {
   for (let at: usize = 0; at < 128; at += 32) {
     sum = i64x2.add(sum, mulFoldPair(keyed16(p + at, at, signs), keyed16(p + at + 16, at + 16, signs)));
   }
-  const h = avalanche(<u64>len * XXH_P64_1 + laneSum(sum));
+  const h = avalanche(<u64>len * XXH64_P1 + laneSum(sum));
   // Steps 8 … len/16 − 1 read the secret from byte 3 on; the last 16 bytes from 119.
   const steps = (len >> 4) << 4;
   sum = i64x2.splat(0);
