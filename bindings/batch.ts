@@ -15,7 +15,8 @@ export type KeySource =
   | { readonly kind: "keys"; readonly keys: readonly Key[] }
   | { readonly kind: "packed"; readonly bytes: Uint8Array; readonly ends: Uint32Array }
   | { readonly kind: "lines"; readonly buffer: Uint8Array }
-  | { readonly kind: "ints"; readonly keys: Uint32Array | BigUint64Array };
+  | { readonly kind: "ints"; readonly keys: Uint32Array | BigUint64Array }
+  | { readonly kind: "hashes"; readonly hashes: BigUint64Array };
 
 /** The key hash of a filter: the hash id and seed its kernels expect. */
 export interface KeyHash {
@@ -53,6 +54,8 @@ export function sourceLength(source: KeySource): number {
       return source.ends instanceof Uint32Array ? source.ends.length : -1;
     case "ints":
       return source.keys instanceof Uint32Array || source.keys instanceof BigUint64Array ? source.keys.length : -1;
+    case "hashes":
+      return source.hashes instanceof BigUint64Array ? source.hashes.length : -1;
     case "lines":
       return -1;
   }
@@ -197,9 +200,8 @@ function splitLines(scratch: Scratch, hash: KeyHash | null, buffer: Uint8Array, 
   return arena.core.hashLines(hash.id, hash.seed, scratch.bytes, len, final, MAX_BATCH_KEYS, scratch.hashes, hashes2, scratch.lineEnds, scratch.consumed);
 }
 
-/** Integer keys, copied chunk by chunk; the kernels hash them. */
-function intsChunks(arena: Arena, keys: Uint32Array | BigUint64Array, visit: (chunk: Chunk) => void): void {
-  checkInts(keys);
+/** Integer keys (or, as SOURCE_HASHES, key hashes), copied chunk by chunk; the kernels hash integers, and take hashes as they are. */
+function intsChunks(arena: Arena, keys: Uint32Array | BigUint64Array, visit: (chunk: Chunk) => void, source?: number): void {
   const wide = keys instanceof BigUint64Array;
   const width = wide ? 8 : 4;
   const scratch = scratchOf(arena);
@@ -208,7 +210,7 @@ function intsChunks(arena: Arena, keys: Uint32Array | BigUint64Array, visit: (ch
   for (let first = 0; first < keys.length; first += perCall) {
     const count = Math.min(perCall, keys.length - first);
     arena.u8().set(raw.subarray(first * width, (first + count) * width), scratch.bytes);
-    visit({ scratch, count, first, source: wide ? SOURCE_U64 : SOURCE_U32, src: scratch.bytes, hashes2: 0, start: 0, lineBase: 0 });
+    visit({ scratch, count, first, source: source ?? (wide ? SOURCE_U64 : SOURCE_U32), src: scratch.bytes, hashes2: 0, start: 0, lineBase: 0 });
   }
 }
 
@@ -226,8 +228,37 @@ export function forEachChunk(arena: Arena, hash: KeyHash | null, source: KeySour
     case "lines":
       return linesChunks(arena, hash, source.buffer, visit);
     case "ints":
+      checkInts(source.keys);
       return intsChunks(arena, source.keys, visit);
+    case "hashes":
+      if (!(source.hashes instanceof BigUint64Array)) throw new TypeError(`hashes must be a BigUint64Array of key hashes (as hashLines gives them), got ${describe(source.hashes)}`);
+      return intsChunks(arena, source.hashes, visit, SOURCE_HASHES);
   }
+}
+
+/** Where each line of a lines chunk ends in the caller's buffer (after its "\n"), copied out. */
+function chunkLineEnds(chunk: Chunk): Uint32Array {
+  const { arena } = chunk.scratch;
+  const ends = arena.u32().slice(chunk.scratch.lineEnds >>> 2, (chunk.scratch.lineEnds >>> 2) + chunk.count);
+  for (let i = 0; i < ends.length; i++) ends[i] += chunk.lineBase;
+  return ends;
+}
+
+/**
+ * The key hash of every line of `buffer` (split as linesChunks splits it)
+ * and where each line ends: the first half of a batch, for callers that hash
+ * on one thread and add or query on another. `hash` must be a 64-bit one
+ * (the filter checks it).
+ */
+export function lineHashes(arena: Arena, hash: KeyHash, buffer: Uint8Array): { hashes: BigUint64Array; ends: Uint32Array } {
+  const hashParts: BigUint64Array[] = [];
+  const endParts: Uint32Array[] = [];
+  linesChunks(arena, hash, buffer, (chunk) => {
+    const from = chunk.src;
+    hashParts.push(new BigUint64Array(arena.memory.buffer.slice(from, from + chunk.count * 8)));
+    endParts.push(chunkLineEnds(chunk));
+  });
+  return { hashes: concat(hashParts, BigUint64Array), ends: concat(endParts, Uint32Array) };
 }
 
 /**
@@ -280,12 +311,12 @@ export function bytePieces(saved: SavedChunk, capacity: number): [number, number
 }
 
 /** Concatenates typed arrays of one kind. */
-export function concat<T extends Uint8Array | Uint32Array | Float64Array>(parts: T[], Type: { new (length: number): T }): T {
+export function concat<T extends Uint8Array | Uint32Array | Float64Array | BigUint64Array>(parts: T[], Type: { new (length: number): T }): T {
   if (parts.length === 1) return parts[0];
   const out = new Type(parts.reduce((sum, part) => sum + part.length, 0));
   let at = 0;
   for (const part of parts) {
-    out.set(part, at);
+    (out as Uint8Array).set(part as Uint8Array, at); // one kind throughout: the casts only quiet the union
     at += part.length;
   }
   return out;
@@ -325,11 +356,7 @@ export function runBatch<T extends Uint8Array | Uint32Array>(
     const view = Answers.BYTES_PER_ELEMENT === 1 ? arena.u8().subarray(scratch.out, scratch.out + count) : arena.u32().subarray(scratch.out >>> 2, (scratch.out >>> 2) + count);
     if (whole) whole.set(view as T, chunk.first);
     else parts.push(view.slice() as T);
-    if (wantEnds) {
-      const ends = arena.u32().slice(scratch.lineEnds >>> 2, (scratch.lineEnds >>> 2) + count);
-      for (let i = 0; i < count; i++) ends[i] += chunk.lineBase;
-      endParts.push(ends);
-    }
+    if (wantEnds) endParts.push(chunkLineEnds(chunk));
   });
   const answers = whole ?? (parts.length ? concat(parts, Answers) : new Answers(0));
   return wantEnds ? { answers, total, ends: concat(endParts, Uint32Array) } : { answers, total };

@@ -342,6 +342,35 @@ export class BloomFilter extends WasmBlock implements Filter {
     return this.#add({ kind: "ints", keys });
   }
 
+  /**
+   * The key hash of each line of `buffer` (split as addLines splits it) and
+   * where each line ends in `buffer` (after its "\n"): the first half of
+   * testAndAddLines. Hash on any thread, then add or query the hashes here
+   * or on another thread's view of a shared filter (addHashes, hasHashes,
+   * testAndAddHashes): the answers are the same as for the lines.
+   */
+  hashLines(buffer: Uint8Array): { hashes: BigUint64Array; ends: Uint32Array } {
+    return this.lineKeyHashes(buffer);
+  }
+
+  /** Adds keys given by their key hashes (from hashLines, or hashMany(filter.hash, keys, filter.seed) for a filter of the double strategy and a 64-bit hash). */
+  addHashes(hashes: BigUint64Array): this {
+    this.testAndAddHashes(hashes);
+    return this;
+  }
+
+  /** Adds keys given by their key hashes in order; 1 where a key was probably present before. */
+  testAndAddHashes(hashes: BigUint64Array): Uint8Array {
+    this.checkKeyHashes();
+    return this.#add({ kind: "hashes", hashes });
+  }
+
+  /** Queries keys given by their key hashes: 1 = probably present, 0 = definitely absent. */
+  hasHashes(hashes: BigUint64Array): Uint8Array {
+    this.checkKeyHashes();
+    return this.runOp(OP_HAS, { kind: "hashes", hashes }).answers;
+  }
+
   /** A copy of the bit array: bit i is bit (i & 7) of byte (i >> 3), ⌈m/8⌉ bytes. */
   bitArray(): Uint8Array {
     const out = new Uint8Array(Math.ceil(this.#bits / 8));

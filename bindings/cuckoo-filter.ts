@@ -477,6 +477,8 @@ function pick(source: KeySource, picks: number[]): KeySource {
       const keys = source.keys;
       return { kind: "ints", keys: keys instanceof BigUint64Array ? BigUint64Array.from(picks, (i) => keys[i]) : Uint32Array.from(picks, (i) => keys[i]) };
     }
+    case "hashes":
+      return { kind: "hashes", hashes: BigUint64Array.from(picks, (i) => source.hashes[i]) };
   }
 }
 

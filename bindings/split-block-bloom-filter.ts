@@ -377,6 +377,33 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
     return { answers, ends: ends! };
   }
 
+  /**
+   * The key hash of each line of `buffer` (split as addLines splits it) and
+   * where each line ends in `buffer` (after its "\n"): the first half of
+   * testAndAddLines. Hash on any thread, then add or query the hashes here
+   * or on another thread's view of a shared filter (addHashes, hasHashes,
+   * testAndAddHashes): the answers are the same as for the lines.
+   */
+  hashLines(buffer: Uint8Array): { hashes: BigUint64Array; ends: Uint32Array } {
+    return this.lineKeyHashes(buffer);
+  }
+
+  /** Adds keys given by their key hashes (from hashLines, or xxh64 with seed 0 of the key bytes, as Parquet hashes them). */
+  addHashes(hashes: BigUint64Array): this {
+    this.testAndAddHashes(hashes);
+    return this;
+  }
+
+  /** Adds keys given by their key hashes in order; 1 where a key was probably present before. */
+  testAndAddHashes(hashes: BigUint64Array): Uint8Array {
+    return this.#add({ kind: "hashes", hashes });
+  }
+
+  /** Queries keys given by their key hashes: 1 = probably present, 0 = definitely absent. */
+  hasHashes(hashes: BigUint64Array): Uint8Array {
+    return this.runOp(OP_HAS, { kind: "hashes", hashes }).answers;
+  }
+
   /** A copy of the bitset exactly as Parquet stores it: blocks of eight little-endian u32 words. */
   toParquetBitset(): Uint8Array {
     const out = new Uint8Array(this.#blocks * SBBF_BLOCK_BYTES);

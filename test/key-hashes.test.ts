@@ -1,0 +1,103 @@
+// Hashing apart from adding: hashLines gives each line's key hash and end, and
+// addHashes / hasHashes / testAndAddHashes take them. That split is what lets
+// the CLI hash lines on several threads and test-and-add them in input order
+// on one shared filter, so its answers must be exactly those of
+// testAndAddLines, on private and shared filters, for every hash the double
+// strategy takes. The hashes themselves are checked against hashMany (whose
+// vectors are checked against xxHash's and FNV's in hash.test.ts).
+import { describe, expect, it } from "vitest";
+import { BloomFilter, SplitBlockBloomFilter, hashMany, type HashName } from "../bindings/index.js";
+import { rng } from "./helpers.js";
+
+const encoder = new TextEncoder();
+
+/** Lines with repeats, empty lines, "\r\n" endings and (when `open`) a last line without "\n": the text and its keys. */
+function sampleLines(count: number, seed: number, open: boolean): { buffer: Uint8Array; keys: string[]; ends: number[] } {
+  const random = rng(seed);
+  const keys: string[] = [];
+  const ends: number[] = [];
+  let text = "";
+  let bytes = 0;
+  for (let i = 0; i < count; i++) {
+    const key = random() < 0.05 ? "" : random() < 0.3 && i > 0 ? keys[Math.floor(random() * i)] : `https://example.com/${Math.floor(random() * 1e9).toString(36)}/${i}`;
+    keys.push(key);
+    const line = key + (i === count - 1 && open ? "" : random() < 0.2 ? "\r\n" : "\n");
+    text += line;
+    bytes += line.length; // the keys are ASCII
+    ends.push(bytes);
+  }
+  return { buffer: encoder.encode(text), keys, ends };
+}
+
+type Make = () => BloomFilter | SplitBlockBloomFilter;
+
+const makers: [string, Make, HashName, number][] = [
+  ["BloomFilter (xxh64)", () => BloomFilter.create(20_000, 0.01), "xxh64", 0],
+  ["BloomFilter (xxh3, seed 7)", () => BloomFilter.create(20_000, 0.01, { hash: "xxh3", seed: 7 }), "xxh3", 7],
+  ["BloomFilter (fnv1a_64)", () => BloomFilter.create(20_000, 0.01, { hash: "fnv1a_64" }), "fnv1a_64", 0],
+  ["BloomFilter, shared", () => BloomFilter.create(20_000, 0.01, { shared: true }), "xxh64", 0],
+  ["SplitBlockBloomFilter", () => SplitBlockBloomFilter.create(20_000, 0.01), "xxh64", 0],
+  ["SplitBlockBloomFilter, shared", () => SplitBlockBloomFilter.create(20_000, 0.01, { shared: true }), "xxh64", 0],
+];
+
+describe.each(makers)("%s: hashLines, then the *Hashes methods", (_name, make, hashName, seed) => {
+  it("gives the hashes hashMany gives and the line ends, and answers as testAndAddLines and hasLines do", () => {
+    for (const [seedOfLines, count, open] of [[1, 30_000, false], [2, 1, true], [3, 0, false], [4, 5_000, true]] as const) {
+      const { buffer, keys, ends } = sampleLines(count, seedOfLines, open);
+      const byLines = make();
+      const byHashes = make();
+      const { hashes, ends: lineEnds } = byHashes.hashLines(buffer);
+      expect(Array.from(lineEnds)).toEqual(ends);
+      expect(hashes).toEqual(hashMany(hashName as "xxh64", keys, seed));
+      // Half the keys go in first, so the second half's answers mix repeats and new keys.
+      const half = Math.floor(count / 2);
+      const firstPart = buffer.subarray(0, half === 0 ? 0 : ends[half - 1]);
+      expect(byHashes.testAndAddHashes(hashes.subarray(0, half))).toEqual(byLines.testAndAddLines(firstPart));
+      expect(byHashes.hasHashes(hashes)).toEqual(byLines.hasLines(buffer));
+      expect(byHashes.testAndAddHashes(hashes.subarray(half))).toEqual(byLines.testAndAddLines(buffer.subarray(firstPart.length)));
+      expect(byHashes.size).toBe(byLines.size);
+      expect(byHashes.serialize()).toEqual(byLines.serialize());
+      // No false negatives through either path.
+      expect(byHashes.hasLines(buffer).every((answer) => answer === 1)).toBe(true);
+      byLines.dispose();
+      byHashes.dispose();
+    }
+  });
+
+  it("addHashes returns the filter and adds every key", () => {
+    const { buffer, keys } = sampleLines(2_000, 9, false);
+    const filter = make();
+    expect(filter.addHashes(filter.hashLines(buffer).hashes)).toBe(filter);
+    expect(filter.hasMany(keys).every((answer) => answer === 1)).toBe(true);
+    filter.dispose();
+  });
+
+  it("rejects hashes that are not a BigUint64Array, naming the argument, and changes nothing", () => {
+    const filter = make();
+    filter.add("kept");
+    const before = filter.serialize();
+    for (const bad of [new Uint32Array(4), [1n, 2n], "0", null]) {
+      expect(() => filter.testAndAddHashes(bad as never)).toThrow(TypeError);
+      expect(() => filter.addHashes(bad as never)).toThrow(/hashes must be a BigUint64Array/);
+      expect(() => filter.hasHashes(bad as never)).toThrow(/hashes must be a BigUint64Array/);
+    }
+    expect(() => filter.hashLines("a\nb" as never)).toThrow(/buffer must be a Uint8Array/);
+    expect(filter.serialize()).toEqual(before);
+    filter.dispose();
+    expect(() => filter.hashLines(new Uint8Array(1))).toThrow(/disposed/);
+  });
+});
+
+describe("filters whose keys have no single 64-bit hash", () => {
+  it("refuse key hashes with a TypeError that says why", () => {
+    const independent = BloomFilter.create(1000, 0.01, { strategy: "independent", hash: ["fnv1a_32", "murmur3_32", "xxh32"] });
+    const murmur = BloomFilter.create(1000, 0.01, { hash: "murmur3_128" });
+    for (const filter of [independent, murmur]) {
+      expect(() => filter.hashLines(encoder.encode("a\n"))).toThrow(TypeError);
+      expect(() => filter.addHashes(new BigUint64Array(1))).toThrow(/64-bit hash per key/);
+      expect(filter.size).toBe(0);
+    }
+    expect(() => independent.hasHashes(new BigUint64Array(1))).toThrow(/independent strategy/);
+    expect(() => murmur.testAndAddHashes(new BigUint64Array(1))).toThrow(/murmur3_128/);
+  });
+});
