@@ -7,6 +7,7 @@ import { closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
 import { Output, Progress, estimateLines, linePieces } from "./io.js";
 import { count, formatBytes } from "./words.js";
 import { lineEnds, openShared, redisOptions, redisTarget, type SharedFilter } from "./redis.js";
+import { LinePipeline, parseThreads, threadsOption, worthThreads, type DonePiece } from "./line-pool.js";
 
 export const dedupOptions: OptionSpec[] = [
   { name: "output", short: "o", value: "FILE", help: "unique lines go here (default: standard output)" },
@@ -15,12 +16,13 @@ export const dedupOptions: OptionSpec[] = [
   { name: "p", value: "P", help: "false-positive rate, the share of new lines taken for repeats (default 0.001)" },
   { name: "memory", value: "SIZE", help: "use a filter of this size instead (64MB, 1GiB); k from the estimated n" },
   { name: "type", value: "TYPE", help: "split-block (default: one cache line per line, fastest) or bloom (fewest bits for p)" },
+  threadsOption,
   { name: "quiet", short: "q", flag: true, help: "no progress line" },
   ...redisOptions,
 ];
 
 export const dedupUsage =
-  "bloomkit dedup [input|-] [-o out] [--repeats file] [--n N --p P | --memory 64MB] [--type split-block|bloom]\n" +
+  "bloomkit dedup [input|-] [-o out] [--repeats file] [--n N --p P | --memory 64MB] [--type split-block|bloom] [--threads N]\n" +
   "       bloomkit dedup [input|-] [-o out] [--repeats file] --redis redis://host:port/db --name NAME [--n N --p P]";
 
 /** Expected false positives while filling: ∫₀ⁿ rate(x) dx, by Simpson's rule. */
@@ -50,7 +52,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   if (type !== "split-block" && type !== "bloom") throw new UsageError(`--type must be split-block or bloom, got "${type}"`);
   const target = redisTarget(options);
   if (target) {
-    for (const name of ["memory", "type"]) {
+    for (const name of ["memory", "type", "threads"]) {
       if (options.has(name)) throw new UsageError(`--${name} is for a filter in this process; the filter kept in Redis is a Bloom filter sized by --n and --p`);
     }
     if (options.has("p") && givenN === undefined) throw new UsageError("--p sizes a new Redis filter together with --n: give both, or neither to open an existing one");
@@ -67,48 +69,74 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   const out = new Output(outputPath);
   const repeats = repeatsPath === undefined ? undefined : new Output(repeatsPath);
   const progress = new Progress("dedup", size, options.has("quiet"));
+  // Threads hash lines for a filter of fixed size: a growing one (standard input without --n) hashes in this thread.
+  const threads = parseThreads(options);
+  const threaded = !shared && worthThreads(threads, size);
+  let pool: LinePipeline | undefined;
 
   let filter: BloomFilter | SplitBlockBloomFilter | ScalableBloomFilter | undefined;
   let lines = 0;
   let kept = 0;
   let bytes = 0;
-  for await (const piece of linePieces(source)) {
-    if (!filter && !shared) {
-      const n = givenN ?? estimateLines(size, piece);
-      if (memory !== undefined && type === "split-block") {
-        filter = SplitBlockBloomFilter.withSize(Math.max(1, Math.min(2 ** 32 - 1, Math.floor(memory / 32))));
-      } else if (memory !== undefined) {
-        // More memory than n needs lowers the rate; more hashes than p needs would only cost time.
-        const m = bloomBits(memory * 8);
-        filter = BloomFilter.withSize(m, n ? Math.min(optimal({ n, m }).k, optimal({ n, p }).k) : optimal({ n: 1, p }).k);
-      } else if (n !== undefined) {
-        // Not exchanged with Parquet: no need to round the size up to a power of two.
-        filter = type === "split-block" ? SplitBlockBloomFilter.create(n, p, { powerOfTwo: false }) : BloomFilter.create(n, p);
-      } else {
-        filter = ScalableBloomFilter.create(1_000_000, p);
+  /** Writes runs of unique and repeated lines of `piece` as byte ranges: line i ends at offset + ends[i]. */
+  const writeRuns = (piece: Buffer) => (answers: Uint8Array, ends: Uint32Array, offset: number) => {
+    let runStart = offset;
+    const last = answers.length - 1;
+    for (let i = 0; i <= last; i++) {
+      const repeated = answers[i];
+      kept += repeated ^ 1;
+      if (i === last || answers[i + 1] !== repeated) {
+        const end = offset + ends[i];
+        if (repeated === 0) out.writeRange(piece, runStart, end);
+        else repeats?.writeRange(piece, runStart, end);
+        runStart = end;
       }
     }
-    // Write runs of unique and repeated lines as byte ranges of the input.
-    const writeRuns = (answers: Uint8Array, ends: Uint32Array, offset: number) => {
-      let runStart = offset;
-      const last = answers.length - 1;
-      for (let i = 0; i <= last; i++) {
-        const repeated = answers[i];
-        kept += repeated ^ 1;
-        if (i === last || answers[i + 1] !== repeated) {
-          const end = offset + ends[i];
-          if (repeated === 0) out.writeRange(piece, runStart, end);
-          else repeats?.writeRange(piece, runStart, end);
-          runStart = end;
+    lines += answers.length;
+  };
+  /** Counts a piece the worker threads grouped and wrote: its new lines to the output, then (with --repeats) its repeats. */
+  const counted = (done: DonePiece) => {
+    kept += done.lines - done.ones;
+    lines += done.lines;
+    bytes += done.length;
+    progress.update(bytes, lines);
+  };
+  try {
+    for await (const piece of linePieces(source)) {
+      if (!filter && !shared) {
+        const n = givenN ?? estimateLines(size, piece);
+        if (memory !== undefined && type === "split-block") {
+          filter = SplitBlockBloomFilter.withSize(Math.max(1, Math.min(2 ** 32 - 1, Math.floor(memory / 32))));
+        } else if (memory !== undefined) {
+          // More memory than n needs lowers the rate; more hashes than p needs would only cost time.
+          const m = bloomBits(memory * 8);
+          filter = BloomFilter.withSize(m, n ? Math.min(optimal({ n, m }).k, optimal({ n, p }).k) : optimal({ n: 1, p }).k);
+        } else if (n !== undefined) {
+          // Not exchanged with Parquet: no need to round the size up to a power of two.
+          filter = type === "split-block" ? SplitBlockBloomFilter.create(n, p, { powerOfTwo: false }) : BloomFilter.create(n, p);
+        } else {
+          filter = ScalableBloomFilter.create(1_000_000, p);
         }
       }
-      lines += answers.length;
-    };
-    // Lines are split in wasm for every filter type (answers and line ends come as views); a filter kept in Redis answers a whole piece.
-    if (shared) writeRuns(await shared.filter.testAndAddLines(piece), lineEnds(piece), 0);
-    else filter!.testAndAddLinesEach(piece, writeRuns);
-    bytes += piece.length;
-    progress.update(bytes, lines);
+      if (threaded && !(filter instanceof ScalableBloomFilter)) {
+        // Worker threads hash and group the pieces; this thread tests them in input order and writes them.
+        const tested = filter!;
+        pool ??= new LinePipeline(
+          { filter: tested, test: (hashes) => tested.testAndAddHashes(hashes), front: 0, keepBack: repeats !== undefined, outputs: [out, ...(repeats ? [repeats] : [])].map((output) => output.handOver()), write: counted },
+          threads,
+        );
+        await pool.push(piece);
+        continue;
+      }
+      // Lines are split in wasm for every filter type (answers and line ends come as views); a filter kept in Redis answers a whole piece.
+      if (shared) writeRuns(piece)(await shared.filter.testAndAddLines(piece), lineEnds(piece), 0);
+      else filter!.testAndAddLinesEach(piece, writeRuns(piece));
+      bytes += piece.length;
+      progress.update(bytes, lines);
+    }
+    await pool?.finish();
+  } finally {
+    await pool?.close();
   }
   closeInput(source);
   out.close();

@@ -19,6 +19,7 @@ import { Output, Progress, countNewlines, linePieces, splitLines } from "./io.js
 import { cannot } from "./os-errors.js";
 import { count, fmt } from "./words.js";
 import { openShared, redisOptions, redisTarget } from "./redis.js";
+import { LinePipeline, parseThreads, threadsOption, worthThreads, type DonePiece } from "./line-pool.js";
 
 export const FILTER_TYPES = ["bloom", "counting", "cuckoo", "scalable", "split-block", "fuse8", "fuse16"] as const;
 
@@ -27,9 +28,10 @@ export const buildOptions: OptionSpec[] = [
   { name: "type", short: "t", value: "TYPE", help: "bloom (default), counting, cuckoo, scalable, split-block, fuse8 or fuse16 (static: a binary fuse filter of exactly the input's keys)" },
   { name: "n", value: "N", help: "expected keys (default: the input's line count; scalable: its initial capacity)" },
   { name: "p", value: "P", help: "false-positive rate (default 0.01)" },
+  { ...threadsOption, help: "threads that hash and add lines, for --type bloom and split-block (default: the number of cores); the filter's bits are the same" },
   { name: "quiet", short: "q", flag: true, help: "no progress line" },
 ];
-export const buildUsage = "bloomkit build input|- -o f.bloom [--type bloom|counting|cuckoo|scalable|split-block|fuse8|fuse16] [--n N] [--p P]";
+export const buildUsage = "bloomkit build input|- -o f.bloom [--type bloom|counting|cuckoo|scalable|split-block|fuse8|fuse16] [--n N] [--p P] [--threads N]";
 export const queryOptions: OptionSpec[] = [...redisOptions];
 export const queryUsage = "bloomkit query f.bloom [key …|-]\n       bloomkit query --redis redis://host:port/db --name NAME [key …|-]";
 export const infoOptions: OptionSpec[] = [];
@@ -94,26 +96,46 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   refuseOutputsThatAreInputs([source], [output]);
   checkWritable(output); // the filter file is written at the end: a folder it cannot go to should not cost the whole read
   if (n === undefined && type !== "scalable") n = Math.max(1, await countLines(source));
+  // Bloom and split-block filters can be shared: worker threads hash the lines and add them themselves.
+  const threads = parseThreads(options);
+  const threaded = (type === "bloom" || type === "split-block") && worthThreads(threads, source.size);
   const filter =
-    type === "bloom" ? BloomFilter.create(n!, p)
+    type === "bloom" ? BloomFilter.create(n!, p, { shared: threaded })
     : type === "counting" ? CountingBloomFilter.create(n!, p)
     : type === "cuckoo" ? CuckooFilter.create(n!, p)
-    : type === "split-block" ? SplitBlockBloomFilter.create(n!, p)
+    : type === "split-block" ? SplitBlockBloomFilter.create(n!, p, { shared: threaded })
     : ScalableBloomFilter.create(n ?? 100_000, p);
   const progress = new Progress("build", source.size, options.has("quiet"));
   const overflow = filter instanceof CuckooFilter ? new CuckooOverflow(filter) : undefined;
   let lines = 0;
   let bytes = 0;
-  for await (const piece of linePieces(source)) {
-    if (overflow) {
-      // A cuckoo filter can be full: it stores what fits, and the keys that did not fit explain why.
-      const { keys } = splitLines(piece);
-      overflow.note(keys, (filter as CuckooFilter).tryAddMany(keys));
-      lines += keys.length;
-    } else lines += filter.testAndAddLines(piece).length; // every other type: lines split in wasm
-
-    bytes += piece.length;
+  let pool: LinePipeline | undefined;
+  const added = (done: DonePiece) => {
+    lines += done.lines;
+    bytes += done.length;
     progress.update(bytes, lines);
+  };
+  try {
+    for await (const piece of linePieces(source)) {
+      if (threaded) {
+        const shared = filter as BloomFilter | SplitBlockBloomFilter;
+        pool ??= new LinePipeline({ filter: shared, test: () => undefined, sharedOp: "add", front: -1, keepBack: false, write: added }, threads);
+        await pool.push(piece);
+        continue;
+      }
+      if (overflow) {
+        // A cuckoo filter can be full: it stores what fits, and the keys that did not fit explain why.
+        const { keys } = splitLines(piece);
+        overflow.note(keys, (filter as CuckooFilter).tryAddMany(keys));
+        lines += keys.length;
+      } else lines += filter.testAndAddLines(piece).length; // every other type: lines split in wasm
+
+      bytes += piece.length;
+      progress.update(bytes, lines);
+    }
+    await pool?.finish();
+  } finally {
+    await pool?.close();
   }
   progress.done();
   closeInput(source);

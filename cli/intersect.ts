@@ -14,6 +14,7 @@ import { STDIO, closeInput, openInput, refuseOutputsThatAreInputs, type Input } 
 import { Output, Progress, estimateLines, linePieces, sizedPieces, splitLines } from "./io.js";
 import { cannot } from "./os-errors.js";
 import { count, fmt, formatBytes } from "./words.js";
+import { LinePipeline, parseThreads, threadsOption, worthThreads, type DonePiece } from "./line-pool.js";
 
 export const intersectOptions: OptionSpec[] = [
   { name: "output", short: "o", value: "FILE", help: "common lines go here (default: standard output)" },
@@ -22,10 +23,11 @@ export const intersectOptions: OptionSpec[] = [
   { name: "p", value: "P", help: "approximate: the filter's false-positive rate (default 0.001)" },
   { name: "n", value: "N", help: "approximate: the lines of A to size the filter for (default: estimated from A's size), as in 5G for five billion" },
   { name: "tmp", value: "DIR", help: "--exact: where the bucket files go (default: the system's temporary folder)" },
+  threadsOption,
   { name: "quiet", short: "q", flag: true, help: "no progress line" },
 ];
 
-export const intersectUsage = "bloomkit intersect A B [--exact] [--memory 1GB] [--n N] [--p P] [--tmp DIR] [-o out]";
+export const intersectUsage = "bloomkit intersect A B [--exact] [--memory 1GB] [--n N] [--p P] [--tmp DIR] [--threads N] [-o out]";
 
 export async function intersect({ options, positionals }: Parsed): Promise<void> {
   if (positionals.length !== 2) throw new UsageError(`intersect takes two files, got ${positionals.length}`);
@@ -37,6 +39,8 @@ export async function intersect({ options, positionals }: Parsed): Promise<void>
   const givenN = options.has("n") ? parseCount("n", String(options.get("n"))) : undefined;
   if (givenN !== undefined && options.has("exact")) throw new UsageError("--n sizes the approximate filter; --exact needs none");
   const quiet = options.has("quiet");
+  const threads = parseThreads(options);
+  if (options.has("threads") && options.has("exact")) throw new UsageError("--threads is for the approximate intersection; --exact runs in one thread");
   // Both inputs are opened and checked before the output is created, and the output may be neither.
   const inputs = [openInput(a), openInput(b)];
   const outputPath = options.get("output") as string | undefined;
@@ -45,7 +49,7 @@ export async function intersect({ options, positionals }: Parsed): Promise<void>
   const out = new Output(outputPath);
   const report = scratch
     ? await exact(inputs[0], inputs[1], memory, scratch, out, quiet)
-    : await approximate(inputs[0], inputs[1], memory, p, givenN, out, quiet);
+    : await approximate(inputs[0], inputs[1], memory, p, givenN, out, quiet, threads);
   inputs.forEach(closeInput);
   out.close();
   process.stderr.write(report + "\n");
@@ -57,48 +61,91 @@ const named = (input: Input) => (input.path === STDIO ? "standard input" : input
 /** More than this share of the lines written are expected to be false matches: the output is swamped, so say so. */
 const SWAMPED_SHARE = 0.25;
 
-async function approximate(a: Input, b: Input, memory: number, p: number, givenN: number | undefined, out: Output, quiet: boolean): Promise<string> {
+async function approximate(a: Input, b: Input, memory: number, p: number, givenN: number | undefined, out: Output, quiet: boolean, threads: number): Promise<string> {
   // A short standard input is read ahead to learn its size, so its filter is sized for it rather than for all the memory allowed.
   const { size: sizeA, pieces: piecesA } = await sizedPieces(a);
   let filter: BloomFilter | undefined;
   let linesA = 0;
   const progressA = new Progress(`reading ${named(a)}`, sizeA, quiet);
   let bytes = 0;
+  // Threads share the filter: they add A's lines to it and query B's themselves.
+  const threaded = worthThreads(threads, sizeA === undefined || b.size === undefined ? undefined : sizeA + b.size);
+  const placement = { shared: threaded };
+  let poolA: LinePipeline | undefined;
+  const countA = (done: DonePiece) => {
+    linesA += done.lines;
+    bytes += done.length;
+    progressA.update(bytes, linesA);
+  };
   for await (const piece of piecesA) {
     if (!filter) {
       // Size from A's size when known; on stdin, from the memory allowed.
       const n = givenN ?? estimateLines(sizeA, piece);
       const budget = bloomBits(memory * 8);
       const wanted = n ? optimal({ n, p }) : undefined;
-      filter = wanted && wanted.m <= budget ? BloomFilter.create(n!, p) : BloomFilter.withSize(budget, n ? Math.min(optimal({ n, m: budget }).k, optimal({ n, p }).k) : optimal({ n: 1, p }).k);
+      filter = wanted && wanted.m <= budget ? BloomFilter.create(n!, p, placement) : BloomFilter.withSize(budget, n ? Math.min(optimal({ n, m: budget }).k, optimal({ n, p }).k) : optimal({ n: 1, p }).k, placement);
+    }
+    if (threaded) {
+      // Worker threads hash the lines and add them to the shared filter.
+      const adding = filter;
+      poolA ??= new LinePipeline({ filter: adding, test: () => undefined, sharedOp: "add", front: -1, keepBack: false, write: countA }, threads);
+      await poolA.push(piece);
+      continue;
     }
     linesA += filter.testAndAddLines(piece).length;
     bytes += piece.length;
     progressA.update(bytes, linesA);
   }
+  try {
+    await poolA?.finish();
+  } finally {
+    await poolA?.close();
+  }
   progressA.done();
-  filter ??= BloomFilter.withSize(64, 1); // A is empty: nothing can match
+  filter ??= BloomFilter.withSize(64, 1, placement); // A is empty: nothing can match
   const progressB = new Progress(`probing with ${named(b)}`, b.size, quiet);
   let linesB = 0;
   let common = 0;
   bytes = 0;
-  for await (const piece of linePieces(b)) {
-    // Lines split in wasm: answers and line ends come as views, and matching lines are copied out as byte ranges.
-    filter.hasLinesEach(piece, (answers, ends, offset) => {
-      let start = offset;
-      for (let i = 0; i < answers.length; i++) {
-        const end = offset + ends[i];
-        if (answers[i]) {
-          out.write(piece.subarray(start, end));
-          if (end === piece.length && piece[piece.length - 1] !== 10) out.write("\n");
-          common++;
-        }
-        start = end;
-      }
-      linesB += answers.length;
-    });
-    bytes += piece.length;
+  let poolB: LinePipeline | undefined;
+  const countB = (done: DonePiece) => {
+    common += done.ones;
+    linesB += done.lines;
+    bytes += done.length;
     progressB.update(bytes, linesB);
+  };
+  try {
+    for await (const piece of linePieces(b)) {
+      if (threaded) {
+        // Worker threads hash the lines, query the shared filter and write the lines found, in input order.
+        const probing = filter;
+        poolB ??= new LinePipeline(
+          { filter: probing, test: () => undefined, sharedOp: "has", front: 1, keepBack: false, endLines: true, outputs: [out.handOver()], write: countB },
+          threads,
+        );
+        await poolB.push(piece);
+        continue;
+      }
+      // Lines split in wasm: answers and line ends come as views, and matching lines are copied out as byte ranges.
+      filter.hasLinesEach(piece, (answers, ends, offset) => {
+        let start = offset;
+        for (let i = 0; i < answers.length; i++) {
+          const end = offset + ends[i];
+          if (answers[i]) {
+            out.write(piece.subarray(start, end));
+            if (end === piece.length && piece[piece.length - 1] !== 10) out.write("\n");
+            common++;
+          }
+          start = end;
+        }
+        linesB += answers.length;
+      });
+      bytes += piece.length;
+      progressB.update(bytes, linesB);
+    }
+    await poolB?.finish();
+  } finally {
+    await poolB?.close();
   }
   progressB.done();
   const rate = filter.falsePositiveRate();

@@ -198,6 +198,16 @@ export class Output {
     }
   }
 
+  /**
+   * Writes what is buffered and hands the file over to writers in other
+   * threads (the CLI's --threads): they write to `fd` in order, and close()
+   * still puts the file in place.
+   */
+  handOver(): { fd: number; path: string } {
+    this.flushSync();
+    return { fd: this.#fd, path: this.path === STDIO ? "standard output" : this.path };
+  }
+
   /** Writes what is buffered. */
   flushSync(): void {
     this.#writeAll(this.#buffer.subarray(0, this.#used));

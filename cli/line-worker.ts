@@ -1,0 +1,133 @@
+// A worker thread of the CLI's --threads. The reading thread sends it pieces of
+// lines; it splits and hashes each with the key hash of the reading thread's
+// filter and sends the hashes back. The reading thread tests or adds them in
+// input order (so the first occurrence of a line is the one kept, exactly as on
+// one thread) and sends the answers; the worker then moves the lines answered
+// `front` to the start of the piece, the others (when asked) after them, and
+// writes each group to its output when the piece's turn comes (or gives the
+// piece back for the reading thread to write).
+import { writeSync } from "node:fs";
+import { parentPort, workerData } from "node:worker_threads";
+import { BloomFilter, SplitBlockBloomFilter } from "bloomkit";
+import type { Grouped, Hashed, LineJob, LineWorkerData } from "./line-pool.js";
+
+const { hashing, outputs, turn, shared } = workerData as LineWorkerData;
+/** The shared filter this worker adds to or queries itself, when it was given one. */
+const target = shared === undefined ? undefined : shared.kind === "bloom" ? BloomFilter.fromShared(shared.handle as never) : SplitBlockBloomFilter.fromShared(shared.handle as never);
+/** The sequence number of the piece whose lines may be written now. */
+const order = new Int32Array(turn);
+// Hashing needs only the key hash: the smallest filter that has it.
+const hasher = hashing === null ? SplitBlockBloomFilter.withSize(1) : BloomFilter.withSize(64, 1, { hash: hashing.hash as "xxh64", seed: hashing.seed });
+/** Pieces hashed and waiting for their answers, by sequence number. */
+const held = new Map<number, { buffer: ArrayBuffer; length: number; ends: Uint32Array }>();
+/** Where the back group gathers before it follows the front group. */
+let back = new Uint8Array(1 << 20);
+
+/**
+ * Moves the lines answered `front` to the start of `bytes` and, with
+ * `keepBack`, the others right after them, run by run; returns the bytes of
+ * each group and the number of 1 answers.
+ */
+function group(bytes: Uint8Array, answers: Uint8Array, ends: Uint32Array, front: number, keepBack: boolean): { frontBytes: number; backBytes: number; ones: number } {
+  let frontBytes = 0;
+  let backBytes = 0;
+  let ones = 0;
+  let start = 0;
+  const last = answers.length - 1;
+  for (let i = 0; i <= last; i++) {
+    const answer = answers[i];
+    ones += answer;
+    if (i !== last && answers[i + 1] === answer) continue;
+    const end = ends[i];
+    if (answer === front) {
+      if (start !== frontBytes) bytes.copyWithin(frontBytes, start, end);
+      frontBytes += end - start;
+    } else if (keepBack) {
+      if (backBytes + end - start > back.length) {
+        const larger = new Uint8Array(Math.max(back.length * 2, backBytes + end - start));
+        larger.set(back.subarray(0, backBytes));
+        back = larger;
+      }
+      back.set(bytes.subarray(start, end), backBytes);
+      backBytes += end - start;
+    }
+    start = end;
+  }
+  if (backBytes > 0) bytes.set(back.subarray(0, backBytes), frontBytes);
+  return { frontBytes, backBytes, ones };
+}
+
+/** Blocks this thread until piece `seq` may write. */
+function waitForTurn(seq: number): void {
+  for (let now = Atomics.load(order, 0); now !== seq; now = Atomics.load(order, 0)) Atomics.wait(order, 0, now);
+}
+
+/** Hands the turn to the next piece. */
+function passTurn(seq: number): void {
+  Atomics.store(order, 0, seq + 1);
+  Atomics.notify(order, 0);
+}
+
+/** Writes all of `bytes` to `fd`; a full non-blocking pipe is waited for. */
+function writeAll(fd: number, bytes: Uint8Array): void {
+  for (let at = 0; at < bytes.length; ) {
+    try {
+      at += writeSync(fd, bytes, at, bytes.length - at);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+      Atomics.wait(order, 1, 0, 1);
+    }
+  }
+}
+
+/** Writes the groups of piece `seq` in its turn: the front group to the first output, the back group to the second. */
+function writeGroups(seq: number, bytes: Uint8Array, frontBytes: number, backBytes: number): void {
+  waitForTurn(seq);
+  try {
+    writeAll(outputs![0].fd, bytes.subarray(0, frontBytes));
+    if (backBytes > 0) writeAll(outputs![1].fd, bytes.subarray(frontBytes, frontBytes + backBytes));
+  } catch (error) {
+    const index = backBytes > 0 && (error as { fd?: number }).fd === outputs![1]?.fd ? 1 : 0;
+    throw Object.assign(error as Error, { output: index });
+  } finally {
+    passTurn(seq);
+  }
+}
+
+/** Groups a piece by its answers (none: only added), writes the groups in the piece's turn when the workers write, and says what it did. */
+function finish(seq: number, buffer: ArrayBuffer, length: number, ends: Uint32Array, answers: Uint8Array | undefined, front: number, keepBack: boolean, endLines: boolean): Grouped {
+  if (answers === undefined) return { seq, buffer, lines: ends.length, frontBytes: 0, backBytes: 0, ones: 0 };
+  const bytes = new Uint8Array(buffer);
+  const grouped = group(bytes.subarray(0, length), answers, ends, front, keepBack);
+  // Only the input's last line can lack its "\n"; the buffer has a byte of room after the piece for it.
+  if (endLines && grouped.frontBytes > 0 && bytes[grouped.frontBytes - 1] !== 10) {
+    bytes.copyWithin(grouped.frontBytes + 1, grouped.frontBytes, grouped.frontBytes + grouped.backBytes);
+    bytes[grouped.frontBytes++] = 10;
+  }
+  if (outputs) writeGroups(seq, bytes, grouped.frontBytes, grouped.backBytes);
+  return { seq, buffer, lines: ends.length, ...grouped };
+}
+
+parentPort!.on("message", (job: LineJob) => {
+  try {
+    if (job.kind === "hash" && target) {
+      // A shared filter: add or query here, then group and write as for a held piece.
+      const { hashes, ends } = target.hashLines(new Uint8Array(job.buffer, 0, job.length));
+      if (shared!.op === "add") target.addHashes(hashes);
+      const answers = shared!.op === "add" ? undefined : target.hasHashes(hashes);
+      parentPort!.postMessage(finish(job.seq, job.buffer, job.length, ends, answers, job.front!, job.keepBack!, job.endLines!), [job.buffer]);
+    } else if (job.kind === "hash") {
+      const { hashes, ends } = hasher.hashLines(new Uint8Array(job.buffer, 0, job.length));
+      if (job.hold) held.set(job.seq, { buffer: job.buffer, length: job.length, ends });
+      const reply: Hashed = { seq: job.seq, hashes, buffer: job.hold ? undefined : job.buffer };
+      parentPort!.postMessage(reply, job.hold ? [hashes.buffer as ArrayBuffer] : [hashes.buffer as ArrayBuffer, job.buffer]);
+    } else {
+      const piece = held.get(job.seq)!;
+      held.delete(job.seq);
+      parentPort!.postMessage(finish(job.seq, piece.buffer, piece.length, piece.ends, job.answers, job.front, job.keepBack, job.endLines), [piece.buffer]);
+    }
+  } catch (error) {
+    const { message, code, output } = error as NodeJS.ErrnoException & { output?: number };
+    parentPort!.postMessage({ seq: job.seq, error: message ?? String(error), code, output });
+  }
+});

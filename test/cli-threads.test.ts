@@ -1,0 +1,164 @@
+// `--threads N` on dedup and intersect: worker threads hash the lines (and,
+// for intersect, add and query a shared filter), this thread keeps the one
+// stage that must run in input order. The output must be byte for byte the
+// output of one thread: first occurrences kept in input order, repeats that
+// span the reader's 1 MiB pieces, CRLF and empty lines, a last line without
+// "\n", and the same false positives. Inputs are larger than the size below
+// which the CLI stays in one thread (4 MiB).
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { deserialize } from "../bindings/index.js";
+import { rng } from "./helpers.js";
+
+const BIN = new URL("../dist/cli/main.js", import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), "bloomkit-threads-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const file = (name: string) => join(dir, name);
+
+function run(args: string[], input?: Buffer) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { input, maxBuffer: 1 << 30 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr.toString("utf8") };
+}
+
+/**
+ * A crawl log of `lines` URLs (about 70 bytes each), a third of them repeats
+ * of lines anywhere before, so repeats cross the reader's pieces; ids from
+ * `idBase` so two files can share some URLs.
+ */
+function crawlLog(lines: number, seed: number, idBase: number, finalNewline: boolean): Buffer {
+  const random = rng(seed);
+  const out: string[] = [];
+  for (let i = 0; i < lines; i++) {
+    const id = i > 0 && random() < 0.33 ? idBase + Math.floor(random() * i) : idBase + i;
+    const url = id % 211 === 0 ? "" : `https://crawl.example/${(id * 2654435761) % 1e9}/page-${id}.html?from=${id % 17}`;
+    out.push(random() < 0.1 ? `${url}\r` : url);
+  }
+  return Buffer.from(out.join("\n") + (finalNewline ? "\n" : ""));
+}
+
+const log = crawlLog(100_000, 1, 0, false);
+writeFileSync(file("log.txt"), log);
+expect(log.length).toBeGreaterThan(5 << 20);
+
+describe("dedup --threads", () => {
+  for (const extra of [[], ["--repeats", "REPEATS"], ["--type", "bloom"], ["--memory", "64KB"], ["--n", "10k", "--p", "0.2"]]) {
+    it(`writes what one thread writes (${extra.join(" ") || "defaults"})`, () => {
+      const outputs = [1, 2, 3].map((threads) => {
+        const args = extra.map((arg) => (arg === "REPEATS" ? file(`repeats-${threads}.txt`) : arg));
+        const result = run(["dedup", file("log.txt"), "-o", file(`out-${threads}.txt`), "--threads", String(threads), ...args]);
+        expect(result.stderr).not.toMatch(/bloomkit:/);
+        expect(result.code).toBe(0);
+        return { out: readFileSync(file(`out-${threads}.txt`)), summary: result.stderr, repeats: extra.includes("--repeats") ? readFileSync(file(`repeats-${threads}.txt`)) : undefined };
+      });
+      for (const other of outputs.slice(1)) {
+        expect(other.out.equals(outputs[0].out)).toBe(true);
+        expect(other.summary).toBe(outputs[0].summary);
+        if (other.repeats) expect(other.repeats.equals(outputs[0].repeats!)).toBe(true);
+      }
+      // Not trivially equal: some lines were dropped, and (with a tiny filter) some wrongly.
+      expect(outputs[0].out.length).toBeLessThan(log.length);
+      expect(outputs[0].out.length).toBeGreaterThan(0);
+    });
+  }
+
+  it("keeps every first occurrence in order when the filter makes no mistake", () => {
+    const result = run(["dedup", file("log.txt"), "--threads", "2", "--p", "1e-9"]);
+    expect(result.code).toBe(0);
+    const seen = new Set<string>();
+    const expected: string[] = [];
+    for (const line of log.toString("utf8").split("\n")) {
+      const key = line.endsWith("\r") ? line.slice(0, -1) : line;
+      if (!seen.has(key)) {
+        seen.add(key);
+        expected.push(line);
+      }
+    }
+    expect(result.stdout.toString("utf8")).toBe(expected.join("\n"));
+  });
+
+  it("reads standard input with --threads (a filter sized by --n)", () => {
+    const one = run(["dedup", "--n", "100k", "--threads", "1"], log);
+    const two = run(["dedup", "--n", "100k", "--threads", "2"], log);
+    expect(two.code).toBe(0);
+    expect(two.stdout.equals(one.stdout)).toBe(true);
+  });
+
+  it("stops with the one-line error of one thread when the output cannot be written", () => {
+    const [one, two] = [1, 2].map((threads) => run(["dedup", file("log.txt"), "-o", "/dev/full", "--threads", String(threads)]));
+    expect(two.code).toBe(1);
+    expect(two.stderr).toBe("bloomkit: cannot write /dev/full: no space left on the device\n");
+    expect(two.stderr).toBe(one.stderr);
+  });
+
+  it("refuses a --threads that is not a whole number from 1 to 256, with exit code 2", () => {
+    for (const bad of ["0", "-1", "1.5", "many", "257"]) {
+      const result = run(["dedup", file("log.txt"), "-o", file("never.txt"), "--threads", bad]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`--threads must be a whole number from 1 to 256; got "${bad}"`);
+    }
+    expect(() => readFileSync(file("never.txt"))).toThrow();
+  });
+});
+
+describe("intersect --threads", () => {
+  // B shares about half its URLs with the log, and ends with one of them without a "\n".
+  const shared = log.toString("utf8").split("\n").find((line, i) => i > 1000 && line.length > 0 && !line.endsWith("\r"))!;
+  const b = Buffer.concat([crawlLog(80_000, 2, 45_000, true), Buffer.from(shared)]);
+  writeFileSync(file("b.txt"), b);
+
+  for (const extra of [[], ["--memory", "32KB"]]) {
+    it(`writes what one thread writes (${extra.join(" ") || "defaults"})`, () => {
+      const [one, two] = [1, 2].map((threads) => {
+        const result = run(["intersect", file("log.txt"), file("b.txt"), "-o", file(`common-${threads}.txt`), "--threads", String(threads), ...extra]);
+        expect(result.code).toBe(0);
+        return { out: readFileSync(file(`common-${threads}.txt`)), summary: result.stderr };
+      });
+      expect(two.out.equals(one.out)).toBe(true);
+      expect(two.summary).toBe(one.summary);
+      expect(one.out.length).toBeGreaterThan(0);
+      // The last line of B, found in A, is written with its "\n".
+      expect(one.out.subarray(-(shared.length + 1)).toString()).toBe(`${shared}\n`);
+    });
+  }
+
+  it("finds every line B shares with A (no false negatives)", () => {
+    const result = run(["intersect", file("log.txt"), file("b.txt"), "--threads", "2"]);
+    const found = new Set(result.stdout.toString("utf8").split("\n").map((line) => line.replace(/\r$/, "")));
+    const inA = new Set(log.toString("utf8").split("\n").map((line) => line.replace(/\r$/, "")));
+    for (const line of b.toString("utf8").split("\n")) {
+      const key = line.replace(/\r$/, "");
+      if (inA.has(key)) expect(found.has(key)).toBe(true);
+    }
+  });
+
+  it("says --threads is not for --exact", () => {
+    const result = run(["intersect", file("log.txt"), file("b.txt"), "--exact", "--threads", "2"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--threads is for the approximate intersection");
+  });
+});
+
+describe("build --threads", () => {
+  it("sets the bits one thread sets, and counts the keys within a few", () => {
+    for (const type of ["split-block", "bloom"]) {
+      const [one, two] = [1, 2].map((threads) => {
+        const result = run(["build", file("log.txt"), "-o", file(`${type}-${threads}.bloom`), "--type", type, "--threads", String(threads)]);
+        expect(result.code).toBe(0);
+        return readFileSync(file(`${type}-${threads}.bloom`));
+      });
+      const [a, b] = [one, two].map((bytes) => deserialize(bytes));
+      expect(a.constructor).toBe(b.constructor);
+      const bits = (filter: typeof a) => ("bitArray" in filter ? filter.bitArray() : (filter as { toParquetBitset(): Uint8Array }).toParquetBitset());
+      expect(Buffer.from(bits(b)).equals(Buffer.from(bits(a)))).toBe(true);
+      // Two threads adding one new key at the same moment may both count it: the count is an estimate either way.
+      expect(Math.abs(b.size - a.size)).toBeLessThanOrEqual(a.size * 0.001);
+      const lines = log.toString("utf8").split("\n").map((line) => line.replace(/\r$/, ""));
+      expect(b.hasMany(lines).every((answer) => answer === 1)).toBe(true);
+      a.dispose();
+      b.dispose();
+    }
+  });
+});
