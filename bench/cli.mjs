@@ -5,61 +5,15 @@
 // larger than 4 GiB (the memory model's segments), against awk's exact
 // answer. Writes bench/CLI.md. Needs GNU time (Debian package `time`), sort and awk.
 import { execFileSync, spawnSync } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { machine, progress, table } from "./report.mjs";
-import { rng } from "./keys.mjs";
+import { crawlFile, crawlFileB } from "./url-files.mjs";
 
 const LINES = Number(process.env.BENCH_LINES ?? 10_000_000);
 const cache = new URL("./.cache/", import.meta.url).pathname;
 mkdirSync(cache, { recursive: true });
-const input = `${cache}urls-${LINES}.txt`;
 const TIME = "/usr/bin/time";
 if (!existsSync(TIME)) throw new Error("bench:cli needs GNU time at /usr/bin/time (apt-get install time)");
-
-/** Writes the input once: URLs from a fixed seed, each line a repeat of an earlier one with probability 0.3. */
-async function generate() {
-  if (existsSync(input)) return;
-  const random = rng(2026);
-  const hosts = ["www.example.com", "news.example.org", "shop.example.net", "blog.example.io", "cdn.example.cn"];
-  const out = createWriteStream(`${input}.partial`);
-  let batch = [];
-  for (let i = 0; i < LINES; i++) {
-    const id = i > 0 && random() < 0.3 ? Math.floor(random() * i) : i;
-    const r = rng(id);
-    batch.push(`https://${hosts[id % 5]}/${Math.floor(r() * 1e9).toString(36)}/${id}?ref=${Math.floor(r() * 1e6)}`);
-    if (batch.length === 100_000) {
-      if (!out.write(batch.join("\n") + "\n")) await new Promise((resolve) => out.once("drain", resolve));
-      batch = [];
-      progress(`writing ${input}: ${((100 * i) / LINES).toFixed(0)}%`);
-    }
-  }
-  out.write(batch.join("\n") + (batch.length ? "\n" : ""));
-  await new Promise((resolve) => out.end(resolve));
-  execFileSync("mv", [`${input}.partial`, input]);
-}
-
-/** Writes the second file of the intersect run: as many lines, half of them lines of the first file, half new ones. */
-async function generateB(path) {
-  if (existsSync(path)) return;
-  const random = rng(2027);
-  const hosts = ["www.example.com", "news.example.org", "shop.example.net", "blog.example.io", "cdn.example.cn"];
-  const out = createWriteStream(`${path}.partial`);
-  let batch = [];
-  for (let i = 0; i < LINES; i++) {
-    // The same URL as line `id` of the first file (ids below LINES), or a URL the first file never has.
-    const id = random() < 0.5 ? Math.floor(random() * LINES) : LINES + i;
-    const r = rng(id);
-    batch.push(`https://${hosts[id % 5]}/${Math.floor(r() * 1e9).toString(36)}/${id}?ref=${Math.floor(r() * 1e6)}`);
-    if (batch.length === 100_000) {
-      if (!out.write(batch.join("\n") + "\n")) await new Promise((resolve) => out.once("drain", resolve));
-      batch = [];
-      progress(`writing ${path}: ${((100 * i) / LINES).toFixed(0)}%`);
-    }
-  }
-  out.write(batch.join("\n") + (batch.length ? "\n" : ""));
-  await new Promise((resolve) => out.end(resolve));
-  execFileSync("mv", [`${path}.partial`, path]);
-}
 
 /** Runs a shell command under GNU time; returns wall seconds and peak RSS in MB. */
 function timed(label, command) {
@@ -72,7 +26,7 @@ function timed(label, command) {
 
 const countLines = (path) => Number(execFileSync("sh", ["-c", `wc -l < '${path}'`], { encoding: "utf8" }).trim());
 
-await generate();
+const input = await crawlFile(LINES);
 const sizeMB = statSync(input).size / 1e6;
 const bin = new URL("../dist/cli/main.js", import.meta.url).pathname;
 const runs = [
@@ -98,8 +52,7 @@ const summary = table(["command", "wall s", "MB/s", "peak MB", "speed-up vs fast
 
 // intersect with the filter of the 5-billion-URL problem, --n 5G --p 0.01: 5.6 GiB, more than one wasm
 // memory holds, so it is held in two segments (the files are smaller: the filter is sized for the problem).
-const inputB = `${cache}urls-b-${LINES}.txt`;
-await generateB(inputB);
+const inputB = await crawlFileB(LINES);
 const INTERSECT_ARGS = "--n 5G --p 0.01 --memory 6GiB";
 const intersectRuns = [
   timed(`bloomkit intersect ${INTERSECT_ARGS}`, `node '${bin}' intersect '${input}' '${inputB}' ${INTERSECT_ARGS} -o '${cache}out-intersect.txt' --quiet`),

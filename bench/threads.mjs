@@ -10,16 +10,22 @@
 // threads scale (other jobs, memory latency); a last table measures that
 // cost in cache, where misses do not hide it. Each cell is the best of
 // BENCH_ROUNDS runs (default 3): on a machine others share, the least disturbed.
+// Then the CLI's --threads on the 10,000,000-line crawl log of bench:cli
+// (CLI_LINES): dedup, intersect with the second file, and build.
+import { spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
 import os from "node:os";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { BloomFilter, SplitBlockBloomFilter } from "bloomkit";
 import { machine, progress, table } from "./report.mjs";
 import { urls } from "./keys.mjs";
+import { crawlFile, crawlFileB } from "./url-files.mjs";
 
 const INTS = Number(process.env.BENCH_KEYS ?? 2_000_000);
 const LINES = Math.floor(INTS / 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const MIB = 2 ** 20;
+const CLI_LINES = Number(process.env.CLI_LINES ?? 10_000_000);
 const encoder = new TextEncoder();
 
 /** The keys every thread builds the same way: integers 0…INTS−1 (all added), and URL lines, those added first and those added in the timed adds. */
@@ -162,10 +168,47 @@ if (!isMainThread) {
       cacheRows.push([name, sharedFilter ? "shared" : "private", ...ns]);
     }
   }
+  // The CLI: wall time of whole commands, best of ROUNDS; the output removed before each run (replacing a file costs its unlink).
+  const logFile = await crawlFile(CLI_LINES);
+  const secondFile = await crawlFileB(CLI_LINES);
+  const cacheDir = new URL("./.cache/", import.meta.url).pathname;
+  const bin = new URL("../dist/cli/main.js", import.meta.url).pathname;
+  const commands = [
+    ["dedup", ["dedup", logFile, "-o", `${cacheDir}out-threads.txt`]],
+    ["intersect", ["intersect", logFile, secondFile, "-o", `${cacheDir}out-threads.txt`]],
+    ["build --type split-block", ["build", logFile, "-o", `${cacheDir}out-threads.bloom`, "--type", "split-block"]],
+    ["build --type bloom", ["build", logFile, "-o", `${cacheDir}out-threads.bloom`, "--type", "bloom"]],
+  ];
+  const cliRows = [];
+  const threadCounts = [...new Set([1, 2, os.availableParallelism()])];
+  for (const [name, args] of commands) {
+    let one = 0;
+    for (const threads of threadCounts) {
+      progress(`CLI ${name} --threads ${threads}`);
+      let best = Infinity;
+      for (let r = 0; r < ROUNDS; r++) {
+        rmSync(`${cacheDir}out-threads.txt`, { force: true });
+        rmSync(`${cacheDir}out-threads.bloom`, { force: true });
+        const started = performance.now();
+        const result = spawnSync(process.execPath, [bin, ...args, "--quiet", "--threads", String(threads)], { encoding: "utf8" });
+        const ms = performance.now() - started;
+        if (result.status !== 0) throw new Error(`bloomkit ${name} failed: ${result.stderr}`);
+        best = Math.min(best, ms);
+      }
+      if (threads === 1) one = best;
+      const lines = name === "intersect" ? 2 * CLI_LINES : CLI_LINES;
+      cliRows.push([`bloomkit ${name}`, threads, (best / 1000).toFixed(2), ((best * 1e6) / lines).toFixed(1), (lines / best / 1e3).toFixed(2), `${(one / best).toFixed(2)}×`]);
+    }
+  }
+  rmSync(`${cacheDir}out-threads.txt`, { force: true });
+  rmSync(`${cacheDir}out-threads.bloom`, { force: true });
+
   const m = machine();
   console.log(`bench:threads — ${m.date}, ${m.cpu}, ${m.cores} cores, ${m.memory}, ${m.os}, Node ${m.node}`);
   console.log(`Filters of 100 MiB (BloomFilter m = 838,860,800 bits, k = 7; SplitBlockBloomFilter 3,276,800 blocks); best of ${ROUNDS} runs.\n`);
   console.log(table(["filter", "operation", "keys", "threads", "ns/key (wall)", "M keys/s", "speed-up"], rows));
   console.log(`\nOne thread, a filter of 2 MiB (in cache), ${smallKeys.length.toLocaleString("en-US")} integer keys, ns/key:\n`);
   console.log(table(["filter", "memory", "add new keys", "add them again", "query them"], cacheRows));
+  console.log(`\nThe CLI on ${CLI_LINES.toLocaleString("en-US")} URL lines (intersect: two files of as many), wall time with process start, best of ${ROUNDS}:\n`);
+  console.log(table(["command", "--threads", "seconds", "ns/line", "M lines/s", "speed-up"], cliRows));
 }
