@@ -9,51 +9,40 @@ import { rng } from "./keys.mjs";
 const cache = new URL("./.cache/", import.meta.url).pathname;
 mkdirSync(cache, { recursive: true });
 
-/** The crawl log of `LINES` lines in bench/.cache/, written once: URLs from a fixed seed, each line a repeat of an earlier one with probability 0.3. */
-export async function crawlFile(LINES) {
-  const input = `${cache}urls-${LINES}.txt`;
-  if (existsSync(input)) return input;
-  const random = rng(2026);
-  const hosts = ["www.example.com", "news.example.org", "shop.example.net", "blog.example.io", "cdn.example.cn"];
-  const out = createWriteStream(`${input}.partial`);
-  let batch = [];
-  for (let i = 0; i < LINES; i++) {
-    const id = i > 0 && random() < 0.3 ? Math.floor(random() * i) : i;
-    const r = rng(id);
-    batch.push(`https://${hosts[id % 5]}/${Math.floor(r() * 1e9).toString(36)}/${id}?ref=${Math.floor(r() * 1e6)}`);
-    if (batch.length === 100_000) {
-      if (!out.write(batch.join("\n") + "\n")) await new Promise((resolve) => out.once("drain", resolve));
-      batch = [];
-      progress(`writing ${input}: ${((100 * i) / LINES).toFixed(0)}%`);
-    }
-  }
-  out.write(batch.join("\n") + (batch.length ? "\n" : ""));
-  await new Promise((resolve) => out.end(resolve));
-  execFileSync("mv", [`${input}.partial`, input]);
-  return input;
+const hosts = ["www.example.com", "news.example.org", "shop.example.net", "blog.example.io", "cdn.example.cn"];
+
+/** The URL of crawl id `id`: the same in both files. */
+function urlOf(id) {
+  const r = rng(id);
+  return `https://${hosts[id % 5]}/${Math.floor(r() * 1e9).toString(36)}/${id}?ref=${Math.floor(r() * 1e6)}`;
 }
 
-/** The second file of the intersect runs, written once: as many lines, half of them lines of the first file, half new ones. */
-export async function crawlFileB(LINES) {
-  const path = `${cache}urls-b-${LINES}.txt`;
+/** Writes `lines` URLs to `path` once (through a partial file renamed at the end), line i being the URL of id pick(random, i). */
+async function writeOnce(path, lines, seed, pick) {
   if (existsSync(path)) return path;
-  const random = rng(2027);
-  const hosts = ["www.example.com", "news.example.org", "shop.example.net", "blog.example.io", "cdn.example.cn"];
+  const random = rng(seed);
   const out = createWriteStream(`${path}.partial`);
   let batch = [];
-  for (let i = 0; i < LINES; i++) {
-    // The same URL as line `id` of the first file (ids below LINES), or a URL the first file never has.
-    const id = random() < 0.5 ? Math.floor(random() * LINES) : LINES + i;
-    const r = rng(id);
-    batch.push(`https://${hosts[id % 5]}/${Math.floor(r() * 1e9).toString(36)}/${id}?ref=${Math.floor(r() * 1e6)}`);
+  for (let i = 0; i < lines; i++) {
+    batch.push(urlOf(pick(random, i)));
     if (batch.length === 100_000) {
       if (!out.write(batch.join("\n") + "\n")) await new Promise((resolve) => out.once("drain", resolve));
       batch = [];
-      progress(`writing ${path}: ${((100 * i) / LINES).toFixed(0)}%`);
+      progress(`writing ${path}: ${((100 * i) / lines).toFixed(0)}%`);
     }
   }
   out.write(batch.join("\n") + (batch.length ? "\n" : ""));
   await new Promise((resolve) => out.end(resolve));
   execFileSync("mv", [`${path}.partial`, path]);
   return path;
+}
+
+/** The crawl log of `lines` lines: each a repeat of an earlier line with probability 0.3. */
+export function crawlFile(lines) {
+  return writeOnce(`${cache}urls-${lines}.txt`, lines, 2026, (random, i) => (i > 0 && random() < 0.3 ? Math.floor(random() * i) : i));
+}
+
+/** The second file of the intersect runs: as many lines, half of them lines of the first file (ids below `lines`), half URLs it never has. */
+export function crawlFileB(lines) {
+  return writeOnce(`${cache}urls-b-${lines}.txt`, lines, 2027, (random, i) => (random() < 0.5 ? Math.floor(random() * lines) : lines + i));
 }

@@ -3,7 +3,8 @@
 // xxh64 hash (see assembly/bloom.ts). A filter larger than one wasm memory
 // (4 GiB) is held in segments of equal size: a key's second hash picks its
 // segment, and its k bits are set in that segment alone.
-import { WasmBlock, type Placement } from "./wasm-block.js";
+import { KeyHashedBlock } from "./key-hashed-block.js";
+import type { Placement } from "./wasm-block.js";
 import type { Arena } from "./arena.js";
 import { defaultArena, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_HAS } from "./constants.generated.js";
@@ -85,7 +86,7 @@ function segmentsFor(bits: number, limit = MAX_SEGMENT_BITS): number {
 }
 
 /** A standard Bloom filter: no false negatives, false positives at a rate set by m, k and n. */
-export class BloomFilter extends WasmBlock implements Filter {
+export class BloomFilter extends KeyHashedBlock implements Filter {
   readonly #bits: number;
   readonly #segmentBits: number;
   readonly #hashes: number;
@@ -342,33 +343,8 @@ export class BloomFilter extends WasmBlock implements Filter {
     return this.#add({ kind: "ints", keys });
   }
 
-  /**
-   * The key hash of each line of `buffer` (split as addLines splits it) and
-   * where each line ends in `buffer` (after its "\n"): the first half of
-   * testAndAddLines. Hash on any thread, then add or query the hashes here
-   * or on another thread's view of a shared filter (addHashes, hasHashes,
-   * testAndAddHashes): the answers are the same as for the lines.
-   */
-  hashLines(buffer: Uint8Array): { hashes: BigUint64Array; ends: Uint32Array } {
-    return this.lineKeyHashes(buffer);
-  }
-
-  /** Adds keys given by their key hashes (from hashLines, or hashMany(filter.hash, keys, filter.seed) for a filter of the double strategy and a 64-bit hash). */
-  addHashes(hashes: BigUint64Array): this {
-    this.testAndAddHashes(hashes);
-    return this;
-  }
-
-  /** Adds keys given by their key hashes in order; 1 where a key was probably present before. */
-  testAndAddHashes(hashes: BigUint64Array): Uint8Array {
-    this.checkKeyHashes();
-    return this.#add({ kind: "hashes", hashes });
-  }
-
-  /** Queries keys given by their key hashes: 1 = probably present, 0 = definitely absent. */
-  hasHashes(hashes: BigUint64Array): Uint8Array {
-    this.checkKeyHashes();
-    return this.runOp(OP_HAS, { kind: "hashes", hashes }).answers;
+  protected addSource(source: KeySource): Uint8Array {
+    return this.#add(source);
   }
 
   /** A copy of the bit array: bit i is bit (i & 7) of byte (i >> 3), ⌈m/8⌉ bytes. */

@@ -1,7 +1,8 @@
 // Split-block Bloom filter compatible with Apache Parquet's (see
 // assembly/split-block.ts): one 32-byte block per key, so one cache line per
 // add or query, at the cost of a few more bits per key than a standard filter.
-import { WasmBlock, type Placement } from "./wasm-block.js";
+import { KeyHashedBlock } from "./key-hashed-block.js";
+import type { Placement } from "./wasm-block.js";
 import { MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { HASH_XXH64, OP_ADD, OP_HAS, SBBF_HEADER } from "./constants.generated.js";
 import { checkCount, checkInteger, checkOptions, checkVisit, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
@@ -140,7 +141,7 @@ export interface SplitBlockBloomFilterOptions {
 }
 
 /** A Parquet-compatible split-block Bloom filter (xxh64 with seed 0, as the specification fixes). */
-export class SplitBlockBloomFilter extends WasmBlock implements Filter {
+export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
   readonly #blocks: number;
   readonly #perSegment: number;
 
@@ -377,31 +378,8 @@ export class SplitBlockBloomFilter extends WasmBlock implements Filter {
     return { answers, ends: ends! };
   }
 
-  /**
-   * The key hash of each line of `buffer` (split as addLines splits it) and
-   * where each line ends in `buffer` (after its "\n"): the first half of
-   * testAndAddLines. Hash on any thread, then add or query the hashes here
-   * or on another thread's view of a shared filter (addHashes, hasHashes,
-   * testAndAddHashes): the answers are the same as for the lines.
-   */
-  hashLines(buffer: Uint8Array): { hashes: BigUint64Array; ends: Uint32Array } {
-    return this.lineKeyHashes(buffer);
-  }
-
-  /** Adds keys given by their key hashes (from hashLines, or xxh64 with seed 0 of the key bytes, as Parquet hashes them). */
-  addHashes(hashes: BigUint64Array): this {
-    this.testAndAddHashes(hashes);
-    return this;
-  }
-
-  /** Adds keys given by their key hashes in order; 1 where a key was probably present before. */
-  testAndAddHashes(hashes: BigUint64Array): Uint8Array {
-    return this.#add({ kind: "hashes", hashes });
-  }
-
-  /** Queries keys given by their key hashes: 1 = probably present, 0 = definitely absent. */
-  hasHashes(hashes: BigUint64Array): Uint8Array {
-    return this.runOp(OP_HAS, { kind: "hashes", hashes }).answers;
+  protected addSource(source: KeySource): Uint8Array {
+    return this.#add(source);
   }
 
   /** A copy of the bitset exactly as Parquet stores it: blocks of eight little-endian u32 words. */

@@ -16,8 +16,8 @@ import type { Core } from "./core.generated.js";
 import { allocate, allocateShared, defaultArena, disown, freeMemory, named, own, type Block, type What } from "./memory.js";
 import { SharedArena } from "./shared-arena.js";
 import { scratchBytes, scratchOf, writeKey, type Key } from "./keys.js";
-import { bytePieces, checkKeyLengths, lineHashes, placeChunk, runBatch, forEachChunk, saveChunk, type BatchResult, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
-import { HASH_MURMUR3_128, OP_COUNT, OP_HAS } from "./constants.generated.js";
+import { bytePieces, checkKeyLengths, placeChunk, runBatch, forEachChunk, saveChunk, type BatchResult, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
+import { OP_COUNT, OP_HAS } from "./constants.generated.js";
 import { checkIntsKeys, formatBytes } from "./errors.js";
 import { FilterBase } from "./filter.js";
 
@@ -259,25 +259,6 @@ export abstract class WasmBlock extends FilterBase {
   private checkShared(source: KeySource): void {
     const blocks = this.segments();
     if (this.keyHash === null && blocks[0].arena.shared) checkKeyLengths(source, scratchOf(blocks[0].arena).capacity);
-  }
-
-  /**
-   * Each line's key hash, as the kernels take it, and where the line ends:
-   * the first half of testAndAddLines, for a caller that hashes on one thread
-   * and adds on another (the CLI's --threads). Needs one 64-bit hash per key.
-   */
-  protected lineKeyHashes(buffer: Uint8Array): { hashes: BigUint64Array; ends: Uint32Array } {
-    this.live();
-    return lineHashes(this.batchArena, this.checkKeyHashes(), buffer);
-  }
-
-  /** The key hash, when it is one 64-bit hash per key (what key hashes can be given as); a TypeError otherwise. */
-  protected checkKeyHashes(): KeyHash {
-    const hash = this.keyHash;
-    if (hash === null || hash.id === HASH_MURMUR3_128) {
-      throw new TypeError(`key hashes need one 64-bit hash per key; this ${this.constructor.name} hashes ${hash === null ? "with the independent strategy" : "with murmur3_128"}`);
-    }
-    return hash;
   }
 
   /** Writes one key into the first block's arena's scratch area: its address and length for a single-key kernel. */
