@@ -93,6 +93,11 @@ export class AtomicFile {
     }
   }
 
+  /** True when the output is written under a temporary name (flushed to disk and renamed by commit); false for a device or FIFO. */
+  get temporary(): boolean {
+    return this.#temporary !== undefined;
+  }
+
   /** Writes all of `bytes`. */
   write(bytes: Uint8Array): void {
     let at = 0;

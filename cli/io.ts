@@ -203,9 +203,10 @@ export class Output {
    * threads (the CLI's --threads): they write to `fd` in order, and close()
    * still puts the file in place.
    */
-  handOver(): { fd: number; path: string } {
+  handOver(): { fd: number; path: string; flushAhead: boolean } {
     this.flushSync();
-    return { fd: this.#fd, path: this.path === STDIO ? "standard output" : this.path };
+    // A temporary file is flushed to disk before it is renamed: writers may start that early.
+    return { fd: this.#fd, path: this.path === STDIO ? "standard output" : this.path, flushAhead: this.#file?.temporary === true };
   }
 
   /** Writes what is buffered. */

@@ -82,10 +82,11 @@ export interface LineWorkerData {
   shared: { handle: unknown; kind: "bloom" | "split-block"; op: "add" | "has" } | undefined;
 }
 
-/** An output the workers write to: its file descriptor, and its name for errors. */
+/** An output the workers write to: its file descriptor, its name for errors, and whether they may flush it to disk as they go. */
 export interface OutputTarget {
   fd: number;
   path: string;
+  flushAhead: boolean;
 }
 
 /**
@@ -116,9 +117,9 @@ export interface LineStage {
 const PIECE_BYTES = 1 << 20;
 
 /** Pieces hashed ahead of the ordered stage, per thread. */
-const HASHED_AHEAD_PER_THREAD = 4;
+const HASHED_AHEAD_PER_THREAD = 8;
 /** Pieces tested and being grouped before this thread waits to write the oldest. */
-const GROUPED_AHEAD = 4;
+const GROUPED_AHEAD = 8;
 
 type Waiting<T> = { resolve(value: T): void; reject(error: Error): void };
 
