@@ -88,6 +88,11 @@ function checkLines(buffer: unknown): void {
   if (!isBytes(buffer)) throw new TypeError(`buffer must be a Uint8Array of newline-delimited keys, got ${describe(buffer)}`);
 }
 
+/** Throws the TypeError for key hashes that are not a BigUint64Array. */
+export function checkHashes(hashes: unknown): asserts hashes is BigUint64Array {
+  if (!(hashes instanceof BigUint64Array)) throw new TypeError(`hashes must be a BigUint64Array of key hashes (as hashLines gives them), got ${describe(hashes)}`);
+}
+
 /** Throws the TypeError for integer keys of another type. */
 function checkInts(keys: unknown): void {
   if (!(keys instanceof Uint32Array || keys instanceof BigUint64Array)) {
@@ -231,7 +236,7 @@ export function forEachChunk(arena: Arena, hash: KeyHash | null, source: KeySour
       checkInts(source.keys);
       return intsChunks(arena, source.keys, visit);
     case "hashes":
-      if (!(source.hashes instanceof BigUint64Array)) throw new TypeError(`hashes must be a BigUint64Array of key hashes (as hashLines gives them), got ${describe(source.hashes)}`);
+      checkHashes(source.hashes);
       return intsChunks(arena, source.hashes, visit, SOURCE_HASHES);
   }
 }

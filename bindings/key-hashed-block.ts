@@ -3,8 +3,10 @@
 // let a caller hash on one thread and add or query on another. hashLines is
 // the first half of testAndAddLines; the *Hashes methods are the second, with
 // the same answers.
-import { lineHashes, type KeyHash, type KeySource } from "./batch.js";
+import { checkHashes, lineHashes, type KeyHash, type KeySource } from "./batch.js";
 import { HASH_MURMUR3_128, OP_HAS } from "./constants.generated.js";
+import { describe } from "./errors.js";
+import { isBytes } from "./keys.js";
 import { WasmBlock } from "./wasm-block.js";
 
 export abstract class KeyHashedBlock extends WasmBlock {
@@ -16,6 +18,7 @@ export abstract class KeyHashedBlock extends WasmBlock {
    */
   hashLines(buffer: Uint8Array): { hashes: BigUint64Array; ends: Uint32Array } {
     this.live();
+    if (!isBytes(buffer)) throw new TypeError(`buffer must be a Uint8Array of newline-delimited keys, got ${describe(buffer)}`);
     return lineHashes(this.batchArena, this.checkKeyHashes(), buffer);
   }
 
@@ -27,14 +30,21 @@ export abstract class KeyHashedBlock extends WasmBlock {
 
   /** Adds keys given by their key hashes in order; 1 where a key was probably present before. */
   testAndAddHashes(hashes: BigUint64Array): Uint8Array {
-    this.checkKeyHashes();
+    this.checkHashesFor(hashes);
     return this.addSource({ kind: "hashes", hashes });
   }
 
   /** Queries keys given by their key hashes: 1 = probably present, 0 = definitely absent. */
   hasHashes(hashes: BigUint64Array): Uint8Array {
-    this.checkKeyHashes();
+    this.checkHashesFor(hashes);
     return this.runOp(OP_HAS, { kind: "hashes", hashes }).answers;
+  }
+
+  /** Checks, in this order, that the filter is live, that `hashes` are hashes, and that this filter takes them. */
+  private checkHashesFor(hashes: unknown): void {
+    this.live();
+    checkHashes(hashes);
+    this.checkKeyHashes();
   }
 
   /** Adds a batch of keys in order and counts the new ones; 1 where a key was probably present before. */
