@@ -31,22 +31,28 @@ const sizeMB = statSync(input).size / 1e6;
 const bin = new URL("../dist/cli/main.js", import.meta.url).pathname;
 const runs = [
   timed("bloomkit dedup", `node '${bin}' dedup '${input}' -o '${cache}out-bloomkit.txt' --quiet`),
+  // The default uses a worker thread per core (bench/THREADS.md); one thread is the leanest in memory.
+  timed("bloomkit dedup --threads 1", `node '${bin}' dedup '${input}' -o '${cache}out-bloomkit-1.txt' --quiet --threads 1`),
   timed("sort -u (LC_ALL=C)", `LC_ALL=C sort -u '${input}' -o '${cache}out-sort.txt'`),
   timed("awk '!seen[$0]++'", `awk '!seen[$0]++' '${input}' > '${cache}out-awk.txt'`),
 ];
+// Threads change how fast, never what: the outputs must be the same bytes.
+if (spawnSync("cmp", ["-s", `${cache}out-bloomkit.txt`, `${cache}out-bloomkit-1.txt`]).status !== 0) throw new Error("dedup wrote different output with --threads 1");
 const exactUnique = countLines(`${cache}out-awk.txt`);
 const keptByBloomkit = countLines(`${cache}out-bloomkit.txt`);
 const lost = exactUnique - keptByBloomkit;
 const expectedLoss = /wrongly dropped as repeats \(false positives\): ([\d.]+)/.exec(runs[0].stderr)?.[1];
-const fastestPeer = Math.min(runs[1].seconds, runs[2].seconds);
+const [sortRun, awkRun] = [runs[2], runs[3]];
+const fastestPeer = Math.min(sortRun.seconds, awkRun.seconds);
+const ours = (r) => r.label.startsWith("bloomkit");
 
 const rows = runs.map((r) => [
   r.label,
   r.seconds.toFixed(2),
   (sizeMB / r.seconds).toFixed(1),
   r.peakMB.toFixed(0),
-  r === runs[0] ? `${(fastestPeer / r.seconds).toFixed(2)}×` : "",
-  r === runs[0] ? `${((100 * r.peakMB) / runs[2].peakMB).toFixed(1)}%` : "",
+  ours(r) ? `${(fastestPeer / r.seconds).toFixed(2)}×` : "",
+  ours(r) ? `${((100 * r.peakMB) / awkRun.peakMB).toFixed(1)}%` : "",
 ]);
 const summary = table(["command", "wall s", "MB/s", "peak MB", "speed-up vs faster peer", "memory vs awk"], rows);
 
