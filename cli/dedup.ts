@@ -7,7 +7,7 @@ import { closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
 import { Output, Progress, estimateLines, linePieces } from "./io.js";
 import { count, formatBytes } from "./words.js";
 import { lineEnds, openShared, redisOptions, redisTarget, type SharedFilter } from "./redis.js";
-import { LinePipeline, parseThreads, threadsOption, worthThreads, type DonePiece } from "./line-pool.js";
+import { LinePipeline, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
 
 export const dedupOptions: OptionSpec[] = [
   { name: "output", short: "o", value: "FILE", help: "unique lines go here (default: standard output)" },
@@ -94,13 +94,6 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
     }
     lines += answers.length;
   };
-  /** Counts a piece the worker threads grouped and wrote: its new lines to the output, then (with --repeats) its repeats. */
-  const counted = (done: DonePiece) => {
-    kept += done.lines - done.ones;
-    lines += done.lines;
-    bytes += done.length;
-    progress.update(bytes, lines);
-  };
   try {
     for await (const piece of linePieces(source)) {
       if (!filter && !shared) {
@@ -121,10 +114,11 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
       if (threaded && !(filter instanceof ScalableBloomFilter)) {
         // Worker threads hash and group the pieces; this thread tests them in input order and writes them.
         const tested = filter!;
-        pool ??= new LinePipeline(
-          { filter: tested, test: (hashes) => tested.testAndAddHashes(hashes), front: 0, keepBack: repeats !== undefined, outputs: [out, ...(repeats ? [repeats] : [])].map((output) => output.handOver()), write: counted },
-          threads,
-        );
+        if (!pool) {
+          // New lines go to the output, repeats (with --repeats) to the second.
+          const outputs = [out, ...(repeats ? [repeats] : [])].map((output) => output.handOver());
+          pool = new LinePipeline({ filter: tested, op: (hashes) => tested.testAndAddHashes(hashes), front: 0, outputs }, threads, progress);
+        }
         await pool.push(piece);
         continue;
       }
@@ -134,7 +128,11 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
       bytes += piece.length;
       progress.update(bytes, lines);
     }
-    await pool?.finish();
+    if (pool) {
+      await pool.finish();
+      lines += pool.lines;
+      kept += pool.lines - pool.ones;
+    }
   } finally {
     await pool?.close();
   }

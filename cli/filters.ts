@@ -19,7 +19,7 @@ import { Output, Progress, countNewlines, linePieces, splitLines } from "./io.js
 import { cannot } from "./os-errors.js";
 import { count, fmt } from "./words.js";
 import { openShared, redisOptions, redisTarget } from "./redis.js";
-import { LinePipeline, parseThreads, threadsOption, worthThreads, type DonePiece } from "./line-pool.js";
+import { LinePipeline, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
 
 export const FILTER_TYPES = ["bloom", "counting", "cuckoo", "scalable", "split-block", "fuse8", "fuse16"] as const;
 
@@ -112,16 +112,10 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   let lines = 0;
   let bytes = 0;
   let pool: LinePipeline | undefined;
-  const added = (done: DonePiece) => {
-    lines += done.lines;
-    bytes += done.length;
-    progress.update(bytes, lines);
-  };
   try {
     for await (const piece of linePieces(source)) {
       if (threaded) {
-        const shared = filter as BloomFilter;
-        pool ??= new LinePipeline({ filter: shared, test: () => undefined, sharedOp: "add", front: -1, keepBack: false, write: added }, threads);
+        pool ??= new LinePipeline({ filter: filter as BloomFilter, op: "add" }, threads, progress);
         await pool.push(piece);
         continue;
       }
@@ -135,7 +129,10 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
       bytes += piece.length;
       progress.update(bytes, lines);
     }
-    await pool?.finish();
+    if (pool) {
+      await pool.finish();
+      lines += pool.lines;
+    }
   } finally {
     await pool?.close();
   }

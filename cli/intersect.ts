@@ -14,7 +14,7 @@ import { STDIO, closeInput, openInput, refuseOutputsThatAreInputs, type Input } 
 import { Output, Progress, estimateLines, linePieces, sizedPieces, splitLines } from "./io.js";
 import { cannot } from "./os-errors.js";
 import { count, fmt, formatBytes } from "./words.js";
-import { LinePipeline, parseThreads, threadsOption, worthThreads, type DonePiece } from "./line-pool.js";
+import { LinePipeline, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
 
 export const intersectOptions: OptionSpec[] = [
   { name: "output", short: "o", value: "FILE", help: "common lines go here (default: standard output)" },
@@ -72,32 +72,29 @@ async function approximate(a: Input, b: Input, memory: number, p: number, givenN
   const threaded = worthThreads(threads, sizeA === undefined || b.size === undefined ? undefined : sizeA + b.size);
   const placement = { shared: threaded };
   let poolA: LinePipeline | undefined;
-  const countA = (done: DonePiece) => {
-    linesA += done.lines;
-    bytes += done.length;
-    progressA.update(bytes, linesA);
-  };
-  for await (const piece of piecesA) {
-    if (!filter) {
-      // Size from A's size when known; on stdin, from the memory allowed.
-      const n = givenN ?? estimateLines(sizeA, piece);
-      const budget = bloomBits(memory * 8);
-      const wanted = n ? optimal({ n, p }) : undefined;
-      filter = wanted && wanted.m <= budget ? BloomFilter.create(n!, p, placement) : BloomFilter.withSize(budget, n ? Math.min(optimal({ n, m: budget }).k, optimal({ n, p }).k) : optimal({ n: 1, p }).k, placement);
-    }
-    if (threaded) {
-      // Worker threads hash the lines and add them to the shared filter.
-      const adding = filter;
-      poolA ??= new LinePipeline({ filter: adding, test: () => undefined, sharedOp: "add", front: -1, keepBack: false, write: countA }, threads);
-      await poolA.push(piece);
-      continue;
-    }
-    linesA += filter.testAndAddLines(piece).length;
-    bytes += piece.length;
-    progressA.update(bytes, linesA);
-  }
   try {
-    await poolA?.finish();
+    for await (const piece of piecesA) {
+      if (!filter) {
+        // Size from A's size when known; on stdin, from the memory allowed.
+        const n = givenN ?? estimateLines(sizeA, piece);
+        const budget = bloomBits(memory * 8);
+        const wanted = n ? optimal({ n, p }) : undefined;
+        filter = wanted && wanted.m <= budget ? BloomFilter.create(n!, p, placement) : BloomFilter.withSize(budget, n ? Math.min(optimal({ n, m: budget }).k, optimal({ n, p }).k) : optimal({ n: 1, p }).k, placement);
+      }
+      if (threaded) {
+        // Worker threads hash the lines and add them to the shared filter.
+        poolA ??= new LinePipeline({ filter, op: "add" }, threads, progressA);
+        await poolA.push(piece);
+        continue;
+      }
+      linesA += filter.testAndAddLines(piece).length;
+      bytes += piece.length;
+      progressA.update(bytes, linesA);
+    }
+    if (poolA) {
+      await poolA.finish();
+      linesA += poolA.lines;
+    }
   } finally {
     await poolA?.close();
   }
@@ -108,21 +105,11 @@ async function approximate(a: Input, b: Input, memory: number, p: number, givenN
   let common = 0;
   bytes = 0;
   let poolB: LinePipeline | undefined;
-  const countB = (done: DonePiece) => {
-    common += done.ones;
-    linesB += done.lines;
-    bytes += done.length;
-    progressB.update(bytes, linesB);
-  };
   try {
     for await (const piece of linePieces(b)) {
       if (threaded) {
         // Worker threads hash the lines, query the shared filter and write the lines found, in input order.
-        const probing = filter;
-        poolB ??= new LinePipeline(
-          { filter: probing, test: () => undefined, sharedOp: "has", front: 1, keepBack: false, endLines: true, outputs: [out.handOver()], write: countB },
-          threads,
-        );
+        poolB ??= new LinePipeline({ filter, op: "has", front: 1, endLines: true, outputs: [out.handOver()] }, threads, progressB);
         await poolB.push(piece);
         continue;
       }
@@ -143,7 +130,11 @@ async function approximate(a: Input, b: Input, memory: number, p: number, givenN
       bytes += piece.length;
       progressB.update(bytes, linesB);
     }
-    await poolB?.finish();
+    if (poolB) {
+      await poolB.finish();
+      linesB += poolB.lines;
+      common += poolB.ones;
+    }
   } finally {
     await poolB?.close();
   }

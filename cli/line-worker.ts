@@ -1,23 +1,25 @@
 // A worker thread of the CLI's --threads. The reading thread sends it pieces of
 // lines; it splits and hashes each with the key hash of the reading thread's
-// filter and sends the hashes back. The reading thread tests or adds them in
-// input order (so the first occurrence of a line is the one kept, exactly as on
-// one thread) and sends the answers; the worker then moves the lines answered
-// `front` to the start of the piece, the others (when asked) after them, and
-// writes each group to its output when the piece's turn comes (or gives the
-// piece back for the reading thread to write).
+// filter. For a test-and-add it sends the hashes back, the reading thread tests
+// them in input order (so the first occurrence of a line is the one kept,
+// exactly as on one thread) and sends the answers; for a shared filter it adds
+// or queries them itself. It then moves the lines answered `front` to the start
+// of the piece, the others (when a second output wants them) after them, and
+// writes each group to its output when the piece's turn comes.
 import { fdatasyncSync, writeSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { BloomFilter, SplitBlockBloomFilter } from "bloomkit";
 import type { Grouped, Hashed, LineJob, LineWorkerData } from "./line-pool.js";
 
-const { hashing, outputs, turn, shared } = workerData as LineWorkerData;
+const { hashing, outputs, front, endLines, turn, shared } = workerData as LineWorkerData;
+/** Whether the lines not answered `front` are written too (to the second output). */
+const keepBack = outputs.length > 1;
 /** The shared filter this worker adds to or queries itself, when it was given one. */
 const target = shared === undefined ? undefined : shared.kind === "bloom" ? BloomFilter.fromShared(shared.handle as never) : SplitBlockBloomFilter.fromShared(shared.handle as never);
 /** The sequence number of the piece whose lines may be written now. */
 const order = new Int32Array(turn);
-// Hashing needs only the key hash: the smallest filter that has it.
-const hasher = hashing === null ? SplitBlockBloomFilter.withSize(1) : BloomFilter.withSize(64, 1, { hash: hashing.hash as "xxh64", seed: hashing.seed });
+// Hashing for a test-and-add needs only the key hash: the smallest filter that has it.
+const hasher = target ? undefined : hashing === null ? SplitBlockBloomFilter.withSize(1) : BloomFilter.withSize(64, 1, { hash: hashing.hash as "xxh64", seed: hashing.seed });
 /** Pieces hashed and waiting for their answers, by sequence number. */
 const held = new Map<number, { buffer: ArrayBuffer; length: number; ends: Uint32Array }>();
 /** Where the back group gathers before it follows the front group. */
@@ -28,7 +30,7 @@ let back = new Uint8Array(1 << 20);
  * `keepBack`, the others right after them, run by run; returns the bytes of
  * each group and the number of 1 answers.
  */
-function group(bytes: Uint8Array, answers: Uint8Array, ends: Uint32Array, front: number, keepBack: boolean): { frontBytes: number; backBytes: number; ones: number } {
+function group(bytes: Uint8Array, answers: Uint8Array, ends: Uint32Array): { frontBytes: number; backBytes: number; ones: number } {
   let frontBytes = 0;
   let backBytes = 0;
   let ones = 0;
@@ -81,7 +83,7 @@ function writeAll(fd: number, bytes: Uint8Array): void {
 }
 
 /** Bytes this worker wrote to each output since it last flushed it to disk. */
-const unflushed = (outputs ?? []).map(() => 0);
+const unflushed = outputs.map(() => 0);
 /**
  * Flush an output to disk after this many bytes: the output is flushed before
  * it is renamed into place anyway, and doing it along the way, outside the
@@ -96,8 +98,8 @@ function writeGroups(seq: number, bytes: Uint8Array, frontBytes: number, backByt
   let output = 0;
   waitForTurn(seq);
   try {
-    for (; output < outputs!.length; output++) {
-      if (groups[output].length > 0) writeAll(outputs![output].fd, groups[output]);
+    for (; output < outputs.length; output++) {
+      if (groups[output].length > 0) writeAll(outputs[output].fd, groups[output]);
       unflushed[output] += groups[output].length;
     }
   } catch (error) {
@@ -105,48 +107,49 @@ function writeGroups(seq: number, bytes: Uint8Array, frontBytes: number, backByt
   } finally {
     passTurn(seq);
   }
-  for (output = 0; output < outputs!.length; output++) {
-    if (!outputs![output].flushAhead || unflushed[output] < FLUSH_AHEAD_BYTES) continue;
+  for (output = 0; output < outputs.length; output++) {
+    if (!outputs[output].flushAhead || unflushed[output] < FLUSH_AHEAD_BYTES) continue;
     unflushed[output] = 0;
     try {
-      fdatasyncSync(outputs![output].fd);
+      fdatasyncSync(outputs[output].fd);
     } catch (error) {
       throw Object.assign(error as Error, { output });
     }
   }
 }
 
-/** Groups a piece by its answers (none: only added), writes the groups in the piece's turn when the workers write, and says what it did. */
-function finish(seq: number, buffer: ArrayBuffer, length: number, ends: Uint32Array, answers: Uint8Array | undefined, front: number, keepBack: boolean, endLines: boolean): Grouped {
+/** Groups a piece by its answers (none: only added), writes the groups in the piece's turn, and says what it did. */
+function finish(seq: number, buffer: ArrayBuffer, length: number, ends: Uint32Array, answers: Uint8Array | undefined): Grouped {
   if (answers === undefined) return { seq, buffer, lines: ends.length, frontBytes: 0, backBytes: 0, ones: 0 };
   const bytes = new Uint8Array(buffer);
-  const grouped = group(bytes.subarray(0, length), answers, ends, front, keepBack);
+  const grouped = group(bytes.subarray(0, length), answers, ends);
   // Only the input's last line can lack its "\n"; the buffer has a byte of room after the piece for it.
   if (endLines && grouped.frontBytes > 0 && bytes[grouped.frontBytes - 1] !== 10) {
     bytes.copyWithin(grouped.frontBytes + 1, grouped.frontBytes, grouped.frontBytes + grouped.backBytes);
     bytes[grouped.frontBytes++] = 10;
   }
-  if (outputs) writeGroups(seq, bytes, grouped.frontBytes, grouped.backBytes);
+  if (outputs.length > 0) writeGroups(seq, bytes, grouped.frontBytes, grouped.backBytes);
   return { seq, buffer, lines: ends.length, ...grouped };
 }
 
 parentPort!.on("message", (job: LineJob) => {
   try {
-    if (job.kind === "hash" && target) {
-      // A shared filter: add or query here, then group and write as for a held piece.
+    if (job.kind === "group") {
+      const piece = held.get(job.seq)!;
+      held.delete(job.seq);
+      parentPort!.postMessage(finish(job.seq, piece.buffer, piece.length, piece.ends, job.answers), [piece.buffer]);
+    } else if (target) {
+      // A shared filter: add or query here, then group and write in the piece's turn.
       const { hashes, ends } = target.hashLines(new Uint8Array(job.buffer, 0, job.length));
       if (shared!.op === "add") target.addHashes(hashes);
       const answers = shared!.op === "add" ? undefined : target.hasHashes(hashes);
-      parentPort!.postMessage(finish(job.seq, job.buffer, job.length, ends, answers, job.front!, job.keepBack!, job.endLines!), [job.buffer]);
-    } else if (job.kind === "hash") {
-      const { hashes, ends } = hasher.hashLines(new Uint8Array(job.buffer, 0, job.length));
-      if (job.hold) held.set(job.seq, { buffer: job.buffer, length: job.length, ends });
-      const reply: Hashed = { seq: job.seq, hashes, buffer: job.hold ? undefined : job.buffer };
-      parentPort!.postMessage(reply, job.hold ? [hashes.buffer as ArrayBuffer] : [hashes.buffer as ArrayBuffer, job.buffer]);
+      parentPort!.postMessage(finish(job.seq, job.buffer, job.length, ends, answers), [job.buffer]);
     } else {
-      const piece = held.get(job.seq)!;
-      held.delete(job.seq);
-      parentPort!.postMessage(finish(job.seq, piece.buffer, piece.length, piece.ends, job.answers, job.front, job.keepBack, job.endLines), [piece.buffer]);
+      // A test-and-add: the hashes go to the reading thread, the piece waits here for its answers.
+      const { hashes, ends } = hasher!.hashLines(new Uint8Array(job.buffer, 0, job.length));
+      held.set(job.seq, { buffer: job.buffer, length: job.length, ends });
+      const reply: Hashed = { seq: job.seq, hashes };
+      parentPort!.postMessage(reply, [hashes.buffer as ArrayBuffer]);
     }
   } catch (error) {
     const { message, code, output } = error as NodeJS.ErrnoException & { output?: number };
