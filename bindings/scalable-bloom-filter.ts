@@ -105,6 +105,13 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
   #capacities: number[] = [];
   /** Layers made before a batch that might need them, so that a failure to make one changes nothing. */
   #reserved: BloomFilter[] = [];
+  /**
+   * For single keys while every layer is in one memory: that memory and the
+   * layers' addresses, kept until a layer is added (null: the layers are
+   * apart; undefined: not worked out yet). Working them out on every call
+   * cost 60 ns of a 365 ns query.
+   */
+  #single: { arena: Arena; addresses: Uint32Array } | null | undefined;
   #disposed = false;
 
   private constructor(initialCapacity: number, p: number, growth: number, tightening: number, hashing: Hashing) {
@@ -344,6 +351,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       const i = filter.#layers.length;
       const layer = reader.result();
       filter.#layers.push(layer);
+      filter.#single = undefined;
       // layerLimit() sized every layer up to maxLayers, so this one can be sized.
       const expected = BloomFilter.sizeFor(filter.layerCapacity(i), filter.layerFalsePositiveRate(i), hashing);
       const same = expected.bits === layer.bits && expected.hashes === layer.hashes && layer.seed === hashing.seed && String(layer.hash) === String(hashingOptions(hashing).hash);
@@ -383,6 +391,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     this.#disposed = true;
     for (const layer of this.#layers) layer.dispose();
     this.#layers = [];
+    this.#single = null;
   }
 
   get disposed(): boolean {
@@ -440,17 +449,20 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     maxKeyBytes(key);
     const hash = this.#keyHash;
     if (hash === null) return this.#run({ kind: "keys", keys: [key] }, add)[0] === 1;
-    const layers = this.#live();
-    const home = layers[layers.length - 1].batchArena;
+    this.#live();
     if (add) this.#current(); // room for one more key in the newest layer
-    if (this.#together() === home) {
+    const single = this.#single === undefined ? (this.#single = this.#singleLayout()) : this.#single;
+    if (single !== null) {
       // One call: the key hashed as the layers hash it, every layer tested, the newest added to.
-      const { scratch, length } = writeKey(home, key);
-      const table = this.#layerTable(scratch.ends, home);
-      const seen = home.core.bloomLayersKey(table, this.#layers.length, add ? OP_ADD : OP_HAS, scratch.bytes, length);
+      const { arena, addresses } = single;
+      const { scratch, length } = writeKey(arena, key);
+      arena.u32().set(addresses, scratch.ends >>> 2);
+      const seen = arena.core.bloomLayersKey(scratch.ends, addresses.length, add ? OP_ADD : OP_HAS, scratch.bytes, length);
       if (add && seen === 0) this.#layers[this.#layers.length - 1].countAdded(1);
       return seen === 1;
     }
+    const layers = this.#layers;
+    const home = layers[layers.length - 1].batchArena;
     const { scratch, length } = writeKey(home, key);
     home.u32()[scratch.ends >>> 2] = length;
     const hashes2 = hash.id === HASH_MURMUR3_128 ? scratch.hashes2 : 0;
@@ -465,6 +477,14 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       layer.runChunk(OP_ADD, layer.batchArena === home ? placeChunk(saved, null, home) : inArenaOf(layer));
     }
     return false;
+  }
+
+  /** #single's value for the layers as they are. */
+  #singleLayout(): { arena: Arena; addresses: Uint32Array } | null {
+    const layers = this.#layers;
+    const arena = this.#together();
+    if (arena === undefined || arena !== layers[layers.length - 1].batchArena) return null;
+    return { arena, addresses: Uint32Array.from(layers, (layer) => layer.blockAddress) };
   }
 
   /** The one memory every layer is in, each in one block (small layers share a pool), or undefined. */
@@ -624,5 +644,6 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     const i = this.#layers.length;
     const reserved = this.#reserved.shift();
     this.#layers.push(reserved ?? BloomFilter.create(this.#capacityAt(i), this.layerFalsePositiveRate(i), hashingOptions(this.#hashing)));
+    this.#single = undefined;
   }
 }

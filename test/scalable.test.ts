@@ -46,6 +46,20 @@ describe("ScalableBloomFilter", () => {
     expect(batch.layers).toBe(single.layers);
   });
 
+  it("keys added one at a time as it grows give the same layers, byte for byte, as the same keys in one batch", () => {
+    // Single keys take a shortcut that remembers where the layers are: it must follow each new layer.
+    const keys = urls(20_000, "one-by-one", 47);
+    const single = ScalableBloomFilter.create(100, 0.01);
+    for (const key of keys) single.add(key);
+    const batch = ScalableBloomFilter.create(100, 0.01).addMany(keys);
+    expect(single.layers).toBeGreaterThanOrEqual(7);
+    expect(single.layers).toBe(batch.layers);
+    expect(Buffer.from(single.serialize()).equals(Buffer.from(batch.serialize()))).toBe(true);
+    const copy = ScalableBloomFilter.deserialize(single.serialize());
+    const probes = [...keys.slice(0, 500), ...urls(2000, "one-by-one-absent", 48)];
+    expect(probes.map((key) => (copy.has(key) ? 1 : 0))).toEqual(Array.from(batch.hasMany(probes)));
+  });
+
   it("takes bytes and packed keys too", () => {
     const keys = randomBytes(5000, 30, 46);
     const { bytes, ends } = pack(keys);
