@@ -7,8 +7,8 @@
 // with each hash. Runs alternate between the two hashes
 // and the median is reported, so a busy machine skews both alike. ≈ 20 s.
 import { BloomFilter, hashNames, hashPacked } from "bloomkit";
-// The raw wasm exports, to time the hash loop without the copies around it.
-import { core, heapU8, heapU32 } from "../dist/wasm.js";
+// An arena of its own (a wasm memory and the core over it), to time the hash loop without the copies around it.
+import { Arena } from "../dist/arena.js";
 import { machine, progress, table } from "./report.mjs";
 import { pack, rng, urls } from "./keys.mjs";
 
@@ -40,6 +40,7 @@ for (const size of [8, 16, 32, 52, 100, 300]) {
   sets.push({ label: `${size} B random`, packed: pack(Array.from({ length: count }, () => new Uint8Array(size).map(() => Math.floor(random() * 256)))) });
 }
 
+const arena = new Arena();
 const rows = [];
 const row = (label, count, ms) => {
   const [ns64, ns3] = ms.map((t) => (t * 1e6) / count);
@@ -50,14 +51,14 @@ for (const { label, packed } of sets) {
   const count = packed.ends.length;
   row(`hashPacked, ${label}`, count, alternate(HASHES.map((name) => () => hashPacked(name, packed.bytes, packed.ends))));
   // The same keys copied into wasm memory once; only the wasm loop is timed.
-  const block = core.alloc(packed.bytes.length + count * 12);
+  const block = arena.alloc(packed.bytes.length + count * 12);
   const ends = block + packed.bytes.length + ((4 - (packed.bytes.length & 3)) & 3);
   const out = block + packed.bytes.length + count * 4 + 8 - ((packed.bytes.length + count * 4) & 7);
-  heapU8().set(packed.bytes, block);
-  heapU32().set(packed.ends, ends >>> 2);
+  arena.u8().set(packed.bytes, block);
+  arena.u32().set(packed.ends, ends >>> 2);
   const ids = HASHES.map((name) => hashNames.indexOf(name));
-  row(`in wasm, ${label}`, count, alternate(ids.map((id) => () => core.hashPacked(id, block, ends, count, 0, 0, out))));
-  core.free(block);
+  row(`in wasm, ${label}`, count, alternate(ids.map((id) => () => arena.core.hashPacked(id, block, ends, count, 0, 0, out))));
+  arena.free(block);
 }
 
 // A standard filter (n = 1,000,000, p = 1%) with each hash: the hash's share of a filter call.
