@@ -1,8 +1,11 @@
 // The plain-C reference point of `npm run bench` (bench/c/sbbf.c): compiled
 // with gcc -O3 -march=native against Debian's libxxhash into bench/.cache/
-// when both are installed, skipped with a note otherwise.
+// when both are installed, skipped with a note otherwise. C does not depend
+// on Node: the bench runs it once, beside the suites of every Node.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { SplitBlockBloomFilter } from "bloomkit";
+import { pack, urls } from "./keys.mjs";
 import { progress } from "./report.mjs";
 
 const cache = new URL("./.cache/", import.meta.url).pathname;
@@ -42,4 +45,44 @@ export function cReference({ packedKeys, packedProbes, blocks, hugeBlocks, ints 
   progress("C reference: running");
   const out = execFileSync(binary, [`${cache}c-keys.bin`, `${cache}c-probes.bin`, String(blocks), String(hugeBlocks), String(ints)], { encoding: "utf8" });
   return JSON.parse(out);
+}
+
+/** Sum of a 0/1 array. */
+function ones(flags) {
+  let total = 0;
+  for (let i = 0; i < flags.length; i++) total += flags[i];
+  return total;
+}
+
+/**
+ * The C section: the C program on the suite's own keys (n URL keys and n
+ * absent ones, as bench/filters.mjs makes them) in a split-block filter of
+ * SplitBlockBloomFilter.create(n, p)'s blocks, and integer keys 0 … ints − 1
+ * (absent: ints … 2·ints − 1) in one of `hugeBlocks` blocks, as section 3's
+ * 1 GiB filter; beside it bloomkit's hits on the same filters, built here,
+ * which must be the same counts. Returns { skipped: reason } without gcc or libxxhash.
+ */
+export function cSection({ n, p, hugeBlocks, ints }) {
+  const reason = missing();
+  if (reason) return { skipped: reason };
+  progress("C reference: building keys");
+  const encoder = new TextEncoder();
+  const packedKeys = pack(urls(n, "member", 1).map((key) => encoder.encode(key)));
+  const packedProbes = pack(urls(n, "absent", 2).map((key) => encoder.encode(key)));
+  const small = SplitBlockBloomFilter.create(n, p).addPacked(packedKeys.bytes, packedKeys.ends);
+  const blocks = small.blocks;
+  const bloomkit = {
+    memberHits: ones(small.hasPacked(packedKeys.bytes, packedKeys.ends)),
+    absentHits: ones(small.hasPacked(packedProbes.bytes, packedProbes.ends)),
+  };
+  small.dispose();
+  progress("C reference: bloomkit's hits in the large filter");
+  const memberInts = Uint32Array.from({ length: ints }, (_, i) => i);
+  const absentInts = Uint32Array.from({ length: ints }, (_, i) => ints + i);
+  const huge = SplitBlockBloomFilter.withSize(hugeBlocks).addInts(memberInts);
+  bloomkit.hugeMemberHits = ones(huge.hasInts(memberInts));
+  bloomkit.hugeAbsentHits = ones(huge.hasInts(absentInts));
+  huge.dispose();
+  const c = cReference({ packedKeys, packedProbes, blocks, hugeBlocks, ints });
+  return { n, ints, blocks, hugeBlocks, c, bloomkit };
 }

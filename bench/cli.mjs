@@ -4,19 +4,23 @@
 // Then `bloomkit intersect` of that file with a second one, with a filter
 // larger than 4 GiB (the memory model's segments), against awk's exact
 // answer. Writes bench/CLI.md. Needs GNU time (Debian package `time`), sort and awk.
+// `npm run bench` runs the dedup part under each Node through dedupRuns.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { machine, progress, table } from "./report.mjs";
 import { crawlFile, crawlFileB } from "./url-files.mjs";
 
-const LINES = Number(process.env.BENCH_LINES ?? 10_000_000);
 const cache = new URL("./.cache/", import.meta.url).pathname;
-mkdirSync(cache, { recursive: true });
 const TIME = "/usr/bin/time";
-if (!existsSync(TIME)) throw new Error("bench:cli needs GNU time at /usr/bin/time (apt-get install time)");
+const bin = new URL("../dist/cli/main.js", import.meta.url).pathname;
+
+/** Why the CLI runs cannot be timed here, or undefined when they can. */
+export function gnuTimeMissing() {
+  return existsSync(TIME) ? undefined : "GNU time is not installed at /usr/bin/time (apt-get install time)";
+}
 
 /** Runs a shell command under GNU time; returns wall seconds and peak RSS in MB. */
-function timed(label, command) {
+export function timed(label, command) {
   progress(`running ${label}`);
   const result = spawnSync(TIME, ["-f", "%e %M", "sh", "-c", command], { encoding: "utf8", maxBuffer: 1 << 26 });
   if (result.status !== 0) throw new Error(`${label} failed: ${result.stderr}`);
@@ -24,55 +28,89 @@ function timed(label, command) {
   return { label, command, seconds, peakMB: kb / 1024, stderr: result.stderr };
 }
 
-const countLines = (path) => Number(execFileSync("sh", ["-c", `wc -l < '${path}'`], { encoding: "utf8" }).trim());
+/** The number of lines of a file. */
+export const countLines = (path) => Number(execFileSync("sh", ["-c", `wc -l < '${path}'`], { encoding: "utf8" }).trim());
 
-const input = await crawlFile(LINES);
-const sizeMB = statSync(input).size / 1e6;
-const bin = new URL("../dist/cli/main.js", import.meta.url).pathname;
-const runs = [
-  timed("bloomkit dedup", `node '${bin}' dedup '${input}' -o '${cache}out-bloomkit.txt' --quiet`),
-  // The default uses a worker thread per core (bench/THREADS.md); one thread is the leanest in memory.
-  timed("bloomkit dedup --threads 1", `node '${bin}' dedup '${input}' -o '${cache}out-bloomkit-1.txt' --quiet --threads 1`),
-  timed("sort -u (LC_ALL=C)", `LC_ALL=C sort -u '${input}' -o '${cache}out-sort.txt'`),
-  timed("awk '!seen[$0]++'", `awk '!seen[$0]++' '${input}' > '${cache}out-awk.txt'`),
-];
-// Threads change how fast, never what: the outputs must be the same bytes.
-if (spawnSync("cmp", ["-s", `${cache}out-bloomkit.txt`, `${cache}out-bloomkit-1.txt`]).status !== 0) throw new Error("dedup wrote different output with --threads 1");
-const exactUnique = countLines(`${cache}out-awk.txt`);
-const keptByBloomkit = countLines(`${cache}out-bloomkit.txt`);
-const lost = exactUnique - keptByBloomkit;
-const expectedLoss = /wrongly dropped as repeats \(false positives\): ([\d.]+)/.exec(runs[0].stderr)?.[1];
-const [sortRun, awkRun] = [runs[2], runs[3]];
-const fastestPeer = Math.min(sortRun.seconds, awkRun.seconds);
-const ours = (r) => r.label.startsWith("bloomkit");
+/**
+ * Times `bloomkit dedup` of `input` under each of `nodes` ([{ label, path }]),
+ * with its default threads and with --threads 1, then `sort -u` and awk once;
+ * fails unless every bloomkit output is the same bytes (threads and Nodes
+ * change how fast, never what). Returns { input, sizeMB, bloomkit: [{ node,
+ * threads, label, seconds, peakMB, stderr }], sort, awk, exactUnique, kept }.
+ */
+export function dedupRuns(input, nodes) {
+  mkdirSync(cache, { recursive: true });
+  const bloomkit = [];
+  nodes.forEach((node, i) => {
+    for (const threads of ["default", 1]) {
+      const out = `${cache}out-bloomkit${i ? `-node${i}` : ""}${threads === 1 ? "-1" : ""}.txt`;
+      const flag = threads === 1 ? " --threads 1" : "";
+      // The default uses a worker thread per core (bench/THREADS.md); one thread is the leanest in memory.
+      const run = timed(`bloomkit dedup${flag}`, `'${node.path}' '${bin}' dedup '${input}' -o '${out}' --quiet${flag}`);
+      bloomkit.push({ ...run, node: node.label, threads, out });
+    }
+  });
+  const sort = timed("sort -u (LC_ALL=C)", `LC_ALL=C sort -u '${input}' -o '${cache}out-sort.txt'`);
+  const awk = timed("awk '!seen[$0]++'", `awk '!seen[$0]++' '${input}' > '${cache}out-awk.txt'`);
+  for (const run of bloomkit.slice(1)) {
+    if (spawnSync("cmp", ["-s", bloomkit[0].out, run.out]).status !== 0) {
+      throw new Error(`dedup under ${run.node} with threads ${run.threads} wrote other bytes than under ${bloomkit[0].node} with threads ${bloomkit[0].threads}`);
+    }
+  }
+  return {
+    input,
+    sizeMB: statSync(input).size / 1e6,
+    bloomkit,
+    sort,
+    awk,
+    exactUnique: countLines(`${cache}out-awk.txt`),
+    kept: countLines(bloomkit[0].out),
+  };
+}
 
-const rows = runs.map((r) => [
-  r.label,
-  r.seconds.toFixed(2),
-  (sizeMB / r.seconds).toFixed(1),
-  r.peakMB.toFixed(0),
-  ours(r) ? `${(fastestPeer / r.seconds).toFixed(2)}×` : "",
-  ours(r) ? `${((100 * r.peakMB) / awkRun.peakMB).toFixed(1)}%` : "",
-]);
-const summary = table(["command", "wall s", "MB/s", "peak MB", "speed-up vs faster peer", "memory vs awk"], rows);
+/** bench:cli: dedup and intersect under the running Node; writes bench/CLI.md at 10^7 lines. */
+async function main() {
+  const LINES = Number(process.env.BENCH_LINES ?? 10_000_000);
+  const missing = gnuTimeMissing();
+  if (missing) throw new Error(`bench:cli needs ${missing}`);
+  mkdirSync(cache, { recursive: true });
+  const input = await crawlFile(LINES);
+  const dedup = dedupRuns(input, [{ label: `Node ${process.versions.node}`, path: process.execPath }]);
+  const { sizeMB, exactUnique, kept: keptByBloomkit } = dedup;
+  const runs = [...dedup.bloomkit, dedup.sort, dedup.awk];
+  const lost = exactUnique - keptByBloomkit;
+  const expectedLoss = /wrongly dropped as repeats \(false positives\): ([\d.]+)/.exec(runs[0].stderr)?.[1];
+  const [sortRun, awkRun] = [dedup.sort, dedup.awk];
+  const fastestPeer = Math.min(sortRun.seconds, awkRun.seconds);
+  const ours = (r) => r.label.startsWith("bloomkit");
 
-// intersect with the filter of the 5-billion-URL problem, --n 5G --p 0.01: 5.6 GiB, more than one wasm
-// memory holds, so it is held in two segments (the files are smaller: the filter is sized for the problem).
-const inputB = await crawlFileB(LINES);
-const INTERSECT_ARGS = "--n 5G --p 0.01 --memory 6GiB";
-const intersectRuns = [
-  timed(`bloomkit intersect ${INTERSECT_ARGS}`, `node '${bin}' intersect '${input}' '${inputB}' ${INTERSECT_ARGS} -o '${cache}out-intersect.txt' --quiet`),
-  timed("awk (exact)", `awk 'NR==FNR { seen[$0]; next } $0 in seen' '${input}' '${inputB}' > '${cache}out-intersect-awk.txt'`),
-];
-const exactCommon = countLines(`${cache}out-intersect-awk.txt`);
-const foundCommon = countLines(`${cache}out-intersect.txt`);
-const intersectSummary = table(
-  ["command", "wall s", "peak MB", "lines written", "false matches"],
-  intersectRuns.map((r, i) => [r.label, r.seconds.toFixed(2), r.peakMB.toFixed(0), (i === 0 ? foundCommon : exactCommon).toLocaleString("en-US"), i === 0 ? (foundCommon - exactCommon).toLocaleString("en-US") : "0"]),
-);
-const intersectReport = /each line of .* passes with probability ([\d.e-]+)/.exec(intersectRuns[0].stderr)?.[1];
-const env = machine();
-const report = `# CLI benchmark: de-duplicating a crawler's URL file
+  const rows = runs.map((r) => [
+    r.label,
+    r.seconds.toFixed(2),
+    (sizeMB / r.seconds).toFixed(1),
+    r.peakMB.toFixed(0),
+    ours(r) ? `${(fastestPeer / r.seconds).toFixed(2)}×` : "",
+    ours(r) ? `${((100 * r.peakMB) / awkRun.peakMB).toFixed(1)}%` : "",
+  ]);
+  const summary = table(["command", "wall s", "MB/s", "peak MB", "speed-up vs faster peer", "memory vs awk"], rows);
+
+  // intersect with the filter of the 5-billion-URL problem, --n 5G --p 0.01: 5.6 GiB, more than one wasm
+  // memory holds, so it is held in two segments (the files are smaller: the filter is sized for the problem).
+  const inputB = await crawlFileB(LINES);
+  const INTERSECT_ARGS = "--n 5G --p 0.01 --memory 6GiB";
+  const intersectRuns = [
+    timed(`bloomkit intersect ${INTERSECT_ARGS}`, `'${process.execPath}' '${bin}' intersect '${input}' '${inputB}' ${INTERSECT_ARGS} -o '${cache}out-intersect.txt' --quiet`),
+    timed("awk (exact)", `awk 'NR==FNR { seen[$0]; next } $0 in seen' '${input}' '${inputB}' > '${cache}out-intersect-awk.txt'`),
+  ];
+  const exactCommon = countLines(`${cache}out-intersect-awk.txt`);
+  const foundCommon = countLines(`${cache}out-intersect.txt`);
+  const intersectSummary = table(
+    ["command", "wall s", "peak MB", "lines written", "false matches"],
+    intersectRuns.map((r, i) => [r.label, r.seconds.toFixed(2), r.peakMB.toFixed(0), (i === 0 ? foundCommon : exactCommon).toLocaleString("en-US"), i === 0 ? (foundCommon - exactCommon).toLocaleString("en-US") : "0"]),
+  );
+  const intersectReport = /each line of .* passes with probability ([\d.e-]+)/.exec(intersectRuns[0].stderr)?.[1];
+  const env = machine();
+  const report = `# CLI benchmark: de-duplicating a crawler's URL file
 
 Written by \`npm run bench:cli\` (bench/cli.mjs) on ${env.date}.
 Machine: ${env.cpu}, ${env.cores} cores, ${env.memory}; ${env.os}; Node ${env.node}.
@@ -91,10 +129,13 @@ ${intersectSummary}
 
 False matches are lines bloomkit wrote that awk did not (bloomkit's own estimate of a line's chance to pass: ${intersectReport}).
 `;
-console.log(summary);
-console.log(`\nlost ${lost} of ${exactUnique} distinct lines (expected ${expectedLoss})`);
-console.log(`\n${intersectSummary}`);
-if (LINES === 10_000_000) {
-  writeFileSync(new URL("./CLI.md", import.meta.url), report);
-  console.log("wrote bench/CLI.md");
+  console.log(summary);
+  console.log(`\nlost ${lost} of ${exactUnique} distinct lines (expected ${expectedLoss})`);
+  console.log(`\n${intersectSummary}`);
+  if (LINES === 10_000_000) {
+    writeFileSync(new URL("./CLI.md", import.meta.url), report);
+    console.log("wrote bench/CLI.md");
+  }
 }
+
+if (import.meta.url === new URL(process.argv[1], "file:").href) await main();

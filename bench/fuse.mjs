@@ -4,17 +4,19 @@
 // 90 µs a key: timed on PEER_KEYS keys only). Each row: build or query
 // ns/key, bits/key and the false-positive rate measured on absent keys.
 // BENCH_KEYS=n sets the key count (default 10^6). Prints a Markdown table.
-// `npm run bench` runs the same section (fuseSection) beside the other filters.
+// `npm run bench` runs the same section (fuseSection) under each Node and
+// merges its rows with the other filters'.
 import { Bench } from "tinybench";
 import bloomFilters from "bloom-filters";
 import { BinaryFuseFilter, SplitBlockBloomFilter } from "bloomkit";
-import { machine, progress, table } from "./report.mjs";
+import { machine, progress } from "./report.mjs";
+import { fuseTable, runLabel } from "./merge.mjs";
 import { pack, urls } from "./keys.mjs";
 
 const encoder = new TextEncoder();
 const ones = (flags) => flags.reduce((sum, flag) => sum + flag, 0);
 
-/** The binary fuse section at N keys: rows of [library, operation, keys, n, ns/key, bits/key, FPR], and the keys peers were timed on. */
+/** The binary fuse section at N keys: rows { lib, op, keyKind, n, nsPerKey, bitsPerKey, fpr }, and the keys peers were timed on. */
 export async function fuseSection(N) {
 const PEER_KEYS = Math.min(N, 20_000);
 progress("building keys");
@@ -35,7 +37,8 @@ async function time(rows, lib, n, ops, quality, slow = false) {
   for (const task of bench.tasks) {
     const keyKind = ops[task.name][0];
     const { bitsPerKey, fpr } = quality[keyKind];
-    rows.push([lib, task.name, keyKind, n.toLocaleString("en-US"), ((task.result.latency.mean * 1e6) / n).toFixed(1), bitsPerKey.toFixed(2), fpr.toExponential(2)]);
+    if (!task.result || task.result.state !== "completed") throw new Error(`${lib} ${task.name} did not complete: ${task.result?.error ?? task.result?.state}`);
+    rows.push({ lib, op: task.name, keyKind, n, nsPerKey: (task.result.latency.mean * 1e6) / n, bitsPerKey, fpr });
   }
 }
 
@@ -113,13 +116,13 @@ for (const fingerprintBits of [8, 16]) {
   }, quality, true);
 }
 
-return { rows, peerKeys: PEER_KEYS, table: table(["library", "operation", "keys", "n", "ns/key", "bits/key", "measured FPR"], rows) };
+return { rows, peerKeys: PEER_KEYS };
 }
 
 if (import.meta.url === new URL(process.argv[1], "file:").href) {
   const N = Number(process.env.BENCH_KEYS ?? 1_000_000);
-  const { cpu, cores, node } = machine();
+  const env = machine();
   const section = await fuseSection(N);
-  console.log(`Binary fuse filters, ${N.toLocaleString("en-US")} URL keys (integers 0 … n − 1), ${cpu}, ${cores} cores, Node ${node}\n`);
-  console.log(section.table);
+  console.log(`Binary fuse filters, ${N.toLocaleString("en-US")} URL keys (integers 0 … n − 1), ${env.cpu}, ${env.cores} cores, Node ${env.node}\n`);
+  console.log(fuseTable([{ label: runLabel(env), fuse: section.rows }]));
 }

@@ -25,7 +25,8 @@ export function progress(message) {
 /** A Markdown table; numbers right-aligned. */
 export function table(header, rows) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const numeric = header.map((_, i) => rows.every((r) => /^([\d.,]+[×%]?)?$/.test(String(r[i]))));
+  // Numbers, "a / b" pairs of them (one per Node) and "—" (not measured) are right-aligned.
+  const numeric = header.map((_, i) => rows.every((r) => /^(—|[\d.,]+[×%]?( \/ [\d.,]+[×%]?)*)?$/.test(String(r[i]))));
   const cell = (value, i) => (numeric[i] ? String(value).padStart(widths[i]) : String(value).padEnd(widths[i]));
   const line = (cells) => `| ${cells.map(cell).join(" | ")} |`;
   const rule = `|${widths.map((w, i) => (numeric[i] ? "-".repeat(w + 1) + ":" : "-".repeat(w + 2))).join("|")}|`;
