@@ -19,7 +19,7 @@ import { Output, Progress, countNewlines, linePieces, splitLines } from "./io.js
 import { cannot } from "./os-errors.js";
 import { count, fmt } from "./words.js";
 import { openShared, redisOptions, redisTarget } from "./redis.js";
-import { LinePipeline, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
+import { LinePipeline, THREADED_INPUT_BYTES, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
 
 export const FILTER_TYPES = ["bloom", "counting", "cuckoo", "scalable", "split-block", "fuse8", "fuse16"] as const;
 
@@ -32,8 +32,11 @@ export const buildOptions: OptionSpec[] = [
   { name: "quiet", short: "q", flag: true, help: "no progress line" },
 ];
 export const buildUsage = "bloomkit build input|- -o f.bloom [--type bloom|counting|cuckoo|scalable|split-block|fuse8|fuse16] [--n N] [--p P] [--threads N]";
-export const queryOptions: OptionSpec[] = [...redisOptions];
-export const queryUsage = "bloomkit query f.bloom [key …|-]\n       bloomkit query --redis redis://host:port/db --name NAME [key …|-]";
+export const queryOptions: OptionSpec[] = [
+  ...redisOptions,
+  { ...threadsOption, help: "threads that hash the lines of standard input once 4 MiB of it have come, for standard and split-block filters (default: the number of cores); the output is the same" },
+];
+export const queryUsage = "bloomkit query f.bloom [key …|-] [--threads N]\n       bloomkit query --redis redis://host:port/db --name NAME [key …|-]";
 export const infoOptions: OptionSpec[] = [];
 export const infoUsage = "bloomkit info f.bloom";
 export const mergeOptions: OptionSpec[] = [{ name: "output", short: "o", value: "FILE", help: "the merged filter file (required)" }];
@@ -175,20 +178,45 @@ async function buildFuse(input: string, output: string, type: "fuse8" | "fuse16"
 
 export async function query({ options, positionals }: Parsed): Promise<void> {
   const target = redisTarget(options);
+  if (target && options.has("threads")) throw new UsageError("--threads is for a filter file; query --redis runs in one thread");
   if (target) return queryShared(target, positionals);
   if (positionals.length < 1) throw new UsageError("query needs a filter file");
+  const threads = parseThreads(options);
   const [file, ...keys] = positionals;
   const filter = await load(file);
   const out = new Output(undefined);
   if (keys.length === 1 && keys[0] === "-") {
-    for await (const piece of linePieces("-")) {
-      const split = splitLines(piece);
-      const answers = filter.hasMany(split.keys);
-      split.keys.forEach((key, i) => {
-        out.write(key);
-        out.write(`\t${answer(answers[i])}\n`);
-      });
+    // Standard input is a stream of unknown length: threads start once enough of it has come.
+    const hashed = threads > 1 ? hashedApart(filter) : undefined;
+    const progress = new Progress("query", undefined, false);
+    let pool: LinePipeline | undefined;
+    let bytes = 0;
+    let lines = 0;
+    try {
+      for await (const piece of linePieces("-")) {
+        if (pool) {
+          await pool.push(piece);
+          continue;
+        }
+        const split = splitLines(piece);
+        const answers = filter.hasMany(split.keys);
+        split.keys.forEach((key, i) => {
+          out.write(key);
+          out.write(`\t${answer(answers[i])}\n`);
+        });
+        bytes += piece.length;
+        lines += split.keys.length;
+        progress.update(bytes, lines);
+        if (hashed && worthThreads(threads, undefined) && bytes >= THREADED_INPUT_BYTES) {
+          // Workers hash the lines and write them with their answers; this thread queries the hashes in input order.
+          pool = new LinePipeline({ filter: hashed, op: (hashes) => hashed.hasHashes(hashes), outputs: [out.handOver()], annotate: ANSWER_SUFFIXES }, threads, progress);
+        }
+      }
+      await pool?.finish();
+    } finally {
+      await pool?.close();
     }
+    progress.done();
   } else {
     if (keys.length === 0) throw new UsageError("query needs keys, or - to read them from standard input");
     const answers = filter.hasMany(keys);
@@ -199,6 +227,20 @@ export async function query({ options, positionals }: Parsed): Promise<void> {
 }
 
 const answer = (present: number) => (present ? "probably present" : "definitely absent");
+/** What follows a key in query's output, by its answer (0, 1). */
+const ANSWER_SUFFIXES = [`\t${answer(0)}\n`, `\t${answer(1)}\n`] as const;
+
+/** The filter when worker threads can hash its keys apart from it (a standard filter with a 64-bit key hash, or a split-block one), else undefined. */
+function hashedApart(filter: AnyFilter): BloomFilter | SplitBlockBloomFilter | undefined {
+  if (filter instanceof SplitBlockBloomFilter) return filter;
+  if (!(filter instanceof BloomFilter)) return undefined;
+  try {
+    filter.hashLines(new Uint8Array(0));
+    return filter;
+  } catch {
+    return undefined; // the independent strategy, or a 128-bit hash
+  }
+}
 
 /** query --redis: the same output, from a filter kept in Redis. */
 async function queryShared(target: { url: string; name: string }, keys: string[]): Promise<void> {

@@ -71,6 +71,8 @@ export interface LineWorkerData {
   endLines: boolean;
   /** [0]: the sequence number of the piece that may write now. [1]: a word to sleep on. */
   turn: SharedArrayBuffer;
+  /** Instead of groups: every line, without its line ending, followed by annotate[its answer] (query's output). */
+  annotate: readonly [string, string] | undefined;
 }
 
 /** An output the workers write to: its file descriptor, its name for errors, and whether they may flush it to disk as they go. */
@@ -95,6 +97,8 @@ export interface LineStage {
   /** 0: new lines of a test-and-add first; 1: lines a query found first. */
   readonly front?: number;
   readonly endLines?: boolean;
+  /** Write every line, in input order, followed by the text of its answer (0, 1), to the first output instead of grouping. */
+  readonly annotate?: readonly [string, string];
 }
 
 /** Bytes of a piece buffer: a piece of the CLI's reader (a line longer than that gets a larger one). */
@@ -133,6 +137,7 @@ export class LinePipeline {
       front: stage.front ?? 0,
       endLines: stage.endLines ?? false,
       turn: new SharedArrayBuffer(8),
+      annotate: stage.annotate,
     };
     this.#workers = Array.from({ length: threads }, () => {
       const worker = new Worker(new URL("./line-worker.js", import.meta.url), { workerData: data });

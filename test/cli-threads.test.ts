@@ -162,3 +162,37 @@ describe("build --threads", () => {
     }
   });
 });
+
+describe("query --threads", () => {
+  // A filter of the first half of the log, asked about all of it on standard input: both answers, in input order.
+  const half = Buffer.from(log.toString("latin1").split("\n").slice(0, 50_000).join("\n") + "\n", "latin1");
+  writeFileSync(file("half.txt"), half);
+
+  it("writes what one thread writes, every line with its answer, for standard and split-block filters", () => {
+    for (const type of ["bloom", "split-block"]) {
+      const built = run(["build", file("half.txt"), "-o", file(`half-${type}.bloom`), "--type", type, "--p", "0.05", "--threads", "1"]);
+      expect(built.code).toBe(0);
+      const [one, ...others] = [1, 2, 3].map((threads) => {
+        const result = run(["query", file(`half-${type}.bloom`), "-", "--threads", String(threads)], log);
+        expect(result.stderr).toBe("");
+        expect(result.code).toBe(0);
+        return result.stdout;
+      });
+      for (const other of others) expect(other.equals(one)).toBe(true);
+      // The answers are the library's, line by line: the key without "\r", then a tab and the answer.
+      const filter = deserialize(readFileSync(file(`half-${type}.bloom`)));
+      const keys = log.toString("utf8").split("\n").map((line) => line.replace(/\r$/, ""));
+      const answers = filter.hasMany(keys);
+      const expected = keys.map((key, i) => `${key}\t${answers[i] ? "probably present" : "definitely absent"}\n`).join("");
+      expect(one.toString("utf8")).toBe(expected);
+      expect(answers.includes(0) && answers.includes(1)).toBe(true);
+      filter.dispose();
+    }
+  });
+
+  it("says --threads is not for --redis", () => {
+    const result = run(["query", "--redis", "redis://127.0.0.1:1/0", "--name", "x", "k", "--threads", "2"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--threads is for a filter file/);
+  });
+});
