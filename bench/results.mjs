@@ -8,8 +8,11 @@
 // bench/RESULTS.md and bench/results.svg.
 // BENCH_KEYS=n: sections 1 and 4 at n keys under both Nodes, the C program
 // and dedup at a reduced size; prints the same and writes nothing.
+// BENCH_REUSE_SUITES=1: takes each Node's rows from the JSON its last run
+// left in bench/.cache/ instead of running the suite again (after a later
+// part failed, or to redo the report).
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cSection } from "./c.mjs";
 import { dedupRuns, gnuTimeMissing } from "./cli.mjs";
 import { cTable, dedupTable, deletableTable, filterTable, fuseTable, runLabel } from "./merge.mjs";
@@ -39,6 +42,11 @@ function nodes() {
 /** Runs the suite under one Node in a child process (its progress on this terminal); returns its rows with the Node's label. */
 function runSuite(node) {
   const json = `${cache}suite-${node.label.replace(/\W+/g, "")}.json`;
+  if (process.env.BENCH_REUSE_SUITES && existsSync(json)) {
+    console.error(`\n${node.label}: the rows of the last run, from ${json}`);
+    const suite = JSON.parse(readFileSync(json, "utf8"));
+    return { ...suite, label: runLabel(suite.env) };
+  }
   console.error(`\n${node.label} (${node.path}): bench/filters.mjs${FULL ? "" : `, BENCH_KEYS=${SMALL}`}`);
   const result = spawnSync(node.path, ["--expose-gc", "--max-old-space-size=16384", suitePath], {
     stdio: "inherit",
