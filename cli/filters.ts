@@ -188,7 +188,8 @@ export async function query({ options, positionals }: Parsed): Promise<void> {
   if (keys.length === 1 && keys[0] === "-") {
     // Standard input is a stream of unknown length: threads start once enough of it has come.
     const hashed = threads > 1 ? hashedApart(filter) : undefined;
-    const progress = new Progress("query", undefined, false);
+    // Answers go to standard output: when that is the terminal too, a progress line would overwrite them.
+    const progress = new Progress("query", undefined, Boolean(process.stdout.isTTY));
     let pool: LinePipeline | undefined;
     let bytes = 0;
     let lines = 0;
@@ -210,6 +211,9 @@ export async function query({ options, positionals }: Parsed): Promise<void> {
         if (hashed && worthThreads(threads, undefined) && bytes >= THREADED_INPUT_BYTES) {
           // Workers hash the lines and write them with their answers; this thread queries the hashes in input order.
           pool = new LinePipeline({ filter: hashed, op: (hashes) => hashed.hasHashes(hashes), outputs: [out.handOver()], annotate: ANSWER_SUFFIXES }, threads, progress);
+          // Its progress goes on from what this thread has done.
+          pool.bytes = bytes;
+          pool.lines = lines;
         }
       }
       await pool?.finish();

@@ -118,6 +118,8 @@ export class LinePipeline {
   readonly #grouping: { length: number; result: Promise<Grouped> }[] = [];
   readonly #spare: ArrayBuffer[] = [];
   readonly #test: ((hashes: BigUint64Array) => Uint8Array) | undefined;
+  /** The piece being gathered from small pieces (standard input's chunks) before it is sent. */
+  #gathering: { buffer: ArrayBuffer; length: number } | undefined;
   #seq = 0;
   #failure: Error | undefined;
   #closing = false;
@@ -159,18 +161,40 @@ export class LinePipeline {
     });
   }
 
-  /** Sends a copy of `piece` to a worker; runs the later stages of older pieces when enough are ahead. */
+  /**
+   * Copies `piece` (whole lines) into the piece being gathered and, once that
+   * holds half a piece buffer or more, sends it to a worker; runs the later
+   * stages of older pieces when enough are ahead. A file's reader gives pieces
+   * of about 1 MiB, sent as they come; standard input comes in 64 KiB chunks,
+   * which are gathered first, so each costs no buffer and no messages of its own.
+   */
   async push(piece: Uint8Array): Promise<void> {
     if (this.#failure) throw this.#failure;
+    const gathering = this.#gathering;
+    // One byte more than the lines: room for the "\n" endLines may add after a last line without one.
+    if (gathering && gathering.length + piece.length < gathering.buffer.byteLength) {
+      new Uint8Array(gathering.buffer, gathering.length).set(piece);
+      gathering.length += piece.length;
+    } else {
+      await this.#send();
+      const index = this.#spare.findIndex((buffer) => buffer.byteLength > piece.length);
+      const buffer = index >= 0 ? this.#spare.splice(index, 1)[0] : new ArrayBuffer(Math.max(piece.length + 1, PIECE_BYTES));
+      new Uint8Array(buffer).set(piece);
+      this.#gathering = { buffer, length: piece.length };
+    }
+    if (this.#gathering!.length >= PIECE_BYTES / 2) await this.#send();
+  }
+
+  /** Sends the gathered piece, if any, to its worker; waits while enough pieces are ahead of the later stages. */
+  async #send(): Promise<void> {
+    if (!this.#gathering) return;
+    const { buffer, length } = this.#gathering;
+    this.#gathering = undefined;
     const seq = this.#seq++;
-    const index = this.#spare.findIndex((buffer) => buffer.byteLength > piece.length);
-    // One byte more than the piece: room for the "\n" endLines may add.
-    const buffer = index >= 0 ? this.#spare.splice(index, 1)[0] : new ArrayBuffer(Math.max(piece.length + 1, PIECE_BYTES));
-    new Uint8Array(buffer).set(piece);
-    if (this.#test) this.#hashing.push({ seq, length: piece.length, result: this.#expect<Hashed>(`hash ${seq}`) });
+    if (this.#test) this.#hashing.push({ seq, length, result: this.#expect<Hashed>(`hash ${seq}`) });
     // A shared filter's piece is added or queried, grouped and written by its worker: one reply when it is done.
-    else this.#grouping.push({ length: piece.length, result: this.#expect<Grouped>(`group ${seq}`) });
-    this.#worker(seq).postMessage({ kind: "hash", seq, buffer, length: piece.length } satisfies LineJob, [buffer]);
+    else this.#grouping.push({ length, result: this.#expect<Grouped>(`group ${seq}`) });
+    this.#worker(seq).postMessage({ kind: "hash", seq, buffer, length } satisfies LineJob, [buffer]);
     const ahead = HASHED_AHEAD_PER_THREAD * this.threads;
     if (this.#test) while (this.#hashing.length >= ahead) await this.#testOldest();
     else while (this.#grouping.length >= ahead) await this.#finishOldest();
@@ -178,6 +202,7 @@ export class LinePipeline {
 
   /** Runs every piece through to the end. */
   async finish(): Promise<void> {
+    await this.#send();
     while (this.#hashing.length > 0) await this.#testOldest();
     while (this.#grouping.length > 0) await this.#finishOldest();
   }

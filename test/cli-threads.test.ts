@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { deserialize } from "../bindings/index.js";
+import { BloomFilter, deserialize } from "../bindings/index.js";
 import { rng } from "./helpers.js";
 
 const BIN = new URL("../dist/cli/main.js", import.meta.url).pathname;
@@ -188,6 +188,30 @@ describe("query --threads", () => {
       expect(answers.includes(0) && answers.includes(1)).toBe(true);
       filter.dispose();
     }
+  });
+
+  it("answers in one thread, as the library does, for filters whose key hash workers cannot take apart", () => {
+    const lines = log.toString("latin1").split("\n").slice(0, 50_000);
+    const makers = {
+      murmur: () => BloomFilter.create(50_000, 0.05, { hash: "murmur3_128" }),
+      independent: () => BloomFilter.create(50_000, 0.05, { hash: ["fnv1a_32", "murmur3_32", "djb"] }),
+    };
+    for (const [name, make] of Object.entries(makers)) {
+      const filter = make();
+      filter.addMany(lines.map((line) => line.replace(/\r$/, "")));
+      writeFileSync(file(`${name}.bloom`), filter.serialize());
+      const keys = log.toString("utf8").split("\n").map((line) => line.replace(/\r$/, ""));
+      const answers = filter.hasMany(keys);
+      filter.dispose();
+      const result = run(["query", file(`${name}.bloom`), "-", "--threads", "2"], log);
+      expect(result.code).toBe(0);
+      expect(result.stdout.toString("utf8")).toBe(keys.map((key, i) => `${key}\t${answers[i] ? "probably present" : "definitely absent"}\n`).join(""));
+    }
+    // A counting filter built by the CLI: the same answers whatever --threads says.
+    expect(run(["build", file("half.txt"), "-o", file("half-counting.bloom"), "--type", "counting", "--p", "0.05"]).code).toBe(0);
+    const outputs = [1, 2].map((threads) => run(["query", file("half-counting.bloom"), "-", "--threads", String(threads)], log));
+    expect(outputs[0].code).toBe(0);
+    expect(outputs[1].stdout.equals(outputs[0].stdout)).toBe(true);
   });
 
   it("says --threads is not for --redis", () => {
