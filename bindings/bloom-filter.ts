@@ -10,7 +10,7 @@ import { defaultArena, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_HAS } from "./constants.generated.js";
 import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkVisit, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { maxKeyBytes, SHARED_BYTES_KEY_BYTES, SHARED_KEY_BYTES, type Key } from "./keys.js";
-import { openHandle, type SharedFilterHandle } from "./shared.js";
+import { checkDeserializeOptions, openHandle, type DeserializeOptions, type SharedFilterHandle } from "./shared.js";
 import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { combineInto } from "./combine.js";
 import { segmentIndices } from "./indices.js";
@@ -454,17 +454,21 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
   }
 
   /** A filter from serialize()'s bytes; truncated, corrupted or foreign bytes throw a FormatError. */
-  static deserialize(bytes: Uint8Array): BloomFilter {
-    return readRecordBytes(bytes, { [FilterType.bloom]: BloomFilter.loader }, FilterType.bloom);
+  static deserialize(bytes: Uint8Array, options?: DeserializeOptions): BloomFilter {
+    return readRecordBytes(bytes, { [FilterType.bloom]: BloomFilter.#loaderFor(checkDeserializeOptions(options)) }, FilterType.bloom);
   }
 
   /** A filter from a stream of serializeChunks()'s pieces (a file stream, say), read piece by piece into wasm memory. */
-  static deserializeChunks(source: ByteSource): Promise<BloomFilter> {
-    return readRecordStream(source, { [FilterType.bloom]: BloomFilter.loader }, FilterType.bloom);
+  static deserializeChunks(source: ByteSource, options?: DeserializeOptions): Promise<BloomFilter> {
+    const shared = checkDeserializeOptions(options);
+    return readRecordStream(source, { [FilterType.bloom]: BloomFilter.#loaderFor(shared) }, FilterType.bloom);
   }
 
-  /** Checks a record's parameters and allocates the filter its payload fills. @internal */
-  static loader: Loader<BloomFilter> = (header) => {
+  /** Checks a record's parameters and allocates the filter its payload fills, in private memory. @internal */
+  static loader: Loader<BloomFilter> = (header) => BloomFilter.#loaderFor(false)(header);
+
+  /** The loader that reads a record into private memory or, with `shared`, into shared memories. */
+  static #loaderFor = (shared: boolean): Loader<BloomFilter> => (header) => {
     const r = new ParamReader(header.params);
     const bits = r.u64("bits");
     const baseBits = r.u64("base bits");
@@ -491,7 +495,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     if (segments > 1 && hashing.strategy !== "double") throw new FormatError("corrupted: a filter in segments uses double hashing");
     const expected = segments * (blockBytes(bits / segments) - HEADER_BYTES);
     if (header.payloadLength !== expected) throw new FormatError(`corrupted: payload of ${header.payloadLength} bytes for ${bits} bits`);
-    const filter = new BloomFilter(bits, hashes, hashing, baseBits, undefined, segments);
+    const filter = new BloomFilter(bits, hashes, hashing, baseBits, undefined, segments, sharedPlacement(shared, hashing));
     const bytes = expected / segments;
     return {
       target: filter.segments().map(({ arena, ptr }) => ({ arena, ptr: ptr + HEADER_BYTES, bytes })),
@@ -576,8 +580,9 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
   }
 
   /** A filter from toBase64()'s text. */
-  static fromBase64(text: string): BloomFilter {
-    return BloomFilter.deserialize(fromBase64(text));
+  static fromBase64(text: string, options?: DeserializeOptions): BloomFilter {
+    const shared = checkDeserializeOptions(options);
+    return BloomFilter.deserialize(fromBase64(text), { shared });
   }
 
   /**

@@ -14,7 +14,7 @@ export {
   type SplitBlockBloomFilterOptions,
   type SharedSplitBlockBloomFilterHandle,
 } from "./split-block-bloom-filter.js";
-export type { SharedFilterHandle } from "./shared.js";
+export type { DeserializeOptions, SharedFilterHandle } from "./shared.js";
 export { BinaryFuseFilter, type BinaryFuseFilterOptions } from "./binary-fuse-filter.js";
 export { deserialize, deserializeBase64, deserializeChunks, type AnyFilter } from "./deserialize.js";
 export { FormatError, FORMAT_VERSION, type ByteSource } from "./format.js";

@@ -3,7 +3,7 @@
 // parameters, nothing else, so posting it to a worker copies no bits. The
 // memories stay alive while anything references them: a handle kept around
 // keeps them, so drop it once fromShared() has run.
-import { describe } from "./errors.js";
+import { checkOptions, describe } from "./errors.js";
 import { attachShared, type Block } from "./memory.js";
 
 /**
@@ -13,6 +13,19 @@ import { attachShared, type Block } from "./memory.js";
  */
 export interface SharedMemory {
   readonly buffer: ArrayBufferLike;
+}
+
+/** Options of a shareable filter type's deserialize, deserializeChunks and fromBase64. */
+export interface DeserializeOptions {
+  /** Read the filter into shared memory, as create(…, { shared: true }) holds it, so share() can hand it to worker threads (default false). */
+  shared?: boolean;
+}
+
+/** options.shared of a deserialize call, checked before any byte is read: a TypeError naming it when it is not a boolean. */
+export function checkDeserializeOptions(options: unknown): boolean {
+  const { shared } = checkOptions("options", options, ["shared"]);
+  if (shared !== undefined && typeof shared !== "boolean") throw new TypeError(`options.shared must be a boolean, got ${describe(shared)}`);
+  return shared === true;
 }
 
 /** A structured-cloneable handle to a shared filter: post it to a worker, and call fromShared() there. */

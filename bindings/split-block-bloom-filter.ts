@@ -8,7 +8,7 @@ import { HASH_XXH64, OP_ADD, OP_HAS, SBBF_HEADER } from "./constants.generated.j
 import { checkCount, checkInteger, checkOptions, checkVisit, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { isBytes, SHARED_KEY_BYTES, type Key } from "./keys.js";
-import { openHandle, type SharedFilterHandle } from "./shared.js";
+import { checkDeserializeOptions, openHandle, type DeserializeOptions, type SharedFilterHandle } from "./shared.js";
 import type { Filter } from "./filter.js";
 import {
   FilterType,
@@ -399,17 +399,21 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
     return { type: FilterType.splitBlock, version: 1, params: new ParamWriter().u32(this.#blocks).u64(this.#count).bytes(), payload: this.#regions() };
   }
 
-  static deserialize(bytes: Uint8Array): SplitBlockBloomFilter {
-    return readRecordBytes(bytes, { [FilterType.splitBlock]: SplitBlockBloomFilter.loader }, FilterType.splitBlock);
+  static deserialize(bytes: Uint8Array, options?: DeserializeOptions): SplitBlockBloomFilter {
+    return readRecordBytes(bytes, { [FilterType.splitBlock]: SplitBlockBloomFilter.#loaderFor(checkDeserializeOptions(options)) }, FilterType.splitBlock);
   }
 
   /** A filter from a stream of serializeChunks()'s pieces, read piece by piece into wasm memory. */
-  static deserializeChunks(source: ByteSource): Promise<SplitBlockBloomFilter> {
-    return readRecordStream(source, { [FilterType.splitBlock]: SplitBlockBloomFilter.loader }, FilterType.splitBlock);
+  static deserializeChunks(source: ByteSource, options?: DeserializeOptions): Promise<SplitBlockBloomFilter> {
+    const shared = checkDeserializeOptions(options);
+    return readRecordStream(source, { [FilterType.splitBlock]: SplitBlockBloomFilter.#loaderFor(shared) }, FilterType.splitBlock);
   }
 
-  /** Checks a record's parameters and allocates the filter its payload fills. @internal */
-  static loader: Loader<SplitBlockBloomFilter> = (header) => {
+  /** Checks a record's parameters and allocates the filter its payload fills, in private memory. @internal */
+  static loader: Loader<SplitBlockBloomFilter> = (header) => SplitBlockBloomFilter.#loaderFor(false)(header);
+
+  /** The loader that reads a record into private memory or, with `shared`, into a shared memory. */
+  static #loaderFor = (shared: boolean): Loader<SplitBlockBloomFilter> => (header) => {
     const r = new ParamReader(header.params);
     const blocks = r.u32();
     const count = r.u64("count");
@@ -417,7 +421,7 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
     if (header.version !== 1) throw new FormatError(`corrupted: a split-block record of version ${header.version}`);
     if (blocks < 1 || blocks > MAX_BLOCKS) throw new FormatError(`corrupted: blocks = ${blocks} is out of range`);
     if (header.payloadLength !== blocks * SBBF_BLOCK_BYTES) throw new FormatError(`corrupted: payload of ${header.payloadLength} bytes for ${blocks} blocks`);
-    const filter = new SplitBlockBloomFilter(blocks);
+    const filter = new SplitBlockBloomFilter(blocks, sharedPlacement(shared));
     return {
       target: filter.#regions(),
       finish: () => {
@@ -434,8 +438,9 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
     };
   };
 
-  static fromBase64(text: string): SplitBlockBloomFilter {
-    return SplitBlockBloomFilter.deserialize(fromBase64(text));
+  static fromBase64(text: string, options?: DeserializeOptions): SplitBlockBloomFilter {
+    const shared = checkDeserializeOptions(options);
+    return SplitBlockBloomFilter.deserialize(fromBase64(text), { shared });
   }
 
   /** The kernel for OP_ADD / OP_HAS over a chunk of hashes or integer keys. */

@@ -5,7 +5,7 @@
 // keys. The workers run test/fixtures/shared-worker.mjs over the built library.
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import { BloomFilter, MAX_SEGMENT_BITS, SplitBlockBloomFilter, deserialize } from "../bindings/index.js";
+import { BloomFilter, FormatError, MAX_SEGMENT_BITS, SplitBlockBloomFilter, deserialize } from "../bindings/index.js";
 import { firstDifference } from "./helpers.js";
 
 const WORKER = new URL("./fixtures/shared-worker.mjs", import.meta.url);
@@ -146,6 +146,42 @@ describe.each(kinds)("a shared $name", ({ name, make }) => {
     shared.dispose();
     other.dispose();
     single.dispose();
+  });
+
+  it("deserialize(…, { shared: true }) reads a saved filter into shared memory: workers add to it, and it stays the private filter's bytes", async () => {
+    const Type = name === "BloomFilter" ? BloomFilter : SplitBlockBloomFilter;
+    const saved = make(false);
+    addRange(saved, 0, 30_000);
+    const bytes = saved.serialize();
+    const loads = [
+      Type.deserialize(bytes, { shared: true }),
+      Type.fromBase64(saved.toBase64(), { shared: true }),
+      await Type.deserializeChunks([bytes.subarray(0, 1000), bytes.subarray(1000)], { shared: true }),
+    ];
+    for (const loaded of loads) {
+      expect(loaded.shared).toBe(true);
+      expect(firstDifference(loaded.serialize(), bytes)).toBe(-1);
+    }
+    const [loaded] = loads;
+    const sync = new SharedArrayBuffer(8);
+    const results = await Promise.all(
+      [0, 1].map((w) => run<{ missing: number }>({ task: "add", type: name, handle: loaded.share(), from: 30_000 + w * 20_000, to: 50_000 + w * 20_000, batch: 997, sync, workers: 2, total: 40_000 })),
+    );
+    for (const result of results) expect(result.missing).toBe(0);
+    // The saved keys and the workers' keys are all there, with the bits one thread adding them all sets.
+    addRange(saved, 30_000, 70_000);
+    expect(loaded.hasInts(ints(0, 70_000)).every((answer) => answer === 1)).toBe(true);
+    expect(firstDifference(bitsOf(loaded), bitsOf(saved))).toBe(-1);
+    // A private load is private, and a bad option is refused before anything is read.
+    const privately = Type.deserialize(bytes);
+    expect(privately.shared).toBe(false);
+    expect(() => Type.deserialize(bytes, { shared: "yes" } as never)).toThrow(new TypeError('options.shared must be a boolean, got "yes"'));
+    expect(() => Type.deserialize(bytes, { sharde: true } as never)).toThrow('unknown option "sharde" in options; known options: shared');
+    // Corrupted bytes are refused into shared memory as into private memory.
+    const broken = bytes.slice();
+    broken[broken.length - 5] ^= 0x10;
+    expect(() => Type.deserialize(broken, { shared: true })).toThrow(FormatError);
+    for (const filter of [...loads, privately, saved]) filter.dispose();
   });
 
   it("testAndAdd from two threads at once: for each new key at least one thread hears absent (both may)", async () => {
