@@ -19,6 +19,7 @@ import { Output, Progress, countNewlines, linePieces, splitLines } from "./io.js
 import { cannot } from "./os-errors.js";
 import { count, fmt } from "./words.js";
 import { openShared, redisOptions, redisTarget } from "./redis.js";
+import { AnsweredLines, lineEnds } from "./answered-lines.js";
 import { LinePipeline, THREADED_INPUT_BYTES, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
 
 export const FILTER_TYPES = ["bloom", "counting", "cuckoo", "scalable", "split-block", "fuse8", "fuse16"] as const;
@@ -190,6 +191,7 @@ export async function query({ options, positionals }: Parsed): Promise<void> {
     const hashed = threads > 1 ? hashedApart(filter) : undefined;
     // Answers go to standard output: when that is the terminal too, a progress line would overwrite them.
     const progress = new Progress("query", undefined, Boolean(process.stdout.isTTY));
+    const answered = new AnsweredLines(ANSWER_SUFFIXES);
     let pool: LinePipeline | undefined;
     let bytes = 0;
     let lines = 0;
@@ -199,14 +201,11 @@ export async function query({ options, positionals }: Parsed): Promise<void> {
           await pool.push(piece);
           continue;
         }
-        const split = splitLines(piece);
-        const answers = filter.hasMany(split.keys);
-        split.keys.forEach((key, i) => {
-          out.write(key);
-          out.write(`\t${answer(answers[i])}\n`);
-        });
+        // The lines are asked in one call, split in wasm, and written with their answers as bytes: no string per line.
+        const answers = filter.hasLines(piece);
+        out.write(answered.of(piece, answers, lineEnds(piece)).text);
         bytes += piece.length;
-        lines += split.keys.length;
+        lines += answers.length;
         progress.update(bytes, lines);
         if (hashed && worthThreads(threads, undefined) && bytes >= THREADED_INPUT_BYTES) {
           // Workers hash the lines and write them with their answers; this thread queries the hashes in input order.

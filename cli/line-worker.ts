@@ -10,6 +10,7 @@
 import { fdatasyncSync, writeSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { BloomFilter, SplitBlockBloomFilter } from "bloomkit";
+import { AnsweredLines } from "./answered-lines.js";
 import type { Grouped, Hashed, LineJob, LineWorkerData } from "./line-pool.js";
 
 const { hashing, outputs, front, endLines, turn, shared, annotate } = workerData as LineWorkerData;
@@ -25,41 +26,8 @@ const hasher = target ? undefined : hashing === null ? SplitBlockBloomFilter.wit
 const held = new Map<number, { buffer: ArrayBuffer; length: number; ends: Uint32Array }>();
 /** Where the back group gathers before it follows the front group. */
 let back = new Uint8Array(1 << 20);
-/** The text after a line, by its answer, as bytes (query's output). */
-const suffixes = annotate?.map((text) => new TextEncoder().encode(text));
-/** Where a piece's annotated lines gather. */
-let annotated = new Uint8Array(2 << 20);
-
-/**
- * Each line of `bytes` without its line ending ("\n", and a "\r" before it,
- * as the reading thread's splitLines drops them), followed by the text of its
- * answer; returns the bytes and the number of 1 answers.
- */
-function annotateLines(bytes: Uint8Array, answers: Uint8Array, ends: Uint32Array): { text: Uint8Array; ones: number } {
-  let at = 0;
-  let start = 0;
-  let ones = 0;
-  for (let i = 0; i < answers.length; i++) {
-    const end = ends[i];
-    let keyEnd = end;
-    if (keyEnd > start && bytes[keyEnd - 1] === 10) keyEnd--;
-    if (keyEnd > start && bytes[keyEnd - 1] === 13) keyEnd--;
-    const suffix = suffixes![answers[i]];
-    const need = at + (keyEnd - start) + suffix.length;
-    if (need > annotated.length) {
-      const larger = new Uint8Array(Math.max(annotated.length * 2, need));
-      larger.set(annotated.subarray(0, at));
-      annotated = larger;
-    }
-    annotated.set(bytes.subarray(start, keyEnd), at);
-    at += keyEnd - start;
-    annotated.set(suffix, at);
-    at += suffix.length;
-    ones += answers[i];
-    start = end;
-  }
-  return { text: annotated.subarray(0, at), ones };
-}
+/** query's output: each line followed by the text of its answer. */
+const answered = annotate ? new AnsweredLines(annotate) : undefined;
 
 /**
  * Moves the lines answered `front` to the start of `bytes` and, with
@@ -158,8 +126,8 @@ function writeGroups(seq: number, bytes: Uint8Array, frontBytes: number, backByt
 function finish(seq: number, buffer: ArrayBuffer, length: number, ends: Uint32Array, answers: Uint8Array | undefined): Grouped {
   if (answers === undefined) return { seq, buffer, lines: ends.length, frontBytes: 0, backBytes: 0, ones: 0 };
   const bytes = new Uint8Array(buffer);
-  if (suffixes) {
-    const { text, ones } = annotateLines(bytes.subarray(0, length), answers, ends);
+  if (answered) {
+    const { text, ones } = answered.of(bytes.subarray(0, length), answers, ends);
     writeGroups(seq, text, text.length, 0);
     return { seq, buffer, lines: ends.length, frontBytes: 0, backBytes: 0, ones };
   }
