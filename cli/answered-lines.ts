@@ -2,6 +2,7 @@
 // ("\n", and one "\r" before it, as hasLines drops them), followed by the text
 // of its answer. Both the one-thread path and the workers of --threads write
 // it, so the two outputs are the same bytes.
+import { countNewlines } from "./io.js";
 
 /** Writes lines with their answers into a buffer it reuses, grown for a larger piece. */
 export class AnsweredLines {
@@ -44,10 +45,8 @@ export class AnsweredLines {
 
 /** Where each line of a piece ends (after its "\n"); a last line without "\n" ends at the end of the piece. */
 export function lineEnds(piece: Uint8Array): Uint32Array {
-  let lines = 0;
-  for (let at = piece.indexOf(10); at >= 0; at = piece.indexOf(10, at + 1)) lines++;
   const last = piece.length > 0 && piece[piece.length - 1] !== 10;
-  const ends = new Uint32Array(lines + (last ? 1 : 0));
+  const ends = new Uint32Array(countNewlines(piece) + (last ? 1 : 0));
   let i = 0;
   for (let at = piece.indexOf(10); at >= 0; at = piece.indexOf(10, at + 1)) ends[i++] = at + 1;
   if (last) ends[i] = piece.length;
