@@ -11,9 +11,10 @@
 // cost in cache, where misses do not hide it. Each cell is the best of
 // BENCH_ROUNDS runs (default 3): on a machine others share, the least disturbed.
 // Then the CLI's --threads on the 10,000,000-line crawl log of bench:cli
-// (CLI_LINES): dedup, intersect with the second file, and build.
+// (CLI_LINES): dedup, intersect with the second file, build, and query of
+// a split-block filter of the log with the log itself on standard input.
 import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { closeSync, openSync, rmSync } from "node:fs";
 import os from "node:os";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { BloomFilter, SplitBlockBloomFilter } from "bloomkit";
@@ -173,15 +174,20 @@ if (!isMainThread) {
   const secondFile = await crawlFileB(CLI_LINES);
   const cacheDir = new URL("./.cache/", import.meta.url).pathname;
   const bin = new URL("../dist/cli/main.js", import.meta.url).pathname;
+  // query reads its keys from standard input and writes every line with its answer: a filter of the log to ask.
+  const queried = `${cacheDir}query-threads.bloom`;
+  const built = spawnSync(process.execPath, [bin, "build", logFile, "-o", queried, "--type", "split-block", "--quiet"], { encoding: "utf8" });
+  if (built.status !== 0) throw new Error(`bloomkit build of the filter to query failed: ${built.stderr}`);
   const commands = [
     ["dedup", ["dedup", logFile, "-o", `${cacheDir}out-threads.txt`]],
     ["intersect", ["intersect", logFile, secondFile, "-o", `${cacheDir}out-threads.txt`]],
     ["build --type split-block", ["build", logFile, "-o", `${cacheDir}out-threads.bloom`, "--type", "split-block"]],
     ["build --type bloom", ["build", logFile, "-o", `${cacheDir}out-threads.bloom`, "--type", "bloom"]],
+    ["query (standard input)", ["query", queried, "-"], logFile],
   ];
   const cliRows = [];
   const threadCounts = [...new Set([1, 2, os.availableParallelism()])];
-  for (const [name, args] of commands) {
+  for (const [name, args, stdin] of commands) {
     let one = 0;
     for (const threads of threadCounts) {
       progress(`CLI ${name} --threads ${threads}`);
@@ -189,9 +195,17 @@ if (!isMainThread) {
       for (let r = 0; r < ROUNDS; r++) {
         rmSync(`${cacheDir}out-threads.txt`, { force: true });
         rmSync(`${cacheDir}out-threads.bloom`, { force: true });
+        // query has no --quiet: its progress line shows only on a terminal, and stderr here is a pipe.
+        const flags = stdin ? ["--threads", String(threads)] : ["--quiet", "--threads", String(threads)];
+        const input = stdin ? openSync(stdin, "r") : "ignore";
+        const output = stdin ? openSync(`${cacheDir}out-threads.txt`, "w") : "ignore";
         const started = performance.now();
-        const result = spawnSync(process.execPath, [bin, ...args, "--quiet", "--threads", String(threads)], { encoding: "utf8" });
+        const result = spawnSync(process.execPath, [bin, ...args, ...flags], { encoding: "utf8", stdio: [input, output, "pipe"] });
         const ms = performance.now() - started;
+        if (stdin) {
+          closeSync(input);
+          closeSync(output);
+        }
         if (result.status !== 0) throw new Error(`bloomkit ${name} failed: ${result.stderr}`);
         best = Math.min(best, ms);
       }
@@ -202,6 +216,7 @@ if (!isMainThread) {
   }
   rmSync(`${cacheDir}out-threads.txt`, { force: true });
   rmSync(`${cacheDir}out-threads.bloom`, { force: true });
+  rmSync(queried, { force: true });
 
   const m = machine();
   console.log(`bench:threads — ${m.date}, ${m.cpu}, ${m.cores} cores, ${m.memory}, ${m.os}, Node ${m.node}`);
