@@ -7,7 +7,7 @@ import { closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
 import { Output, Progress, estimateLines, linePieces } from "./io.js";
 import { count, formatBytes } from "./words.js";
 import { lineEnds, openShared, redisOptions, redisTarget, type SharedFilter } from "./redis.js";
-import { LinePipeline, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
+import { LinePipeline, PieceBuffers, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
 
 export const dedupOptions: OptionSpec[] = [
   { name: "output", short: "o", value: "FILE", help: "unique lines go here (default: standard output)" },
@@ -73,6 +73,8 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   const threads = parseThreads(options);
   const threaded = !shared && worthThreads(threads, size);
   let pool: LinePipeline | undefined;
+  // With threads, a file is read straight into the buffers the workers get.
+  const buffers = threaded ? new PieceBuffers() : undefined;
 
   let filter: BloomFilter | SplitBlockBloomFilter | ScalableBloomFilter | undefined;
   let lines = 0;
@@ -95,7 +97,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
     lines += answers.length;
   };
   try {
-    for await (const piece of linePieces(source)) {
+    for await (const piece of linePieces(source, buffers?.take)) {
       if (!filter && !shared) {
         const n = givenN ?? estimateLines(size, piece);
         if (memory !== undefined && type === "split-block") {
@@ -117,7 +119,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
         if (!pool) {
           // New lines go to the output, repeats (with --repeats) to the second.
           const outputs = [out, ...(repeats ? [repeats] : [])].map((output) => output.handOver());
-          pool = new LinePipeline({ filter: tested, op: (hashes) => tested.testAndAddHashes(hashes), front: 0, outputs }, threads, progress);
+          pool = new LinePipeline({ filter: tested, op: (hashes) => tested.testAndAddHashes(hashes), front: 0, outputs }, threads, progress, buffers);
         }
         await pool.push(piece);
         continue;

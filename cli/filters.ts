@@ -20,7 +20,7 @@ import { cannot } from "./os-errors.js";
 import { count, fmt } from "./words.js";
 import { openShared, redisOptions, redisTarget } from "./redis.js";
 import { AnsweredLines, lineEnds } from "./answered-lines.js";
-import { LinePipeline, THREADED_INPUT_BYTES, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
+import { LinePipeline, PieceBuffers, THREADED_INPUT_BYTES, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
 
 export const FILTER_TYPES = ["bloom", "counting", "cuckoo", "scalable", "split-block", "fuse8", "fuse16"] as const;
 
@@ -116,10 +116,12 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   let lines = 0;
   let bytes = 0;
   let pool: LinePipeline | undefined;
+  // With threads, a file is read straight into the buffers the workers get.
+  const buffers = threaded ? new PieceBuffers() : undefined;
   try {
-    for await (const piece of linePieces(source)) {
+    for await (const piece of linePieces(source, buffers?.take)) {
       if (threaded) {
-        pool ??= new LinePipeline({ filter: filter as BloomFilter, op: "add" }, threads, progress);
+        pool ??= new LinePipeline({ filter: filter as BloomFilter, op: "add" }, threads, progress, buffers);
         await pool.push(piece);
         continue;
       }

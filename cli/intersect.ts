@@ -14,7 +14,7 @@ import { STDIO, closeInput, openInput, refuseOutputsThatAreInputs, type Input } 
 import { Output, Progress, estimateLines, linePieces, sizedPieces, splitLines } from "./io.js";
 import { cannot } from "./os-errors.js";
 import { count, fmt, formatBytes } from "./words.js";
-import { LinePipeline, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
+import { LinePipeline, PieceBuffers, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
 
 export const intersectOptions: OptionSpec[] = [
   { name: "output", short: "o", value: "FILE", help: "common lines go here (default: standard output)" },
@@ -63,7 +63,9 @@ const SWAMPED_SHARE = 0.25;
 
 async function approximate(a: Input, b: Input, memory: number, p: number, givenN: number | undefined, out: Output, quiet: boolean, threads: number): Promise<string> {
   // A short standard input is read ahead to learn its size, so its filter is sized for it rather than for all the memory allowed.
-  const { size: sizeA, pieces: piecesA } = await sizedPieces(a);
+  // With threads, a file is read straight into the buffers the workers get (its size is known: `threaded` below agrees).
+  const buffersA = a.path !== STDIO && worthThreads(threads, a.size === undefined || b.size === undefined ? undefined : a.size + b.size) ? new PieceBuffers() : undefined;
+  const { size: sizeA, pieces: piecesA } = await sizedPieces(a, buffersA?.take);
   let filter: BloomFilter | undefined;
   let linesA = 0;
   const progressA = new Progress(`reading ${named(a)}`, sizeA, quiet);
@@ -83,7 +85,7 @@ async function approximate(a: Input, b: Input, memory: number, p: number, givenN
       }
       if (threaded) {
         // Worker threads hash the lines and add them to the shared filter.
-        poolA ??= new LinePipeline({ filter, op: "add" }, threads, progressA);
+        poolA ??= new LinePipeline({ filter, op: "add" }, threads, progressA, buffersA);
         await poolA.push(piece);
         continue;
       }
@@ -105,11 +107,13 @@ async function approximate(a: Input, b: Input, memory: number, p: number, givenN
   let common = 0;
   bytes = 0;
   let poolB: LinePipeline | undefined;
+  // With threads, B is read straight into the buffers the workers get.
+  const buffersB = threaded ? new PieceBuffers() : undefined;
   try {
-    for await (const piece of linePieces(b)) {
+    for await (const piece of linePieces(b, buffersB?.take)) {
       if (threaded) {
         // Worker threads hash the lines, query the shared filter and write the lines found, in input order.
-        poolB ??= new LinePipeline({ filter, op: "has", front: 1, endLines: true, outputs: [out.handOver()] }, threads, progressB);
+        poolB ??= new LinePipeline({ filter, op: "has", front: 1, endLines: true, outputs: [out.handOver()] }, threads, progressB, buffersB);
         await poolB.push(piece);
         continue;
       }

@@ -9,15 +9,22 @@ import { cannot, inWords } from "./os-errors.js";
 /** Read size, and how much output is buffered before a write. */
 const CHUNK = 1 << 20;
 
+/** Where linePieces reads a file into: a buffer of at least `bytes` bytes that the caller owns once its piece is yielded. */
+export type PieceBufferSource = (bytes: number) => ArrayBuffer;
+
 /**
  * Yields the input in pieces that end at a newline (the last piece may not),
  * so no line is split across two pieces. A file is read into one reused
  * buffer (the line that spans two reads moves to its front): a piece is valid
- * only until the next one is asked for. Standard input is streamed. An open
+ * only until the next one is asked for. With `buffers`, each piece is read
+ * into a buffer from it instead and is the caller's to keep or hand to another
+ * thread (the line that spans two reads moves to the next buffer first), so
+ * the worker threads of --threads get the input without a copy; the buffers
+ * keep one byte after the piece free. Standard input is streamed. An open
  * Input is read from its start (a regular file) and left open; a path is
  * opened and closed here.
  */
-export async function* linePieces(source: string | Input): AsyncGenerator<Buffer> {
+export async function* linePieces(source: string | Input, buffers?: PieceBufferSource): AsyncGenerator<Buffer> {
   const input = typeof source === "string" ? openInput(source) : source;
   if (input.path === STDIO) {
     yield* streamPieces();
@@ -25,12 +32,14 @@ export async function* linePieces(source: string | Input): AsyncGenerator<Buffer
   }
   // A regular file is read by position, so it can be read twice; a pipe or device as it comes.
   let position: number | null = input.regular ? 0 : null;
+  /** A buffer for `bytes` bytes of input: the caller's, with a byte to spare after them, or one allocated here. */
+  const fresh = (bytes: number) => (buffers ? Buffer.from(buffers(bytes + 1), 0, bytes) : Buffer.allocUnsafe(bytes));
   try {
-    let buffer = Buffer.allocUnsafe(CHUNK);
+    let buffer = fresh(CHUNK);
     let carry = 0;
     for (;;) {
       if (carry === buffer.length) {
-        const larger = Buffer.allocUnsafe(buffer.length * 2); // a line longer than the buffer
+        const larger = fresh(buffer.length * 2); // a line longer than the buffer
         buffer.copy(larger, 0, 0, carry);
         buffer = larger;
       }
@@ -46,9 +55,17 @@ export async function* linePieces(source: string | Input): AsyncGenerator<Buffer
         carry = filled;
         continue;
       }
-      yield buffer.subarray(0, last + 1);
-      buffer.copyWithin(0, last + 1, filled);
       carry = filled - last - 1;
+      if (buffers) {
+        // The piece's buffer is the caller's from now on (it may be handed to another thread): the rest moves first.
+        const full = buffer;
+        buffer = fresh(Math.max(CHUNK, carry * 2));
+        full.copy(buffer, 0, last + 1, filled);
+        yield full.subarray(0, last + 1);
+      } else {
+        yield buffer.subarray(0, last + 1);
+        buffer.copyWithin(0, last + 1, filled);
+      }
       // Let the event loop run between pieces, so Ctrl-C handlers (temporary files) get their turn.
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -64,12 +81,12 @@ export async function* linePieces(source: string | Input): AsyncGenerator<Buffer
 const READ_AHEAD_BYTES = 64 << 20;
 
 /**
- * The input's pieces of whole lines and its size. A file's size is known; standard
+ * The input's pieces of whole lines and its size (a file read into `buffers`, as linePieces says). A file's size is known; standard
  * input is read ahead until it ends or READ_AHEAD_BYTES are held, so a short one
  * has a size too (undefined only for a long stream, which then plays on).
  */
-export async function sizedPieces(input: Input): Promise<{ size: number | undefined; pieces: AsyncIterable<Buffer> }> {
-  if (input.path !== STDIO) return { size: input.size, pieces: linePieces(input) };
+export async function sizedPieces(input: Input, buffers?: PieceBufferSource): Promise<{ size: number | undefined; pieces: AsyncIterable<Buffer> }> {
+  if (input.path !== STDIO) return { size: input.size, pieces: linePieces(input, buffers) };
   const stream = linePieces(input);
   const held: Buffer[] = [];
   let bytes = 0;

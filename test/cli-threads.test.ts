@@ -64,6 +64,26 @@ describe("dedup --threads", () => {
     });
   }
 
+  it("writes what one thread writes when lines are longer than the reader's pieces (1 MiB)", () => {
+    // Lines of 1.5 and 3 MiB, each twice, among short ones: the reader grows its buffer and the piece goes to a worker as it is.
+    const random = rng(7);
+    const long = (bytes: number, seed: number) => Buffer.alloc(bytes, `line-${seed}-`).toString("latin1");
+    const lines: string[] = [];
+    for (let i = 0; i < 60_000; i++) lines.push(i % 20_000 === 5 ? long(3 << 20, i) : i % 15_000 === 7 ? long(3 << 19, i) : `https://crawl.example/${Math.floor(random() * 40_000)}`);
+    lines.push(...lines.filter((line) => line.length > 1 << 20));
+    writeFileSync(file("long.txt"), lines.join("\n"), "latin1");
+    const outputs = [1, 2].map((threads) => {
+      const result = run(["dedup", file("long.txt"), "-o", file(`long-${threads}.txt`), "--threads", String(threads)]);
+      expect(result.stderr).not.toMatch(/bloomkit:/);
+      return readFileSync(file(`long-${threads}.txt`), "latin1");
+    });
+    expect(outputs[1] === outputs[0]).toBe(true);
+    // Every long line is kept once.
+    const kept = outputs[0].split("\n").filter((line) => line.length > 1 << 20);
+    expect(kept.length).toBe(new Set(lines.filter((line) => line.length > 1 << 20)).size);
+    expect(new Set(kept).size).toBe(kept.length);
+  });
+
   it("keeps every first occurrence in order when the filter makes no mistake", () => {
     const result = run(["dedup", file("log.txt"), "--threads", "2", "--p", "1e-9"]);
     expect(result.code).toBe(0);
