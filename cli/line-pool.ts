@@ -177,6 +177,8 @@ export class LinePipeline {
       turn: new SharedArrayBuffer(8),
       annotate: stage.annotate,
     };
+    // BLOOMKIT_DEBUG says which work went to threads (the tests check that --threads is used).
+    if (process.env.BLOOMKIT_DEBUG) process.stderr.write(`bloomkit debug: ${threads} worker threads (${typeof op === "string" ? op : "hashing for this thread, which tests in input order"})\n`);
     this.#workers = Array.from({ length: threads }, () => {
       const worker = new Worker(new URL("./line-worker.js", import.meta.url), { workerData: data });
       worker.on("message", (message: Hashed | Grouped | { seq: number; error: string; code?: string; output?: number }) => {

@@ -18,8 +18,8 @@ const dir = mkdtempSync(join(tmpdir(), "bloomkit-threads-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const file = (name: string) => join(dir, name);
 
-function run(args: string[], input?: Buffer) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { input, maxBuffer: 1 << 30 });
+function run(args: string[], input?: Buffer, env?: Record<string, string>) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { input, maxBuffer: 1 << 30, env: { ...process.env, ...env } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr.toString("utf8") };
 }
 
@@ -238,5 +238,42 @@ describe("query --threads", () => {
     const result = run(["query", "--redis", "redis://127.0.0.1:1/0", "--name", "x", "k", "--threads", "2"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--threads is for a filter file/);
+  });
+});
+
+describe("which work goes to worker threads (BLOOMKIT_DEBUG says)", () => {
+  const debug = { BLOOMKIT_DEBUG: "1" };
+  /** The pipelines a run started: "N workers: what they do", in order. */
+  const started = (stderr: string) => Array.from(stderr.matchAll(/^bloomkit debug: (\d+) worker threads \(([^)]*)\)$/gm), (m) => `${m[1]} workers: ${m[2]}`);
+  const half = Buffer.from(log.toString("latin1").split("\n").slice(0, 60_000).join("\n") + "\n", "latin1");
+  writeFileSync(file("half.txt"), half);
+  const ordered = "2 workers: hashing for this thread, which tests in input order";
+  const cases: [string, string[], Buffer | undefined, string[]][] = [
+    ["dedup", ["dedup", file("log.txt"), "-o", file("debug-dedup.txt")], undefined, [ordered]],
+    ["dedup of standard input with --n", ["dedup", "-", "--n", "100k", "-o", file("debug-stdin.txt")], log, [ordered]],
+    ["intersect", ["intersect", file("log.txt"), file("half.txt"), "-o", file("debug-common.txt")], undefined, ["2 workers: add", "2 workers: has"]],
+    ["build --type bloom", ["build", file("log.txt"), "--type", "bloom", "-o", file("debug.bloom")], undefined, ["2 workers: add"]],
+    ["build --type split-block (one thread is as fast)", ["build", file("log.txt"), "--type", "split-block", "-o", file("debug.sbbf")], undefined, []],
+  ];
+  for (const [name, args, input, work] of cases) {
+    it(`${name}: ${work.join(", ") || "no workers"} with --threads 2, none with --threads 1`, () => {
+      const two = run([...args, "--threads", "2"], input, debug);
+      expect(two.code, two.stderr).toBe(0);
+      expect(started(two.stderr)).toEqual(work);
+      const one = run([...args, "--threads", "1"], input, debug);
+      expect(one.code, one.stderr).toBe(0);
+      expect(started(one.stderr)).toEqual([]);
+    });
+  }
+
+  it("query of standard input: lines past the first 4 MiB are hashed in 2 workers, queried here", () => {
+    const built = run(["build", file("log.txt"), "--type", "split-block", "-o", file("query.sbbf"), "--threads", "1"]);
+    expect(built.code, built.stderr).toBe(0);
+    const two = run(["query", file("query.sbbf"), "-", "--threads", "2"], log, debug);
+    expect(two.code, two.stderr).toBe(0);
+    expect(started(two.stderr)).toEqual([ordered]);
+    const one = run(["query", file("query.sbbf"), "-", "--threads", "1"], log, debug);
+    expect(one.stdout.equals(two.stdout)).toBe(true);
+    expect(started(one.stderr)).toEqual([]);
   });
 });
