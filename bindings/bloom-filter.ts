@@ -612,6 +612,21 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     this.#added(this.runLinesEach(OP_ADD, buffer, visit));
   }
 
+  /**
+   * The crawler program's step: adds the lines of `buffer` in order (split as
+   * addLines splits them) and hands `visit` the lines that were new, probably
+   * absent before (counting the lines before them in `buffer`), in input order
+   * and exactly as they were, line endings included. `visit(newLines,
+   * newCount, lineCount)` is called once per piece of the buffer; newLines is
+   * a view of wasm memory, valid only during the call: write it out or copy
+   * it. The same answers as testAndAddLines, without a pass over the lines in
+   * JS to pick the new ones out.
+   */
+  dedupLines(buffer: Uint8Array, visit: (newLines: Uint8Array, newCount: number, lineCount: number) => void): void {
+    checkVisit(visit);
+    this.#added(this.runDedupLines(buffer, visit));
+  }
+
   /** hasLines without copies: `visit(answers, ends, offset)` as in testAndAddLinesEach, for readers that copy the lines found out. */
   hasLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
     checkVisit(visit);

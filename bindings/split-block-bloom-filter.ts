@@ -366,6 +366,12 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
     this.addKeyCount(this.runLinesEach(OP_ADD, buffer, visit));
   }
 
+  /** As BloomFilter.dedupLines: the lines that were new, as views of wasm memory, piece by piece. */
+  dedupLines(buffer: Uint8Array, visit: (newLines: Uint8Array, newCount: number, lineCount: number) => void): void {
+    checkVisit(visit);
+    this.addKeyCount(this.runDedupLines(buffer, visit));
+  }
+
   /** As BloomFilter.hasLinesEach. */
   hasLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
     checkVisit(visit);

@@ -17,7 +17,7 @@ import { allocate, allocateShared, defaultArena, disown, freeMemory, named, own,
 import { SharedArena } from "./shared-arena.js";
 import { scratchBytes, scratchOf, writeKey, type Key } from "./keys.js";
 import { bytePieces, checkKeyLengths, placeChunk, runBatch, forEachChunk, saveChunk, type BatchResult, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
-import { OP_COUNT, OP_HAS } from "./constants.generated.js";
+import { OP_ADD, OP_COUNT, OP_HAS } from "./constants.generated.js";
 import { checkIntsKeys, formatBytes } from "./errors.js";
 import { FilterBase } from "./filter.js";
 
@@ -251,6 +251,51 @@ export abstract class WasmBlock extends FilterBase {
       total += kernel(chunk);
       const memory = arena.memory.buffer;
       visit(new Uint8Array(memory, chunk.scratch.out, chunk.count), new Uint32Array(memory, chunk.scratch.lineEnds, chunk.count), chunk.lineBase);
+    });
+    return total;
+  }
+
+  /**
+   * OP_ADD over the lines of `buffer`, chunk by chunk, handing `visit` each
+   * chunk's lines answered 0 (new), in order and with their line endings,
+   * and how many there were of how many (dedupLines). The kernels that take
+   * key hashes leave the chunk's bytes as they were copied in, so wasm moves
+   * the new lines together there; the independent strategy's kernels read
+   * keys compacted in place, so its new lines are gathered from `buffer`.
+   * Returns the keys that set a new bit.
+   */
+  protected runDedupLines(buffer: Uint8Array, visit: (newLines: Uint8Array, newCount: number, lineCount: number) => void): number {
+    if (this.keyHash === null) {
+      let gathered = new Uint8Array(0);
+      return this.runLinesEach(OP_ADD, buffer, (answers, ends, offset) => {
+        let used = 0;
+        let start = offset;
+        for (let i = 0; i < answers.length; i++) {
+          const end = offset + ends[i];
+          if (answers[i] === 0) {
+            if (used + end - start > gathered.length) {
+              const larger = new Uint8Array(Math.max(2 * gathered.length, used + end - start, 1 << 16));
+              larger.set(gathered.subarray(0, used));
+              gathered = larger;
+            }
+            gathered.set(buffer.subarray(start, end), used);
+            used += end - start;
+          }
+          start = end;
+        }
+        visit(gathered.subarray(0, used), answers.length - answers.reduce((sum, answer) => sum + answer, 0), answers.length);
+      });
+    }
+    this.checkShared({ kind: "lines", buffer });
+    const arena = this.batchArena;
+    const kernel = this.kernel(OP_ADD);
+    let total = 0;
+    forEachChunk(arena, this.keyHash, { kind: "lines", buffer }, (chunk) => {
+      total += kernel(chunk);
+      const { scratch, count } = chunk;
+      const fresh = arena.core.keepLines(scratch.bytes, scratch.lineEnds, scratch.out, count, 0, scratch.consumed);
+      const bytes = arena.u32()[scratch.consumed >>> 2];
+      visit(new Uint8Array(arena.memory.buffer, scratch.bytes, bytes), fresh, count);
     });
     return total;
   }

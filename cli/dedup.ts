@@ -126,7 +126,14 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
       }
       // Lines are split in wasm for every filter type (answers and line ends come as views); a filter kept in Redis answers a whole piece.
       if (shared) writeRuns(piece)(await shared.filter.testAndAddLines(piece), lineEnds(piece), 0);
-      else filter!.testAndAddLinesEach(piece, writeRuns(piece));
+      else if (repeats === undefined && !(filter instanceof ScalableBloomFilter)) {
+        // Only new lines are written: wasm gathers them, and they are written from its memory as they are.
+        filter!.dedupLines(piece, (fresh, newCount, lineCount) => {
+          out.writeThrough(fresh);
+          kept += newCount;
+          lines += lineCount;
+        });
+      } else filter!.testAndAddLinesEach(piece, writeRuns(piece));
       bytes += piece.length;
       progress.update(bytes, lines);
     }

@@ -215,6 +215,13 @@ export class Output {
     }
   }
 
+  /** Writes `bytes` after what is buffered, without copying them: for pieces of a megabyte or so. */
+  writeThrough(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    if (this.#used > 0) this.flushSync();
+    this.#writeAll(bytes);
+  }
+
   /**
    * Writes what is buffered and hands the file over to writers in other
    * threads (the CLI's --threads): they write to `fd` in order, and close()
