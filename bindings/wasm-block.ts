@@ -243,14 +243,20 @@ export abstract class WasmBlock extends FilterBase {
    * sum the kernel returned.
    */
   protected runLinesEach(op: number, buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): number {
+    return this.#runLineChunks(op, buffer, (chunk) => {
+      const memory = chunk.scratch.arena.memory.buffer;
+      visit(new Uint8Array(memory, chunk.scratch.out, chunk.count), new Uint32Array(memory, chunk.scratch.lineEnds, chunk.count), chunk.lineBase);
+    });
+  }
+
+  /** Runs `op` over the lines of `buffer` and hands each chunk to `visit` once it is answered; returns the sum the kernel returned. */
+  #runLineChunks(op: number, buffer: Uint8Array, visit: (chunk: Chunk) => void): number {
     this.checkShared({ kind: "lines", buffer });
-    const arena = this.batchArena;
     const kernel = this.kernel(op);
     let total = 0;
-    forEachChunk(arena, this.keyHash, { kind: "lines", buffer }, (chunk) => {
+    forEachChunk(this.batchArena, this.keyHash, { kind: "lines", buffer }, (chunk) => {
       total += kernel(chunk);
-      const memory = arena.memory.buffer;
-      visit(new Uint8Array(memory, chunk.scratch.out, chunk.count), new Uint32Array(memory, chunk.scratch.lineEnds, chunk.count), chunk.lineBase);
+      visit(chunk);
     });
     return total;
   }
@@ -286,18 +292,12 @@ export abstract class WasmBlock extends FilterBase {
         visit(gathered.subarray(0, used), answers.length - answers.reduce((sum, answer) => sum + answer, 0), answers.length);
       });
     }
-    this.checkShared({ kind: "lines", buffer });
-    const arena = this.batchArena;
-    const kernel = this.kernel(OP_ADD);
-    let total = 0;
-    forEachChunk(arena, this.keyHash, { kind: "lines", buffer }, (chunk) => {
-      total += kernel(chunk);
-      const { scratch, count } = chunk;
+    return this.#runLineChunks(OP_ADD, buffer, ({ scratch, count }) => {
+      const { arena } = scratch;
       const fresh = arena.core.keepLines(scratch.bytes, scratch.lineEnds, scratch.out, count, 0, scratch.consumed);
       const bytes = arena.u32()[scratch.consumed >>> 2];
       visit(new Uint8Array(arena.memory.buffer, scratch.bytes, bytes), fresh, count);
     });
-    return total;
   }
 
   /** For a shared structure whose kernel reads key bytes: every key must fit this thread's batch area, checked before anything runs. */
