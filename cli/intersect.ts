@@ -63,15 +63,17 @@ const SWAMPED_SHARE = 0.25;
 
 async function approximate(a: Input, b: Input, memory: number, p: number, givenN: number | undefined, out: Output, quiet: boolean, threads: number): Promise<string> {
   // A short standard input is read ahead to learn its size, so its filter is sized for it rather than for all the memory allowed.
-  // With threads, a file is read straight into the buffers the workers get (its size is known: `threaded` below agrees).
-  const buffersA = a.path !== STDIO && worthThreads(threads, a.size === undefined || b.size === undefined ? undefined : a.size + b.size) ? new PieceBuffers() : undefined;
+  /** Whether the two inputs are worth threads, A being `sizeA` bytes (undefined: a stream). */
+  const threadedFor = (sizeA: number | undefined) => worthThreads(threads, sizeA === undefined || b.size === undefined ? undefined : sizeA + b.size);
+  // With threads, a file is read straight into the buffers the workers get (its size is known before it is read).
+  const buffersA = a.path !== STDIO && threadedFor(a.size) ? new PieceBuffers() : undefined;
   const { size: sizeA, pieces: piecesA } = await sizedPieces(a, buffersA?.take);
   let filter: BloomFilter | undefined;
   let linesA = 0;
   const progressA = new Progress(`reading ${named(a)}`, sizeA, quiet);
   let bytes = 0;
   // Threads share the filter: they add A's lines to it and query B's themselves.
-  const threaded = worthThreads(threads, sizeA === undefined || b.size === undefined ? undefined : sizeA + b.size);
+  const threaded = threadedFor(sizeA);
   const placement = { shared: threaded };
   let poolA: LinePipeline | undefined;
   try {
