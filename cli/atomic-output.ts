@@ -4,10 +4,18 @@
 // An error, Ctrl-C or SIGTERM removes the temporary file; SIGKILL or a power
 // cut leaves at most a stray hidden ".name.….tmp" and the old output intact.
 import { randomBytes } from "node:crypto";
-import { closeSync, fchmodSync, fsyncSync, lstatSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { close, closeSync, fchmodSync, fdatasync, fsyncSync, lstatSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { onCleanup } from "./cleanup.js";
 import { cannot } from "./os-errors.js";
+
+/**
+ * An output is flushed to disk along the way every this many bytes (flushAhead,
+ * and the writers of --threads): it must be flushed before it is renamed
+ * into place anyway, and doing it while the run goes on keeps most of the final
+ * fsync off its end.
+ */
+export const FLUSH_AHEAD_BYTES = 32 << 20;
 
 /** Permissions of a new output before the umask, as for any file a program creates. */
 const NEW_FILE_MODE = 0o666;
@@ -61,6 +69,9 @@ export class AtomicFile {
   readonly #temporary: string | undefined;
   readonly #unregister: () => void;
   #open = true;
+  /** A second descriptor of the temporary file for flushAhead: the flush may still run when `fd` is closed. */
+  #flushFd: number | undefined;
+  #flushing = false;
 
   constructor(path: string) {
     this.path = path;
@@ -109,6 +120,35 @@ export class AtomicFile {
     }
   }
 
+  /**
+   * Starts flushing what is written so far to disk in the background (libuv's
+   * thread pool), unless a flush is running. commit() flushes the file before
+   * it renames it anyway; flushing along the way keeps most of that wait off
+   * the end of a run (measured: the final fsync of dedup's 384 MB output took
+   * 122 ms of a 1.08 s run). A failure here is left for commit()'s fsync to report.
+   */
+  flushAhead(): void {
+    if (this.#temporary === undefined || this.#flushing || !this.#open) return;
+    try {
+      this.#flushFd ??= openSync(this.#temporary, "r");
+    } catch {
+      return; // not readable (a write-only folder): commit() flushes it all
+    }
+    this.#flushing = true;
+    fdatasync(this.#flushFd, () => {
+      this.#flushing = false;
+      if (!this.#open) this.#closeFlushFd();
+    });
+  }
+
+  /** Closes the flush descriptor unless a flush is using it (its callback closes it then). */
+  #closeFlushFd(): void {
+    if (this.#flushFd === undefined || this.#flushing) return;
+    const fd = this.#flushFd;
+    this.#flushFd = undefined;
+    close(fd, () => {});
+  }
+
   /** Flushes the file to disk and puts it in place of the output. */
   commit(): void {
     if (!this.#open) return;
@@ -116,6 +156,7 @@ export class AtomicFile {
       if (this.#temporary !== undefined) fsyncSync(this.fd);
       closeSync(this.fd);
       this.#open = false;
+      this.#closeFlushFd();
       if (this.#temporary !== undefined) renameSync(this.#temporary, this.#target);
     } catch (error) {
       this.abort();
@@ -136,6 +177,7 @@ export class AtomicFile {
         // Already closed by a failed commit.
       }
     }
+    this.#closeFlushFd();
     if (this.#temporary === undefined) return;
     try {
       unlinkSync(this.#temporary);

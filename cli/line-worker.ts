@@ -11,6 +11,7 @@ import { fdatasyncSync, writeSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { BloomFilter, SplitBlockBloomFilter } from "bloomkit";
 import { AnsweredLines } from "./answered-lines.js";
+import { FLUSH_AHEAD_BYTES } from "./atomic-output.js";
 import type { Grouped, Hashed, LineJob, LineWorkerData } from "./line-pool.js";
 
 const { hashing, outputs, front, endLines, turn, shared, annotate } = workerData as LineWorkerData;
@@ -88,13 +89,6 @@ function writeAll(fd: number, bytes: Uint8Array): void {
 
 /** Bytes this worker wrote to each output since it last flushed it to disk. */
 const unflushed = outputs.map(() => 0);
-/**
- * Flush an output to disk after this many bytes: the output is flushed before
- * it is renamed into place anyway, and doing it along the way, outside the
- * turn, keeps the 100–200 ms final fsync of a 384 MB output (bench/THREADS.md)
- * off the end of the run.
- */
-const FLUSH_AHEAD_BYTES = 32 << 20;
 
 /** Writes the groups of piece `seq` in its turn: the front group to the first output, the back group to the second. */
 function writeGroups(seq: number, bytes: Uint8Array, frontBytes: number, backBytes: number): void {

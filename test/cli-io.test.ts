@@ -1,0 +1,181 @@
+// The CLI's reading and writing, as functions: linePieces (a file read ahead
+// in libuv's thread pool while the caller works on the last piece, or a pipe
+// read as it comes) and Output over a temporary file flushed to disk along
+// the way. The commands that use them are run in cli.test.ts and cli-threads.test.ts.
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { AtomicFile, FLUSH_AHEAD_BYTES } from "../cli/atomic-output.js";
+import { closeInput, openInput } from "../cli/input.js";
+import { linePieces, Output } from "../cli/io.js";
+import { rng } from "./helpers.js";
+
+const dir = mkdtempSync(join(tmpdir(), "bloomkit-io-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const MiB = 1 << 20;
+
+/**
+ * Random lines of 0 to 200 bytes, and a few of 0.9 to 3.5 MiB (longer than the
+ * reader's 1 MiB pieces), with or without a final newline: the text and its lines.
+ */
+function randomText(seed: number, lines: number, finalNewline: boolean): Buffer {
+  const random = rng(seed);
+  const parts: Buffer[] = [];
+  for (let i = 0; i < lines; i++) {
+    const long = random() < 0.002;
+    const length = long ? Math.floor((0.9 + 2.6 * random()) * MiB) : Math.floor(random() * 200);
+    // Bytes other than "\n", so every line is one line.
+    const line = Buffer.alloc(length, 97 + (i % 26));
+    if (length > 0) line[Math.floor(random() * length)] = 13; // a "\r" somewhere is a byte like any other
+    parts.push(line, Buffer.from(i < lines - 1 || finalNewline ? "\n" : ""));
+  }
+  return Buffer.concat(parts);
+}
+
+/** Every piece linePieces yields for `path`, copied (a piece without `buffers` is valid only until the next is asked for), and whether each ended at a newline. */
+async function piecesOf(path: string, withBuffers: boolean): Promise<{ pieces: Buffer[]; handedOver: ArrayBufferLike[] }> {
+  const taken: ArrayBuffer[] = [];
+  const take = (bytes: number) => {
+    const buffer = new ArrayBuffer(bytes);
+    taken.push(buffer);
+    return buffer;
+  };
+  const pieces: Buffer[] = [];
+  const handedOver: ArrayBufferLike[] = [];
+  for await (const piece of linePieces(path, withBuffers ? take : undefined)) {
+    pieces.push(Buffer.from(piece));
+    if (withBuffers) {
+      handedOver.push(piece.buffer);
+      // The piece is the caller's: scribbling over it must not change later pieces.
+      piece.fill(0x21);
+    }
+  }
+  if (withBuffers) for (const buffer of handedOver) expect(taken).toContain(buffer);
+  return { pieces, handedOver };
+}
+
+describe("linePieces", () => {
+  for (const [seed, lines, finalNewline] of [
+    [1, 60_000, true],
+    [2, 40_000, false],
+    [3, 1, false],
+    [4, 3, true],
+  ] as const) {
+    for (const withBuffers of [false, true]) {
+      it(`yields the file's bytes in order, cut only after a newline (seed ${seed}, ${lines} lines, ${withBuffers ? "pieces handed over" : "pieces in turns"})`, async () => {
+        const text = randomText(seed, lines, finalNewline);
+        const path = join(dir, `text-${seed}`);
+        writeFileSync(path, text);
+        const { pieces, handedOver } = await piecesOf(path, withBuffers);
+        expect(Buffer.compare(Buffer.concat(pieces), text)).toBe(0);
+        for (const piece of pieces.slice(0, -1)) expect(piece.at(-1)).toBe(10);
+        expect(pieces.every((piece) => piece.length > 0)).toBe(true);
+        // Handed-over pieces each have a buffer of their own.
+        if (withBuffers) expect(new Set(handedOver).size).toBe(handedOver.length);
+        if (text.length > 4 * MiB) expect(pieces.length).toBeGreaterThan(3);
+      });
+    }
+  }
+
+  it("yields nothing for an empty file, and the same pieces from an open input as from its path", async () => {
+    const empty = join(dir, "empty");
+    writeFileSync(empty, "");
+    expect((await piecesOf(empty, false)).pieces).toEqual([]);
+    const path = join(dir, "open");
+    const text = randomText(5, 20_000, true);
+    writeFileSync(path, text);
+    const input = openInput(path);
+    const fromInput: Buffer[] = [];
+    for await (const piece of linePieces(input)) fromInput.push(Buffer.from(piece));
+    closeInput(input);
+    expect(Buffer.compare(Buffer.concat(fromInput), text)).toBe(0);
+  });
+
+  it("stops cleanly when the caller stops early, with a read still running", async () => {
+    const path = join(dir, "early");
+    const text = randomText(6, 50_000, true);
+    writeFileSync(path, text);
+    let first: Buffer | undefined;
+    for await (const piece of linePieces(path)) {
+      first = Buffer.from(piece);
+      break;
+    }
+    expect(first && Buffer.compare(first, text.subarray(0, first.length))).toBe(0);
+    // The generator closed its file: reading the same path again from the start works.
+    expect(Buffer.compare(Buffer.concat((await piecesOf(path, false)).pieces), text)).toBe(0);
+  });
+
+  it("reads a pipe as it comes", async () => {
+    const text = randomText(7, 30_000, false);
+    const path = join(dir, "piped");
+    writeFileSync(path, text);
+    const fifo = join(dir, "fifo");
+    execFileSync("mkfifo", [fifo]);
+    const writer = spawn("sh", ["-c", 'exec cat "$0" > "$1"', path, fifo], { stdio: "inherit" });
+    const closed = new Promise((resolve) => writer.once("close", resolve));
+    const input = openInput(fifo); // blocks until the writer opens the pipe
+    expect(input.regular).toBe(false);
+    const pieces: Buffer[] = [];
+    for await (const piece of linePieces(input)) pieces.push(Buffer.from(piece));
+    closeInput(input);
+    await closed;
+    expect(Buffer.compare(Buffer.concat(pieces), text)).toBe(0);
+  });
+});
+
+describe("Output to a file, flushed along the way", () => {
+  /** Writes `total` bytes in pieces through every Output method, then commits or aborts; the bytes written. */
+  function writeThrough(path: string, total: number, seed: number): Buffer {
+    const random = rng(seed);
+    const out = new Output(path);
+    const written: Buffer[] = [];
+    let bytes = 0;
+    while (bytes < total) {
+      const length = Math.floor(random() * 3 * MiB);
+      const part = Buffer.alloc(length, 97 + (bytes % 26));
+      const way = Math.floor(random() * 3);
+      if (way === 0) out.write(part);
+      else if (way === 1) out.writeThrough(part);
+      else out.writeRange(Buffer.concat([Buffer.from("xx"), part]), 2, 2 + length);
+      written.push(part);
+      bytes += length;
+    }
+    return Object.assign(Buffer.concat(written), { out });
+  }
+
+  it("writes every byte, in order, past several flushes, and leaves no temporary file", async () => {
+    const path = join(dir, "flushed.txt");
+    writeFileSync(path, "the old output");
+    const expected = writeThrough(path, 3 * FLUSH_AHEAD_BYTES + 12345, 8) as Buffer & { out: Output };
+    // Let the background flushes run, as the commands' loops do between pieces.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expected.out.close();
+    expect(Buffer.compare(readFileSync(path), expected)).toBe(0);
+    expect(readdirSync(dir).filter((name) => name.startsWith(".flushed.txt."))).toEqual([]);
+  });
+
+  it("leaves the old output as it was when the run is abandoned with a flush still running", async () => {
+    const path = join(dir, "kept.txt");
+    writeFileSync(path, "the old output");
+    const file = new AtomicFile(path);
+    file.write(Buffer.alloc(FLUSH_AHEAD_BYTES + MiB, 120));
+    file.flushAhead();
+    file.abort();
+    expect(readFileSync(path, "utf8")).toBe("the old output");
+    expect(readdirSync(dir).filter((name) => name.startsWith(".kept.txt."))).toEqual([]);
+    // The flush's own descriptor is closed when the flush ends: nothing stays open on the removed file.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const open = readdirSync("/proc/self/fd").map((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return ""; // the descriptor readdir itself used
+      }
+    });
+    expect(open.filter((target) => target.includes(".kept.txt."))).toEqual([]);
+    expect(existsSync(path)).toBe(true);
+  });
+});
