@@ -4,7 +4,7 @@
 // An error, Ctrl-C or SIGTERM removes the temporary file; SIGKILL or a power
 // cut leaves at most a stray hidden ".name.….tmp" and the old output intact.
 import { randomBytes } from "node:crypto";
-import { close, closeSync, fchmodSync, fdatasync, fsyncSync, lstatSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { close, closeSync, fchmodSync, fdatasync, fsyncSync, lstatSync, openSync, realpathSync, renameSync, statSync, unlinkSync, write, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { onCleanup } from "./cleanup.js";
 import { cannot } from "./os-errors.js";
@@ -16,6 +16,13 @@ import { cannot } from "./os-errors.js";
  * fsync off its end.
  */
 export const FLUSH_AHEAD_BYTES = 32 << 20;
+
+/**
+ * Most bytes written in the background at once (writeBehind): past them a
+ * write is made in the caller's thread. Measured on dedup of the crawl log,
+ * its 384 MB of writes cost the main thread 123–152 ms of a 0.9–1.1 s run.
+ */
+export const WRITE_BEHIND_BYTES = 4 << 20;
 
 /** Permissions of a new output before the umask, as for any file a program creates. */
 const NEW_FILE_MODE = 0o666;
@@ -72,6 +79,15 @@ export class AtomicFile {
   /** A second descriptor of the temporary file for flushAhead: the flush may still run when `fd` is closed. */
   #flushFd: number | undefined;
   #flushing = false;
+  /** Bytes of the file written or being written: a temporary file is written by position, so writes in the background may end in any order. */
+  #position = 0;
+  /** A second descriptor for writeBehind, closed once its writes end (never while one runs, so its number is never another file's). */
+  #behindFd: number | undefined;
+  /** Bytes being written in the background, and the callers waiting for them to end. */
+  #behind = 0;
+  #settled: (() => void)[] = [];
+  /** The first error of a background write: every later call reports it. */
+  #failure: unknown;
 
   constructor(path: string) {
     this.path = path;
@@ -109,15 +125,83 @@ export class AtomicFile {
     return this.#temporary !== undefined;
   }
 
-  /** Writes all of `bytes`. */
+  /** True when nothing has been written: another thread may take `fd` over and write at its offset. */
+  get untouched(): boolean {
+    return this.#position === 0;
+  }
+
+  /** Writes all of `bytes` (after what writeBehind has taken, for a temporary file). */
   write(bytes: Uint8Array): void {
+    this.#check();
+    // A device or FIFO has no positions; a temporary file is written at the end of what it was given.
+    const position = this.#temporary === undefined ? null : this.#position;
+    this.#position += bytes.length;
     let at = 0;
     try {
-      while (at < bytes.length) at += writeSync(this.fd, bytes, at, bytes.length - at);
+      while (at < bytes.length) at += writeSync(this.fd, bytes, at, bytes.length - at, position === null ? null : position + at);
     } catch (error) {
       this.abort();
       throw cannot("write", this.path, error);
     }
+  }
+
+  /**
+   * Writes `bytes` after what it was given before, in libuv's thread pool,
+   * and hands them to `release` when they are written; false, writing
+   * nothing, when WRITE_BEHIND_BYTES are being written already or the output
+   * is not a temporary file (write then). `bytes` must not change until released.
+   */
+  writeBehind(bytes: Uint8Array, release: (bytes: Uint8Array) => void): boolean {
+    this.#check();
+    if (this.#temporary === undefined || this.#behind + bytes.length > WRITE_BEHIND_BYTES) return false;
+    try {
+      this.#behindFd ??= openSync(this.#temporary, "r+");
+    } catch {
+      return false;
+    }
+    const fd = this.#behindFd;
+    let position = this.#position;
+    this.#position += bytes.length;
+    this.#behind += bytes.length;
+    let rest = bytes;
+    const written = (error: NodeJS.ErrnoException | null, count: number) => {
+      if (!error && count < rest.length) {
+        // A short write (the disk filling up): the rest, after it.
+        rest = rest.subarray(count);
+        position += count;
+        write(fd, rest, 0, rest.length, position, written);
+        return;
+      }
+      this.#failure ??= error ?? undefined;
+      this.#behind -= bytes.length;
+      release(bytes);
+      if (this.#behind === 0) this.#idle();
+    };
+    write(fd, rest, 0, rest.length, position, written);
+    return true;
+  }
+
+  /** Resolves when every background write has ended; rejects, with the output removed, when one failed. */
+  async settle(): Promise<void> {
+    if (this.#behind > 0) await new Promise<void>((resolve) => this.#settled.push(resolve));
+    this.#check();
+  }
+
+  /** No background write runs: wake those waiting, and close the descriptor if the file is done with. */
+  #idle(): void {
+    for (const resolve of this.#settled.splice(0)) resolve();
+    if (!this.#open && this.#behindFd !== undefined) {
+      const fd = this.#behindFd;
+      this.#behindFd = undefined;
+      close(fd, () => {});
+    }
+  }
+
+  /** Throws, with the output removed, the failure of a background write. */
+  #check(): void {
+    if (this.#failure === undefined) return;
+    this.abort();
+    throw cannot("write", this.path, this.#failure);
   }
 
   /**
@@ -149,14 +233,17 @@ export class AtomicFile {
     close(fd, () => {});
   }
 
-  /** Flushes the file to disk and puts it in place of the output. */
+  /** Flushes the file to disk and puts it in place of the output; settle() first when writeBehind was used. */
   commit(): void {
     if (!this.#open) return;
+    if (this.#behind > 0) throw new Error(`${this.path}: commit() while ${this.#behind} bytes are being written; settle() first`);
+    this.#check();
     try {
       if (this.#temporary !== undefined) fsyncSync(this.fd);
       closeSync(this.fd);
       this.#open = false;
       this.#closeFlushFd();
+      this.#idle();
       if (this.#temporary !== undefined) renameSync(this.#temporary, this.#target);
     } catch (error) {
       this.abort();
@@ -178,6 +265,7 @@ export class AtomicFile {
       }
     }
     this.#closeFlushFd();
+    if (this.#behind === 0) this.#idle();
     if (this.#temporary === undefined) return;
     try {
       unlinkSync(this.#temporary);

@@ -146,8 +146,8 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
     await pool?.close();
   }
   closeInput(source);
-  out.close();
-  repeats?.close();
+  await out.close();
+  await repeats?.close();
   progress.done();
 
   const repeated = lines - kept;

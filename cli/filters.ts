@@ -227,7 +227,7 @@ export async function query({ options, positionals }: Parsed): Promise<void> {
     const answers = filter.hasMany(keys);
     keys.forEach((key, i) => out.write(`${key}\t${answer(answers[i])}\n`));
   }
-  out.close();
+  await out.close();
   filter.dispose();
 }
 
@@ -265,7 +265,7 @@ async function queryShared(target: { url: string; name: string }, keys: string[]
     const answers = await filter.hasMany(keys);
     keys.forEach((key, i) => out.write(`${key}\t${answer(answers[i])}\n`));
   }
-  out.close();
+  await out.close();
   await close();
 }
 

@@ -51,7 +51,7 @@ export async function intersect({ options, positionals }: Parsed): Promise<void>
     ? await exact(inputs[0], inputs[1], memory, scratch, out, quiet)
     : await approximate(inputs[0], inputs[1], memory, p, givenN, out, quiet, threads);
   inputs.forEach(closeInput);
-  out.close();
+  await out.close();
   process.stderr.write(report + "\n");
 }
 
@@ -246,7 +246,7 @@ async function partition(input: Input, prefix: string, buckets: number, quiet: b
     bytes += piece.length;
     progress.update(bytes, lines);
   }
-  for (const output of outputs) output.close();
+  for (const output of outputs) await output.close();
   progress.done();
   return lines;
 }

@@ -2,12 +2,14 @@
 // backpressure, and a progress line on stderr when it is a terminal.
 import { closeSync, openSync, read, readSync, writeSync } from "node:fs";
 import { CliError } from "./args.js";
-import { AtomicFile, FLUSH_AHEAD_BYTES } from "./atomic-output.js";
+import { AtomicFile, FLUSH_AHEAD_BYTES, WRITE_BEHIND_BYTES } from "./atomic-output.js";
 import { STDIO, closeInput, openInput, type Input } from "./input.js";
 import { cannot, inWords } from "./os-errors.js";
 
 /** Read size, and how much output is buffered before a write. */
 const CHUNK = 1 << 20;
+/** Buffers an output has, with its writes in the background: what WRITE_BEHIND_BYTES hold in pieces of CHUNK, and one to fill meanwhile. */
+const SPARE_BUFFERS = WRITE_BEHIND_BYTES / CHUNK + 1;
 
 /** Where linePieces reads a file into: a buffer of at least `bytes` bytes that the caller owns once its piece is yielded. */
 export type PieceBufferSource = (bytes: number) => ArrayBuffer;
@@ -240,16 +242,20 @@ export function splitLines(piece: Uint8Array): { keys: Uint8Array[]; ends: Uint3
 
 /**
  * Buffered writer over a file or stdout. It copies what it is given into its
- * own buffer and writes synchronously, so callers may reuse their buffers at
- * once and memory stays at one buffer per output. A file is written under a
- * temporary name and put in place by close() (see atomic-output.ts); a
- * scratch file the command itself removes can be written "direct".
+ * own buffers, so callers may reuse theirs at once. A file is written under a
+ * temporary name, in libuv's thread pool (at most WRITE_BEHIND_BYTES at a
+ * time, then in this thread), and put in place by close() (see
+ * atomic-output.ts); standard output, and a scratch file the command itself
+ * removes ("direct"), are written in this thread.
  */
 export class Output {
   #fd: number;
   #file: AtomicFile | undefined;
   #buffer: Buffer;
   #used = 0;
+  /** Buffers back from writes in the background, for reuse, and how many there are in all (at most SPARE_BUFFERS). */
+  #spare: Buffer[] = [];
+  #buffers = 1;
   /** Bytes written since the file was last flushed ahead. */
   #unflushed = 0;
   readonly path: string;
@@ -287,7 +293,7 @@ export class Output {
     }
   }
 
-  /** Writes `bytes` after what is buffered, without copying them: for pieces of a megabyte or so. */
+  /** Writes `bytes` after what is buffered, without copying them into the buffer first: for pieces of a megabyte or so. */
   writeThrough(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
     if (this.#used > 0) this.flushSync();
@@ -301,28 +307,64 @@ export class Output {
    */
   handOver(): { fd: number; path: string; flushAhead: boolean } {
     this.flushSync();
+    // This thread writes a file by position, which leaves its offset where the writers would start: nothing may precede them.
+    if (this.#file && !this.#file.untouched) throw new Error(`${this.path} was written to before it was handed over`);
     // A temporary file is flushed to disk before it is renamed: writers may start that early.
     return { fd: this.#fd, path: this.path === STDIO ? "standard output" : this.path, flushAhead: this.#file?.temporary === true };
   }
 
-  /** Writes what is buffered. */
+  /** Writes what is buffered (a file's in the background, when it can: the buffer is then swapped for a spare one). */
   flushSync(): void {
-    this.#writeAll(this.#buffer.subarray(0, this.#used));
+    if (this.#used === 0) return;
+    const full = this.#buffer;
+    const spare = this.#file?.temporary ? this.#take(full.length) : undefined;
+    // Without a spare buffer to go on with, the buffer is written in this thread.
+    if (spare && !this.#writeAll(full.subarray(0, this.#used), full)) this.#spare.push(spare);
+    else if (spare) this.#buffer = spare;
+    else this.#writeAll(full.subarray(0, this.#used));
     this.#used = 0;
   }
 
-  /** Writes the rest; a file then replaces the output. */
-  close(): void {
+  /** Writes the rest; a file then replaces the output once every write in the background has ended. */
+  async close(): Promise<void> {
     this.flushSync();
-    if (this.#file) this.#file.commit();
-    else if (this.#fd !== 1) closeSync(this.#fd);
+    if (this.#file) {
+      await this.#file.settle();
+      this.#file.commit();
+    } else if (this.#fd !== 1) closeSync(this.#fd);
   }
 
-  #writeAll(data: Uint8Array): void {
+  /** A spare buffer of at least `bytes` bytes, a new one while there are fewer than SPARE_BUFFERS, or undefined. */
+  #take(bytes: number): Buffer | undefined {
+    const index = this.#spare.findIndex((buffer) => buffer.length >= bytes);
+    if (index >= 0) return this.#spare.splice(index, 1)[0];
+    if (this.#buffers >= SPARE_BUFFERS || bytes > this.#buffer.length) return undefined;
+    this.#buffers++;
+    return Buffer.allocUnsafe(this.#buffer.length);
+  }
+
+  /**
+   * Writes `data`. A temporary file's writes go to libuv's thread pool while
+   * this thread goes on (AtomicFile.writeBehind); `owner`, the buffer `data`
+   * lies in when it is this output's own, is then handed over whole, and true
+   * is returned; other data is copied first (it may change once this returns).
+   */
+  #writeAll(data: Uint8Array, owner?: Buffer): boolean {
     this.#unflushed += data.length;
     if (this.#file && this.#unflushed >= FLUSH_AHEAD_BYTES) {
       this.#unflushed = 0;
       this.#file.flushAhead();
+    }
+    if (this.#file?.temporary) {
+      const held = owner ?? this.#take(data.length);
+      if (held) {
+        if (!owner) held.set(data);
+        const release = () => this.#spare.push(held);
+        if (this.#file.writeBehind(held.subarray(0, data.length), release)) return owner !== undefined;
+        if (!owner) release();
+      }
+      this.#file.write(data);
+      return false;
     }
     let at = 0;
     while (at < data.length) {
@@ -337,6 +379,7 @@ export class Output {
         }
       }
     }
+    return false;
   }
 }
 

@@ -1,13 +1,15 @@
 // The CLI's reading and writing, as functions: linePieces (a file read ahead
 // in libuv's thread pool while the caller works on the last piece, or a pipe
-// read as it comes) and Output over a temporary file flushed to disk along
-// the way. The commands that use them are run in cli.test.ts and cli-threads.test.ts.
-import { execFileSync, spawn } from "node:child_process";
+// read as it comes) and Output over a temporary file written in the thread
+// pool and flushed to disk along the way. The commands that use them are run
+// in cli.test.ts and cli-threads.test.ts; here, also with a file-size limit
+// that makes the writes in the background fail.
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { AtomicFile, FLUSH_AHEAD_BYTES } from "../cli/atomic-output.js";
+import { AtomicFile, FLUSH_AHEAD_BYTES, WRITE_BEHIND_BYTES } from "../cli/atomic-output.js";
 import { closeInput, openInput } from "../cli/input.js";
 import { linePieces, Output } from "../cli/io.js";
 import { rng } from "./helpers.js";
@@ -152,7 +154,7 @@ describe("Output to a file, flushed along the way", () => {
     const expected = writeThrough(path, 3 * FLUSH_AHEAD_BYTES + 12345, 8) as Buffer & { out: Output };
     // Let the background flushes run, as the commands' loops do between pieces.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expected.out.close();
+    await expected.out.close();
     expect(Buffer.compare(readFileSync(path), expected)).toBe(0);
     expect(readdirSync(dir).filter((name) => name.startsWith(".flushed.txt."))).toEqual([]);
   });
@@ -178,4 +180,58 @@ describe("Output to a file, flushed along the way", () => {
     expect(open.filter((target) => target.includes(".kept.txt."))).toEqual([]);
     expect(existsSync(path)).toBe(true);
   });
+});
+
+describe("writes in the background", () => {
+  it("puts the bytes of writeBehind and write in the order they were given, and releases each buffer once", async () => {
+    const random = rng(10);
+    const path = join(dir, "behind.bin");
+    const file = new AtomicFile(path);
+    const expected: Buffer[] = [];
+    const released = new Map<Uint8Array, number>();
+    let behind = 0;
+    for (let i = 0; i < 400; i++) {
+      const part = Buffer.alloc(Math.floor(random() * 256 * 1024), i % 251);
+      expected.push(part);
+      if (random() < 0.7 && file.writeBehind(part, (bytes) => released.set(bytes, (released.get(bytes) ?? 0) + 1))) behind++;
+      else file.write(part);
+      // Now and then, let the thread pool catch up, as a command does between pieces.
+      if (random() < 0.05) await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(behind).toBeGreaterThan(50);
+    await file.settle();
+    file.commit();
+    expect(Buffer.compare(readFileSync(path), Buffer.concat(expected))).toBe(0);
+    expect(released.size).toBe(behind);
+    expect([...released.values()].every((times) => times === 1)).toBe(true);
+  });
+
+  it("takes at most WRITE_BEHIND_BYTES at once, and refuses commit() before settle()", async () => {
+    const file = new AtomicFile(join(dir, "budget.bin"));
+    const chunk = Buffer.alloc(1 << 20);
+    let taken = 0;
+    while (file.writeBehind(chunk, () => {})) taken += chunk.length;
+    expect(taken).toBe(WRITE_BEHIND_BYTES);
+    expect(() => file.commit()).toThrow(/settle/);
+    await file.settle();
+    file.commit();
+    expect(readFileSync(join(dir, "budget.bin")).length).toBe(WRITE_BEHIND_BYTES);
+  });
+
+  for (const threads of [1, 2]) {
+    it(`a command whose output outgrows the file-size limit says so in one line and leaves the old output (--threads ${threads})`, () => {
+      const input = join(dir, `limited-in-${threads}.txt`);
+      const lines = Array.from({ length: 200_000 }, (_, i) => `https://example.com/${i}/${"x".repeat(i % 40)}`);
+      writeFileSync(input, lines.join("\n") + "\n");
+      const output = join(dir, `limited-out-${threads}.txt`);
+      writeFileSync(output, "the old output\n");
+      // 2 MiB (in 1024-byte blocks); SIGXFSZ ignored, so a write past it fails with EFBIG instead of killing the process.
+      const bin = new URL("../dist/cli/main.js", import.meta.url).pathname;
+      const result = spawnSync("sh", ["-c", `trap '' XFSZ; ulimit -f 2048; exec "$0" "$@"`, process.execPath, bin, "dedup", input, "-o", output, "--threads", String(threads)], { encoding: "utf8" });
+      expect(result.stderr).toBe(`bloomkit: cannot write ${output}: file too large\n`);
+      expect(result.status).toBe(1);
+      expect(readFileSync(output, "utf8")).toBe("the old output\n");
+      expect(readdirSync(dir).filter((name) => name.startsWith(`.limited-out-${threads}.txt.`))).toEqual([]);
+    });
+  }
 });
