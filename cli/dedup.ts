@@ -122,6 +122,8 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
           pool = new LinePipeline({ filter: tested, op: (hashes) => tested.testAndAddHashes(hashes), front: 0, outputs }, threads, progress, buffers);
         }
         await pool.push(piece);
+        out.flushAheadOf(pool.bytes);
+        repeats?.flushAheadOf(pool.bytes);
         continue;
       }
       // Lines are split in wasm for every filter type (answers and line ends come as views); a filter kept in Redis answers a whole piece.

@@ -117,6 +117,7 @@ async function approximate(a: Input, b: Input, memory: number, p: number, givenN
         // Worker threads hash the lines, query the shared filter and write the lines found, in input order.
         poolB ??= new LinePipeline({ filter, op: "has", front: 1, endLines: true, outputs: [out.handOver()] }, threads, progressB, buffersB);
         await poolB.push(piece);
+        out.flushAheadOf(poolB.bytes);
         continue;
       }
       // Lines split in wasm: answers and line ends come as views, and matching lines are copied out as byte ranges.

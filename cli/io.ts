@@ -256,8 +256,9 @@ export class Output {
   /** Buffers back from writes in the background, for reuse, and how many there are in all (at most SPARE_BUFFERS). */
   #spare: Buffer[] = [];
   #buffers = 1;
-  /** Bytes written since the file was last flushed ahead. */
+  /** Bytes written since the file was last flushed ahead; for a file handed over, the input bytes done when it was (flushAheadOf). */
   #unflushed = 0;
+  #flushedAt = 0;
   readonly path: string;
 
   constructor(path: string | undefined, bufferBytes = CHUNK, mode: "atomic" | "direct" = "atomic") {
@@ -305,12 +306,23 @@ export class Output {
    * threads (the CLI's --threads): they write to `fd` in order, and close()
    * still puts the file in place.
    */
-  handOver(): { fd: number; path: string; flushAhead: boolean } {
+  handOver(): { fd: number; path: string } {
     this.flushSync();
     // This thread writes a file by position, which leaves its offset where the writers would start: nothing may precede them.
     if (this.#file && !this.#file.untouched) throw new Error(`${this.path} was written to before it was handed over`);
-    // A temporary file is flushed to disk before it is renamed: writers may start that early.
-    return { fd: this.#fd, path: this.path === STDIO ? "standard output" : this.path, flushAhead: this.#file?.temporary === true };
+    return { fd: this.#fd, path: this.path === STDIO ? "standard output" : this.path };
+  }
+
+  /**
+   * For a file handed over: the writers have written the output of `bytes`
+   * bytes of input so far. Every FLUSH_AHEAD_BYTES of them, what is written
+   * is flushed to disk in libuv's thread pool (AtomicFile.flushAhead), so
+   * neither the writers (whose turns would wait on it) nor the final fsync do it.
+   */
+  flushAheadOf(bytes: number): void {
+    if (!this.#file || bytes - this.#flushedAt < FLUSH_AHEAD_BYTES) return;
+    this.#flushedAt = bytes;
+    this.#file.flushAhead();
   }
 
   /** Writes what is buffered (a file's in the background, when it can: the buffer is then swapped for a spare one). */

@@ -75,11 +75,10 @@ export interface LineWorkerData {
   annotate: readonly [string, string] | undefined;
 }
 
-/** An output the workers write to: its file descriptor, its name for errors, and whether they may flush it to disk as they go. */
+/** An output the workers write to: its file descriptor and its name for errors (the thread that owns it flushes it to disk, Output.flushAheadOf). */
 export interface OutputTarget {
   fd: number;
   path: string;
-  flushAhead: boolean;
 }
 
 /**

@@ -7,11 +7,10 @@
 // of the piece, the others (when a second output wants them) after them, and
 // writes each group to its output when the piece's turn comes; for a query it
 // writes every line followed by its answer instead.
-import { fdatasyncSync, writeSync } from "node:fs";
+import { writeSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { BloomFilter, SplitBlockBloomFilter } from "bloomkit";
 import { AnsweredLines } from "./answered-lines.js";
-import { FLUSH_AHEAD_BYTES } from "./atomic-output.js";
 import type { Grouped, Hashed, LineJob, LineWorkerData } from "./line-pool.js";
 
 const { hashing, outputs, front, endLines, turn, shared, annotate } = workerData as LineWorkerData;
@@ -87,9 +86,6 @@ function writeAll(fd: number, bytes: Uint8Array): void {
   }
 }
 
-/** Bytes this worker wrote to each output since it last flushed it to disk. */
-const unflushed = outputs.map(() => 0);
-
 /** Writes the groups of piece `seq` in its turn: the front group to the first output, the back group to the second. */
 function writeGroups(seq: number, bytes: Uint8Array, frontBytes: number, backBytes: number): void {
   const groups = [bytes.subarray(0, frontBytes), bytes.subarray(frontBytes, frontBytes + backBytes)];
@@ -98,21 +94,11 @@ function writeGroups(seq: number, bytes: Uint8Array, frontBytes: number, backByt
   try {
     for (; output < outputs.length; output++) {
       if (groups[output].length > 0) writeAll(outputs[output].fd, groups[output]);
-      unflushed[output] += groups[output].length;
     }
   } catch (error) {
     throw Object.assign(error as Error, { output });
   } finally {
     passTurn(seq);
-  }
-  for (output = 0; output < outputs.length; output++) {
-    if (!outputs[output].flushAhead || unflushed[output] < FLUSH_AHEAD_BYTES) continue;
-    unflushed[output] = 0;
-    try {
-      fdatasyncSync(outputs[output].fd);
-    } catch (error) {
-      throw Object.assign(error as Error, { output });
-    }
   }
 }
 
