@@ -125,6 +125,28 @@ for (const clients of CLIENTS) {
   );
 }
 
+/**
+ * What Redis itself allows: its CPU per BITFIELD SET u1 operation (reading
+ * and parsing the command, running it, replying), alone on the server, with
+ * the commands built before the clock starts. At k operations a key, one
+ * whole core of Redis serves at most 1 / (k · that) keys a second, whatever
+ * the client and transport.
+ */
+progress("Redis's own cost of one BITFIELD operation");
+await admin.flushAll();
+await admin.setBit("bench-floor", bits - 1, 0);
+const FLOOR_COMMANDS = 20;
+const FLOOR_OPERATIONS = 20_000;
+const floorCommands = batches.slice(0, FLOOR_COMMANDS).map((batch) => {
+  const indices = shape.indices({ kind: "keys", keys: batch.slice(0, FLOOR_OPERATIONS / hashes) });
+  const args = ["BITFIELD", "bench-floor"];
+  for (let i = 0; i < indices.length; i++) args.push("SET", "u1", String(indices[i]), "1");
+  return args;
+});
+const floorStart = await serverSeconds();
+for (const args of floorCommands) await admin.sendCommand(args);
+const floorMicros = ((await serverSeconds()) - floorStart) * 1e6 / (FLOOR_COMMANDS * FLOOR_OPERATIONS);
+
 await admin.quit();
 server.kill("SIGKILL");
 await new Promise((resolve) => server.once("exit", resolve));
@@ -145,3 +167,7 @@ for (const clients of CLIENTS) {
 const m = machine();
 console.log(`Redis 7 on loopback, ${m.cpu} (${m.cores} cores), Node ${m.node}, ${m.date}; filter n = ${N.toLocaleString("en-US")}, p = ${P} (m = ${bits} bits, k = ${hashes}); batches of ${BATCH.toLocaleString("en-US")} URL keys; ${SECONDS} s a row.\n`);
 console.log(table(["clients", "bloomkit keys/s (Redis CPU/key)", "one BITFIELD from the client", "naive SETBIT", "bloomkit / naive"], rows));
+console.log(
+  `\nRedis alone: ${floorMicros.toFixed(2)} µs of its CPU per BITFIELD SET u1 operation (${FLOOR_COMMANDS} commands of ${fmt(FLOOR_OPERATIONS)}, built beforehand); ` +
+    `at k = ${hashes}, one whole core of Redis serves at most ${fmt(1e6 / (hashes * floorMicros))} keys a second whatever the client.`,
+);
