@@ -10,9 +10,9 @@ import { onCleanup } from "./cleanup.js";
 import { cannot } from "./os-errors.js";
 
 /**
- * An output is flushed to disk along the way every this many bytes (flushAhead,
- * and the writers of --threads): it must be flushed before it is renamed
- * into place anyway, and doing it while the run goes on keeps most of the final
+ * An output is flushed to disk along the way every this many bytes
+ * (AtomicFile.flushAheadOf): it must be flushed before it is renamed into
+ * place anyway, and doing it while the run goes on keeps most of the final
  * fsync off its end.
  */
 export const FLUSH_AHEAD_BYTES = 32 << 20;
@@ -76,13 +76,17 @@ export class AtomicFile {
   readonly #temporary: string | undefined;
   readonly #unregister: () => void;
   #open = true;
-  /** A second descriptor of the temporary file for flushAhead: the flush may still run when `fd` is closed. */
-  #flushFd: number | undefined;
-  #flushing = false;
+  /**
+   * A second descriptor of the temporary file, for the writes and flushes in
+   * libuv's thread pool: they may still run when `fd` is closed, and it is
+   * closed only once none does, so its number is never another file's while one uses it.
+   */
+  #background: number | undefined;
   /** Bytes of the file written or being written: a temporary file is written by position, so writes in the background may end in any order. */
   #position = 0;
-  /** A second descriptor for writeBehind, closed once its writes end (never while one runs, so its number is never another file's). */
-  #behindFd: number | undefined;
+  /** What #position (or, for a file handed over, flushAheadOf's count) was when the last flush started. */
+  #flushedAt = 0;
+  #flushing = false;
   /** Bytes being written in the background, and the callers waiting for them to end. */
   #behind = 0;
   #settled: (() => void)[] = [];
@@ -111,6 +115,11 @@ export class AtomicFile {
     }
     this.#temporary = temporary;
     this.#unregister = onCleanup(() => this.abort());
+    try {
+      this.#background = openSync(temporary, "r+"); // before the file takes the old one's permissions, which may forbid it
+    } catch {
+      // Then everything is written and flushed in the caller's thread.
+    }
     if (mode !== undefined) {
       try {
         fchmodSync(this.fd, mode); // the replaced file keeps its permissions
@@ -136,6 +145,7 @@ export class AtomicFile {
     // A device or FIFO has no positions; a temporary file is written at the end of what it was given.
     const position = this.#temporary === undefined ? null : this.#position;
     this.#position += bytes.length;
+    this.flushAheadOf(this.#position);
     let at = 0;
     try {
       while (at < bytes.length) at += writeSync(this.fd, bytes, at, bytes.length - at, position === null ? null : position + at);
@@ -153,15 +163,11 @@ export class AtomicFile {
    */
   writeBehind(bytes: Uint8Array, release: (bytes: Uint8Array) => void): boolean {
     this.#check();
-    if (this.#temporary === undefined || this.#behind + bytes.length > WRITE_BEHIND_BYTES) return false;
-    try {
-      this.#behindFd ??= openSync(this.#temporary, "r+");
-    } catch {
-      return false;
-    }
-    const fd = this.#behindFd;
+    const fd = this.#background;
+    if (fd === undefined || this.#behind + bytes.length > WRITE_BEHIND_BYTES) return false;
     let position = this.#position;
     this.#position += bytes.length;
+    this.flushAheadOf(this.#position);
     this.#behind += bytes.length;
     let rest = bytes;
     const written = (error: NodeJS.ErrnoException | null, count: number) => {
@@ -175,7 +181,7 @@ export class AtomicFile {
       this.#failure ??= error ?? undefined;
       this.#behind -= bytes.length;
       release(bytes);
-      if (this.#behind === 0) this.#idle();
+      this.#backgroundIdle();
     };
     write(fd, rest, 0, rest.length, position, written);
     return true;
@@ -187,14 +193,13 @@ export class AtomicFile {
     this.#check();
   }
 
-  /** No background write runs: wake those waiting, and close the descriptor if the file is done with. */
-  #idle(): void {
-    for (const resolve of this.#settled.splice(0)) resolve();
-    if (!this.#open && this.#behindFd !== undefined) {
-      const fd = this.#behindFd;
-      this.#behindFd = undefined;
-      close(fd, () => {});
-    }
+  /** After background work: wakes settle()'s callers once no write runs, and closes the background descriptor once nothing runs on it and the file is done with. */
+  #backgroundIdle(): void {
+    if (this.#behind === 0) for (const resolve of this.#settled.splice(0)) resolve();
+    if (this.#open || this.#behind > 0 || this.#flushing || this.#background === undefined) return;
+    const fd = this.#background;
+    this.#background = undefined;
+    close(fd, () => {});
   }
 
   /** Throws, with the output removed, the failure of a background write. */
@@ -205,32 +210,24 @@ export class AtomicFile {
   }
 
   /**
-   * Starts flushing what is written so far to disk in the background (libuv's
-   * thread pool), unless a flush is running. commit() flushes the file before
-   * it renames it anyway; flushing along the way keeps most of that wait off
-   * the end of a run (measured: the final fsync of dedup's 384 MB output took
-   * 122 ms of a 1.08 s run). A failure here is left for commit()'s fsync to report.
+   * Flushes what is written so far to disk in the background (libuv's thread
+   * pool) each time `bytes` has grown by FLUSH_AHEAD_BYTES since the last
+   * flush began, unless one still runs: `bytes` is what this file was given
+   * (write and writeBehind call this), or, for a file handed over to other
+   * threads, how much of the input they have written the output of. commit()
+   * flushes the file before it renames it anyway; flushing along the way keeps
+   * most of that wait off the end of a run (measured: the final fsync of
+   * dedup's 384 MB output took 122 ms of a 1.08 s run). A failure here is left
+   * for commit()'s fsync to report.
    */
-  flushAhead(): void {
-    if (this.#temporary === undefined || this.#flushing || !this.#open) return;
-    try {
-      this.#flushFd ??= openSync(this.#temporary, "r");
-    } catch {
-      return; // not readable (a write-only folder): commit() flushes it all
-    }
+  flushAheadOf(bytes: number): void {
+    if (this.#background === undefined || this.#flushing || !this.#open || bytes - this.#flushedAt < FLUSH_AHEAD_BYTES) return;
+    this.#flushedAt = bytes;
     this.#flushing = true;
-    fdatasync(this.#flushFd, () => {
+    fdatasync(this.#background, () => {
       this.#flushing = false;
-      if (!this.#open) this.#closeFlushFd();
+      this.#backgroundIdle();
     });
-  }
-
-  /** Closes the flush descriptor unless a flush is using it (its callback closes it then). */
-  #closeFlushFd(): void {
-    if (this.#flushFd === undefined || this.#flushing) return;
-    const fd = this.#flushFd;
-    this.#flushFd = undefined;
-    close(fd, () => {});
   }
 
   /** Flushes the file to disk and puts it in place of the output; settle() first when writeBehind was used. */
@@ -242,8 +239,7 @@ export class AtomicFile {
       if (this.#temporary !== undefined) fsyncSync(this.fd);
       closeSync(this.fd);
       this.#open = false;
-      this.#closeFlushFd();
-      this.#idle();
+      this.#backgroundIdle();
       if (this.#temporary !== undefined) renameSync(this.#temporary, this.#target);
     } catch (error) {
       this.abort();
@@ -264,8 +260,7 @@ export class AtomicFile {
         // Already closed by a failed commit.
       }
     }
-    this.#closeFlushFd();
-    if (this.#behind === 0) this.#idle();
+    this.#backgroundIdle();
     if (this.#temporary === undefined) return;
     try {
       unlinkSync(this.#temporary);

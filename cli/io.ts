@@ -2,7 +2,7 @@
 // backpressure, and a progress line on stderr when it is a terminal.
 import { closeSync, openSync, read, readSync, writeSync } from "node:fs";
 import { CliError } from "./args.js";
-import { AtomicFile, FLUSH_AHEAD_BYTES, WRITE_BEHIND_BYTES } from "./atomic-output.js";
+import { AtomicFile, WRITE_BEHIND_BYTES } from "./atomic-output.js";
 import { STDIO, closeInput, openInput, type Input } from "./input.js";
 import { cannot, inWords } from "./os-errors.js";
 
@@ -256,9 +256,6 @@ export class Output {
   /** Buffers back from writes in the background, for reuse, and how many there are in all (at most SPARE_BUFFERS). */
   #spare: Buffer[] = [];
   #buffers = 1;
-  /** Bytes written since the file was last flushed ahead; for a file handed over, the input bytes done when it was (flushAheadOf). */
-  #unflushed = 0;
-  #flushedAt = 0;
   readonly path: string;
 
   constructor(path: string | undefined, bufferBytes = CHUNK, mode: "atomic" | "direct" = "atomic") {
@@ -316,13 +313,11 @@ export class Output {
   /**
    * For a file handed over: the writers have written the output of `bytes`
    * bytes of input so far. Every FLUSH_AHEAD_BYTES of them, what is written
-   * is flushed to disk in libuv's thread pool (AtomicFile.flushAhead), so
+   * is flushed to disk in libuv's thread pool (AtomicFile.flushAheadOf), so
    * neither the writers (whose turns would wait on it) nor the final fsync do it.
    */
   flushAheadOf(bytes: number): void {
-    if (!this.#file || bytes - this.#flushedAt < FLUSH_AHEAD_BYTES) return;
-    this.#flushedAt = bytes;
-    this.#file.flushAhead();
+    this.#file?.flushAheadOf(bytes);
   }
 
   /** Writes what is buffered (a file's in the background, when it can: the buffer is then swapped for a spare one). */
@@ -331,9 +326,9 @@ export class Output {
     const full = this.#buffer;
     const spare = this.#file?.temporary ? this.#take(full.length) : undefined;
     // Without a spare buffer to go on with, the buffer is written in this thread.
-    if (spare && !this.#writeAll(full.subarray(0, this.#used), full)) this.#spare.push(spare);
-    else if (spare) this.#buffer = spare;
-    else this.#writeAll(full.subarray(0, this.#used));
+    if (spare === undefined) this.#writeAll(full.subarray(0, this.#used));
+    else if (this.#writeAll(full.subarray(0, this.#used), full)) this.#buffer = spare;
+    else this.#spare.push(spare);
     this.#used = 0;
   }
 
@@ -362,11 +357,6 @@ export class Output {
    * is returned; other data is copied first (it may change once this returns).
    */
   #writeAll(data: Uint8Array, owner?: Buffer): boolean {
-    this.#unflushed += data.length;
-    if (this.#file && this.#unflushed >= FLUSH_AHEAD_BYTES) {
-      this.#unflushed = 0;
-      this.#file.flushAhead();
-    }
     if (this.#file?.temporary) {
       const held = owner ?? this.#take(data.length);
       if (held) {
