@@ -17,14 +17,18 @@ export type PieceBufferSource = (bytes: number) => ArrayBuffer;
 /**
  * Yields the input in pieces that end at a newline (the last piece may not),
  * so no line is split across two pieces. A piece is valid only until the next
- * one is asked for: a regular file is read ahead into two buffers that take
- * turns (filePieces), a pipe or device into one reused buffer (the line that
- * spans two reads moves to its front). With `buffers`, each piece is read
- * into a buffer from it instead and is the caller's to keep or hand to another
- * thread (the line that spans two reads moves to the next buffer first), so
- * the worker threads of --threads get the input without a copy; the buffers
- * keep one byte after the piece free. Standard input is streamed. An open
- * Input is read from its start (a regular file) and left open; a path is
+ * one is asked for: two buffers take turns, and the line that spans two reads
+ * moves to the next one first. With `buffers`, each piece is read into a
+ * buffer from it instead and is the caller's to keep or hand to another
+ * thread, so the worker threads of --threads get the input without a copy;
+ * the buffers keep one byte after the piece free. A regular file is read by
+ * position from its start, the next read running in libuv's thread pool
+ * while the caller works on the piece just yielded (measured on dedup of the
+ * 498 MB crawl log: its reads took 63 ms of a 1.08 s run in one thread, and
+ * 143 ms of the main thread with --threads 2). A pipe or device is read as it
+ * comes, in this thread, once the next piece is asked for: a read ahead there
+ * could wait for data that never comes, and the pipe could not be closed
+ * under it. Standard input is streamed. An open Input is left open; a path is
  * opened and closed here.
  */
 export async function* linePieces(source: string | Input, buffers?: PieceBufferSource): AsyncGenerator<Buffer> {
@@ -35,85 +39,31 @@ export async function* linePieces(source: string | Input, buffers?: PieceBufferS
   }
   /** A buffer for `bytes` bytes of input: the caller's, with a byte to spare after them, or one allocated here. */
   const fresh = (bytes: number) => (buffers ? Buffer.from(buffers(bytes + 1), 0, bytes) : Buffer.allocUnsafe(bytes));
-  try {
+  let position = 0;
+  /** A file's read running in the thread pool: it must end before the file can be closed. */
+  let running: Promise<number> | undefined;
+  /** Reads into `target` after its first `carry` bytes: a file's read starts now, a pipe's when its answer is asked for. */
+  const readInto = (target: Buffer, carry: number): (() => Promise<number>) => {
     if (input.regular) {
-      yield* filePieces(input, fresh, buffers !== undefined);
-      return;
+      const reading = (running = readAt(input.fd, target, carry, position));
+      // The error is raised where the read is awaited; until then it must not count as unhandled.
+      reading.catch(() => {});
+      return () => reading;
     }
-    // A pipe or device is read as it comes.
-    let buffer = fresh(CHUNK);
-    let carry = 0;
-    for (;;) {
-      if (carry === buffer.length) {
-        const larger = fresh(buffer.length * 2); // a line longer than the buffer
-        buffer.copy(larger, 0, 0, carry);
-        buffer = larger;
-      }
-      const read = readSync(input.fd, buffer, carry, buffer.length - carry, null);
-      if (read === 0) {
-        if (carry > 0) yield buffer.subarray(0, carry);
-        return;
-      }
-      const filled = carry + read;
-      const last = buffer.lastIndexOf(10, filled - 1);
-      if (last < 0) {
-        carry = filled;
-        continue;
-      }
-      carry = filled - last - 1;
-      if (buffers) {
-        // The piece's buffer is the caller's from now on (it may be handed to another thread): the rest moves first.
-        const full = buffer;
-        buffer = fresh(Math.max(CHUNK, carry * 2));
-        full.copy(buffer, 0, last + 1, filled);
-        yield full.subarray(0, last + 1);
-      } else {
-        yield buffer.subarray(0, last + 1);
-        buffer.copyWithin(0, last + 1, filled);
-      }
+    return async () => {
       // Let the event loop run between pieces, so Ctrl-C handlers (temporary files) get their turn.
       await new Promise((resolve) => setImmediate(resolve));
-    }
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    throw cannot("read", input.path, error);
-  } finally {
-    if (typeof source === "string") closeInput(input);
-  }
-}
-
-/** fs.read as a promise: the bytes read. */
-function readAt(fd: number, buffer: Buffer, offset: number, position: number): Promise<number> {
-  return new Promise((resolve, reject) => read(fd, buffer, offset, buffer.length - offset, position, (error, bytes) => (error ? reject(error) : resolve(bytes))));
-}
-
-/**
- * linePieces for a regular file, read by position from its start. The next
- * read runs in libuv's thread pool while the caller works on the piece just
- * yielded, so reading costs this thread no time: measured on dedup of the
- * 498 MB crawl log, its reads took 63 ms of a 1.08 s run in one thread, and
- * 143 ms of the main thread with --threads 2. Without `handOver`, two buffers
- * take turns: a piece is valid until the next one is asked for. With it,
- * every piece has its own buffer from `fresh`, the caller's to keep.
- */
-async function* filePieces(input: Input, fresh: (bytes: number) => Buffer, handOver: boolean): AsyncGenerator<Buffer> {
-  let position = 0;
-  let buffer = fresh(CHUNK);
-  let spare = handOver ? undefined : fresh(CHUNK);
-  let carry = 0;
-  let pending: Promise<number> | undefined;
-  /** Starts reading into `target` after its first `carry` bytes. */
-  const readInto = (target: Buffer, carry: number) => {
-    const reading = readAt(input.fd, target, carry, position);
-    // The error is raised where the read is awaited; until then it must not count as unhandled.
-    reading.catch(() => {});
-    return reading;
+      return readSync(input.fd, target, carry, target.length - carry, null);
+    };
   };
+  let buffer = fresh(CHUNK);
+  let spare = buffers ? undefined : fresh(CHUNK);
+  let carry = 0;
   try {
-    pending = readInto(buffer, 0);
+    let next = readInto(buffer, 0);
     for (;;) {
-      const read = await pending;
-      pending = undefined;
+      const read = await next();
+      running = undefined;
       position += read;
       const filled = carry + read;
       if (read === 0) {
@@ -128,25 +78,30 @@ async function* filePieces(input: Input, fresh: (bytes: number) => Buffer, handO
           buffer.copy(larger, 0, 0, carry);
           buffer = larger;
         }
-        pending = readInto(buffer, carry);
+        next = readInto(buffer, carry);
         continue;
       }
       carry = filled - last - 1;
-      // The rest of the last line moves to the next buffer, whose read starts before this piece is handed out.
-      const next = spare !== undefined && spare.length >= Math.max(CHUNK, carry * 2) ? spare : fresh(Math.max(CHUNK, carry * 2));
-      buffer.copy(next, 0, last + 1, filled);
-      pending = readInto(next, carry);
+      // The rest of the last line moves to the next buffer, whose read (a file's) starts before this piece is handed out.
+      const following = spare !== undefined && spare.length >= Math.max(CHUNK, carry * 2) ? spare : fresh(Math.max(CHUNK, carry * 2));
+      buffer.copy(following, 0, last + 1, filled);
+      next = readInto(following, carry);
       yield buffer.subarray(0, last + 1);
-      if (!handOver) spare = buffer; // free again now that the next piece is asked for
-      buffer = next;
+      if (!buffers) spare = buffer; // free again now that the next piece is asked for
+      buffer = following;
     }
   } catch (error) {
     if (error instanceof CliError) throw error;
     throw cannot("read", input.path, error);
   } finally {
-    // A read still running must end before its file can be closed.
-    if (pending) await pending.catch(() => {});
+    if (running) await running.catch(() => {});
+    if (typeof source === "string") closeInput(input);
   }
+}
+
+/** fs.read as a promise: the bytes read. */
+function readAt(fd: number, buffer: Buffer, offset: number, position: number): Promise<number> {
+  return new Promise((resolve, reject) => read(fd, buffer, offset, buffer.length - offset, position, (error, bytes) => (error ? reject(error) : resolve(bytes))));
 }
 
 /** At most this much of standard input is held in memory to learn its size before a filter is sized for it. */
