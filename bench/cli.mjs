@@ -9,6 +9,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { machine, progress, table } from "./report.mjs";
 import { crawlFile, crawlFileB } from "./url-files.mjs";
+import { node24 } from "./node24.mjs";
 
 const cache = new URL("./.cache/", import.meta.url).pathname;
 const TIME = "/usr/bin/time";
@@ -78,7 +79,11 @@ async function main() {
   if (missing) throw new Error(`bench:cli needs ${missing}`);
   mkdirSync(cache, { recursive: true });
   const input = await crawlFile(LINES);
-  const dedup = dedupRuns(input, [{ label: `Node ${process.versions.node}`, path: process.execPath }]);
+  // dedup under the running Node and, when it can be fetched, Node 24 (the current LTS), in the same run.
+  const lts = node24();
+  const nodes = [{ label: `Node ${process.versions.node}`, path: process.execPath }];
+  if (lts.path !== undefined && lts.path !== process.execPath) nodes.push({ label: `Node ${execFileSync(lts.path, ["-p", "process.versions.node"], { encoding: "utf8" }).trim()}`, path: lts.path });
+  const dedup = dedupRuns(input, nodes);
   const { sizeMB, exactUnique, kept: keptByBloomkit } = dedup;
   const runs = [...dedup.bloomkit, dedup.sort, dedup.awk];
   const lost = exactUnique - keptByBloomkit;
@@ -88,7 +93,7 @@ async function main() {
   const ours = (r) => r.label.startsWith("bloomkit");
 
   const rows = runs.map((r) => [
-    r.label,
+    ours(r) && nodes.length > 1 ? `${r.label} (${r.node})` : r.label,
     r.seconds.toFixed(2),
     (sizeMB / r.seconds).toFixed(1),
     r.peakMB.toFixed(0),
@@ -116,7 +121,7 @@ async function main() {
   const report = `# CLI benchmark: de-duplicating a crawler's URL file
 
 Written by \`npm run bench:cli\` (bench/cli.mjs) on ${env.date}.
-Machine: ${env.cpu}, ${env.cores} cores, ${env.memory}; ${env.os}; Node ${env.node}.
+Machine: ${env.cpu}, ${env.cores} cores, ${env.memory}; ${env.os}; ${nodes.map((node) => node.label).join(" and ")} (intersect: the first).${lts.path === undefined ? ` Node 24 did not run: ${lts.reason}.` : ""}
 
 Input: ${LINES.toLocaleString("en-US")} URL lines, ${sizeMB.toFixed(0)} MB, about 30% of them repeats of earlier lines (fixed seed), ${exactUnique.toLocaleString("en-US")} distinct. Each command reads the file and writes its result to a file; wall time and peak resident memory from GNU time. \`sort -u\` runs with \`LC_ALL=C\` (byte order, its fastest setting) and, unlike the other two, does not keep the input order.
 
