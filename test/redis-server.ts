@@ -19,17 +19,34 @@ export function haveRedisServer(): boolean {
   return spawnSync("redis-server", ["--version"]).status === 0;
 }
 
-/** A port nobody listens on now. */
-export function freePort(): Promise<number> {
+/** A port nobody listens on now (`port` 0: any such port the system picks). */
+export function freePort(port = 0): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
+    probe.listen(port, "127.0.0.1", () => {
       const { port } = probe.address() as { port: number };
       probe.close(() => resolve(port));
     });
   });
 }
+
+/** A cluster node also listens on its port + 10000 (the cluster bus), so both must be free. */
+const CLUSTER_BUS_OFFSET = 10000;
+const HIGHEST_PORT = 65535;
+
+/** A port that is free now and, for a cluster node, whose bus port is free too. */
+async function portFor(cluster: boolean): Promise<number> {
+  for (let tries = 0; ; tries++) {
+    const port = await freePort();
+    if (!cluster) return port;
+    if (port + CLUSTER_BUS_OFFSET <= HIGHEST_PORT && (await freePort(port + CLUSTER_BUS_OFFSET).then(() => true, () => false))) return port;
+    if (tries > 100) throw new Error("no free pair of ports (port and port + 10000) for a cluster node");
+  }
+}
+
+/** Another process can take a port between the probe and the server's bind; then a new port is tried. */
+const START_ATTEMPTS = 5;
 
 /** Waits until `child` prints a line matching `ready`, or fails when it exits first. */
 function waitFor(child: ChildProcess, ready: RegExp, what: string): Promise<void> {
@@ -50,14 +67,28 @@ function waitFor(child: ChildProcess, ready: RegExp, what: string): Promise<void
 
 /** Starts redis-server with `extra` arguments (cluster mode, say) on a free port, in a temporary folder of its own. */
 export async function startRedis(extra: string[] = []): Promise<RedisServer> {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), "bloomkit-redis-"));
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, ...extra], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  await waitFor(child, /Ready to accept connections/, `redis-server on port ${port}`);
-  let exited = false;
-  const exit = new Promise<void>((resolve) => child.once("exit", () => ((exited = true), resolve())));
+  const cluster = extra.includes("--cluster-enabled");
+  for (let attempt = 1; ; attempt++) {
+    const port = await portFor(cluster);
+    const dir = mkdtempSync(join(tmpdir(), "bloomkit-redis-"));
+    const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, ...extra], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    try {
+      await waitFor(child, /Ready to accept connections/, `redis-server on port ${port}`);
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      if (attempt < START_ATTEMPTS && /Address already in use/.test(String(error))) continue;
+      throw error;
+    }
+    return running(child, port, dir);
+  }
+}
+
+/** The handle of a server that is ready. */
+function running(child: ChildProcess, port: number, dir: string): RedisServer {
+  let exited = child.exitCode !== null || child.signalCode !== null;
+  const exit = exited ? Promise.resolve() : new Promise<void>((resolve) => child.once("exit", () => ((exited = true), resolve())));
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
