@@ -1,6 +1,6 @@
 // The standard Bloom filter: an m-bit array in wasm memory and k indices per
 // key, by default from Kirsch–Mitzenmacher double hashing over one 64-bit
-// xxh64 hash (see assembly/bloom.ts). A filter larger than one wasm memory
+// XXH3 hash (see assembly/bloom.ts). A filter larger than one wasm memory
 // (4 GiB) is held in segments of equal size: a key's second hash picks its
 // segment, and its k bits are set in that segment alone.
 import { KeyHashedBlock } from "./key-hashed-block.js";

@@ -23,7 +23,7 @@ import { readHashing, resolveHashing, writeHashing, type Hashing } from "./hashi
 import { hashId, type HashName } from "./hash.js";
 
 export interface CuckooFilterOptions {
-  /** A 64- or 128-bit hash (default "xxh64"): the fingerprint comes from its high 32 bits, the bucket from its low ones. */
+  /** A 64- or 128-bit hash (default "xxh3"): the fingerprint comes from its high 32 bits, the bucket from its low ones. */
   hash?: HashName;
   /** Hash seed, u32, default 0 (seeded hashes only). */
   seed?: number;

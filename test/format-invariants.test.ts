@@ -113,7 +113,7 @@ describe("scalable records", () => {
 });
 
 describe("cuckoo records", () => {
-  const bytes = () => CuckooFilter.withSize(16, 8).add("x").serialize();
+  const bytes = () => CuckooFilter.withSize(16, 8, { hash: "xxh64" }).add("x").serialize();
   // params: buckets u32 @0, fingerprint bits u8 @4, 3 reserved, size u64 @8, hashing @16
   const withHashing = (strategy: number, ids: number[]) => {
     const { params, payload } = parseRecord(bytes());

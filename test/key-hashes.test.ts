@@ -32,10 +32,11 @@ function sampleLines(count: number, seed: number, open: boolean): { buffer: Uint
 type Make = () => BloomFilter | SplitBlockBloomFilter;
 
 const makers: [string, Make, HashName, number][] = [
-  ["BloomFilter (xxh64)", () => BloomFilter.create(20_000, 0.01), "xxh64", 0],
+  ["BloomFilter (default: xxh3)", () => BloomFilter.create(20_000, 0.01), "xxh3", 0],
+  ["BloomFilter (xxh64)", () => BloomFilter.create(20_000, 0.01, { hash: "xxh64" }), "xxh64", 0],
   ["BloomFilter (xxh3, seed 7)", () => BloomFilter.create(20_000, 0.01, { hash: "xxh3", seed: 7 }), "xxh3", 7],
   ["BloomFilter (fnv1a_64)", () => BloomFilter.create(20_000, 0.01, { hash: "fnv1a_64" }), "fnv1a_64", 0],
-  ["BloomFilter, shared", () => BloomFilter.create(20_000, 0.01, { shared: true }), "xxh64", 0],
+  ["BloomFilter, shared", () => BloomFilter.create(20_000, 0.01, { shared: true }), "xxh3", 0],
   ["SplitBlockBloomFilter", () => SplitBlockBloomFilter.create(20_000, 0.01), "xxh64", 0],
   ["SplitBlockBloomFilter, shared", () => SplitBlockBloomFilter.create(20_000, 0.01, { shared: true }), "xxh64", 0],
 ];

@@ -120,7 +120,7 @@ const status = (page: Page) => page.getByRole("status").textContent();
       expect(isGreen(pixel), `pixel ${pixel} at position ${await item.getAttribute("data-index")}`).toBe(true);
     }
     const explained = await page.locator("#explain").textContent();
-    expect(explained).toMatch(/hashed with xxh64 gives h₁ = 0x[0-9a-f]{16}/);
+    expect(explained).toMatch(/hashed with xxh3 gives h₁ = 0x[0-9a-f]{16}/);
     expect(explained).toContain("k = 7 positions h₁ + i·h₂");
     await page.screenshot({ path: `${ARTIFACTS}page-added.png`, fullPage: true });
   });

@@ -35,16 +35,16 @@ run("RedisBloomFilter", () => {
   });
 
   it("answers every operation as a local BloomFilter with the same m, k, hash and seed", async () => {
-    const filter = await RedisBloomFilter.create(redis, "model:xxh64", 5000, 0.01);
-    expect([filter.name, filter.bits, filter.hashes, filter.hash, filter.seed, filter.segmentCount]).toEqual(["model:xxh64", 47926, 7, "xxh64", 0, 1]);
+    const filter = await RedisBloomFilter.create(redis, "model:default", 5000, 0.01);
+    expect([filter.name, filter.bits, filter.hashes, filter.hash, filter.seed, filter.segmentCount]).toEqual(["model:default", 47926, 7, "xxh3", 0, 1]);
     const reference = BloomFilter.create(5000, 0.01);
     expect([filter.bits, filter.hashes]).toEqual([reference.bits, reference.hashes]);
     (await sameAsLocal(filter, 1)).dispose();
     await filter.drop();
   });
 
-  it("uses the chosen hash and seed (murmur3_128 gives its own second hash, xxh3)", async () => {
-    for (const [hash, seed] of [["murmur3_128", 7], ["xxh3", 123456789], ["fnv1a_64", 0]] as const) {
+  it("uses the chosen hash and seed (murmur3_128 gives its own second hash, xxh64)", async () => {
+    for (const [hash, seed] of [["murmur3_128", 7], ["xxh64", 123456789], ["fnv1a_64", 0]] as const) {
       const filter = await RedisBloomFilter.create(redis, `model:${hash}`, 2000, 0.001, { hash, seed });
       expect([filter.hash, filter.seed, filter.hashes]).toEqual([hash, seed, 10]);
       (await sameAsLocal(filter, 2, 15)).dispose();
@@ -89,7 +89,7 @@ run("RedisBloomFilter", () => {
     expect(filter.bits / filter.segmentCount).toBeLessThanOrEqual(REDIS_SEGMENT_BITS);
     expect((filter.bits / filter.segmentCount) % 64).toBe(0);
     const params = await redis.hGetAll("{huge}:meta");
-    expect(params).toMatchObject({ format: "bloomkit:bloom", version: "1", bits: String(filter.bits), segments: String(filter.segmentCount), hash: "xxh64", seed: "0" });
+    expect(params).toMatchObject({ format: "bloomkit:bloom", version: "1", bits: String(filter.bits), segments: String(filter.segmentCount), hash: "xxh3", seed: "0" });
     // Queries read (and allocate) nothing; offsets near the top of a string must be accepted.
     expect(ones(await filter.hasMany(urls(2000, "huge", 5)))).toBe(0);
     expect(await redis.exists(["{huge}:bits:0", "{huge}:bits:1", "{huge}:bits:2"])).toBe(0);
@@ -153,7 +153,7 @@ run("RedisBloomFilter", () => {
     await first.addMany(["a", "b"]);
     const opened = await RedisBloomFilter.open(redis, "crawl:seen");
     expect(opened.toJSON()).toEqual(first.toJSON());
-    expect(inspect(opened)).toBe('RedisBloomFilter {name: "crawl:seen", bits: 143776, hashes: 10, hash: "xxh64", seed: 5, segments: 1}');
+    expect(inspect(opened)).toBe('RedisBloomFilter {name: "crawl:seen", bits: 143776, hashes: 10, hash: "xxh3", seed: 5, segments: 1}');
     expect(await opened.hasMany(["a", "b", "c"])).toEqual(new Uint8Array([1, 1, 0]));
     const again = await RedisBloomFilter.create(redis, "crawl:seen", 10_000, 0.001, { seed: 5 });
     expect(await again.has("a")).toBe(true);
@@ -176,7 +176,27 @@ run("RedisBloomFilter", () => {
     await expect(conflict).rejects.toThrow(RedisFilterError);
     await expect(RedisBloomFilter.create(redis, "sized", 2000, 0.01)).rejects.toThrow(/already exists in Redis with other parameters \(bits 19171 vs 9586/);
     await expect(RedisBloomFilter.create(redis, "sized", 1000, 0.01, { seed: 1 })).rejects.toThrow(/seed 1 vs 0/);
+    await expect(RedisBloomFilter.create(redis, "sized", 1000, 0.01, { hash: "xxh64" })).rejects.toThrow(/other parameters \(hash xxh64 vs xxh3/);
     await redis.flushAll();
+  });
+
+  it("create without a hash opens a filter made with xxh64, the earlier default, and keeps indexing it by xxh64", async () => {
+    const older = await RedisBloomFilter.create(redis, "crawl:before-xxh3", 5000, 0.01, { hash: "xxh64" });
+    const keys = urls(2000, "before-xxh3", 61);
+    await older.addMany(keys);
+    const upgraded = await RedisBloomFilter.create(redis, "crawl:before-xxh3", 5000, 0.01);
+    expect(upgraded.hash).toBe("xxh64");
+    expect(ones(await upgraded.hasMany(keys))).toBe(keys.length);
+    const more = urls(500, "after-xxh3", 62);
+    await upgraded.addMany(more);
+    const local = BloomFilter.create(5000, 0.01, { hash: "xxh64" }).addMany([...keys, ...more]);
+    const downloaded = await upgraded.toBloomFilter();
+    expect(downloaded.hash).toBe("xxh64");
+    expect(firstDifference(downloaded.bitArray(), local.bitArray())).toBe(-1);
+    // Other parameters than the hash still have to match.
+    await expect(RedisBloomFilter.create(redis, "crawl:before-xxh3", 5000, 0.01, { seed: 2 })).rejects.toThrow(/seed 2 vs 0/);
+    await expect(RedisBloomFilter.create(redis, "crawl:before-xxh3", 5000, 0.01, { hash: "xxh3" })).rejects.toThrow(/hash xxh3 vs xxh64/);
+    await upgraded.drop();
   });
 
   it("checks its arguments before anything reaches Redis", async () => {

@@ -52,7 +52,7 @@ describe("compatibility", () => {
     expect(() => base.union(BloomFilter.withSize(20_000, 5))).toThrow(/cannot union filters with different bits: 10000 vs 20000/);
     expect(() => base.intersect(BloomFilter.withSize(10_000, 4))).toThrow(/different hashes: 5 vs 4/);
     expect(() => base.union(BloomFilter.withSize(10_000, 5, { seed: 9 }))).toThrow(/different seed: 0 vs 9/);
-    expect(() => base.union(BloomFilter.withSize(10_000, 5, { hash: "murmur3_128" }))).toThrow(/different hash: xxh64 vs murmur3_128/);
+    expect(() => base.union(BloomFilter.withSize(10_000, 5, { hash: "murmur3_128" }))).toThrow(/different hash: xxh3 vs murmur3_128/);
     expect(() => base.union(BloomFilter.withSize(10_000, 5, { hash: ["djb", "sdbm", "bkdr", "rs", "js"] }))).toThrow(/different strategy/);
     expect(() => base.union({} as BloomFilter)).toThrow(TypeError);
   });

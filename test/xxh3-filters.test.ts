@@ -4,7 +4,7 @@
 // answers alike one key at a time and in batches, and keeps its hash through
 // serialisation.
 import { describe, expect, it } from "vitest";
-import { BloomFilter, CountingBloomFilter, CuckooFilter, ScalableBloomFilter, deserialize, hash } from "../bindings/index.js";
+import { BloomFilter, CountingBloomFilter, CuckooFilter, DEFAULT_HASH, ScalableBloomFilter, deserialize, hash } from "../bindings/index.js";
 import { ones, pack, urls } from "./helpers.js";
 
 const members = urls(100_000, "xxh3-member", 131);
@@ -77,8 +77,8 @@ describe("filters with hash xxh3", () => {
     const single = CuckooFilter.create(members.length, 0.01, { hash: "xxh3" });
     for (const key of members) single.add(key);
     expect(single.serialize()).toEqual(filter.serialize());
-    // Not the xxh64 default under another name: the tables differ.
-    const byXxh64 = CuckooFilter.create(members.length, 0.01);
+    // Not xxh64 under another name: the tables differ.
+    const byXxh64 = CuckooFilter.create(members.length, 0.01, { hash: "xxh64" });
     byXxh64.addMany(members.slice(0, 1000));
     const byXxh3 = CuckooFilter.create(members.length, 0.01, { hash: "xxh3" });
     byXxh3.addMany(members.slice(0, 1000));
@@ -108,5 +108,39 @@ describe("filters with hash xxh3", () => {
       expect(Array.from(copy.hasMany(sample))).toEqual(Array.from(filter.hasMany(sample)));
       expect(ones(copy.hasMany(keys))).toBe(keys.length);
     }
+  });
+});
+
+describe("xxh3 is the default hash of the standard, counting, scalable and cuckoo filters", () => {
+  const keys = members.slice(0, 5_000);
+  const sample = probes.slice(0, 20_000);
+  type Made = BloomFilter | CountingBloomFilter | ScalableBloomFilter | CuckooFilter;
+  const makers: [string, (options?: { hash: "xxh3" | "xxh64" }) => Made][] = [
+    ["BloomFilter", (options) => BloomFilter.create(5_000, 0.01, options)],
+    ["CountingBloomFilter", (options) => CountingBloomFilter.create(5_000, 0.01, options)],
+    ["ScalableBloomFilter", (options) => ScalableBloomFilter.create(500, 0.01, options)],
+    ["CuckooFilter", (options) => CuckooFilter.create(5_000, 0.01, options)],
+  ];
+
+  it.each(makers)("%s without a hash option writes the bytes of { hash: \"xxh3\" }", (_name, make) => {
+    expect(DEFAULT_HASH).toBe("xxh3");
+    const byDefault = make().addMany(keys);
+    expect(byDefault.serialize()).toEqual(make({ hash: "xxh3" }).addMany(keys).serialize());
+    expect(byDefault.serialize()).not.toEqual(make({ hash: "xxh64" }).addMany(keys).serialize());
+  });
+
+  it.each(makers)("%s written with xxh64 (the earlier default) loads as xxh64 and answers as before", (_name, make) => {
+    const written = make({ hash: "xxh64" }).addMany(keys);
+    const bytes = written.serialize();
+    const loaded = deserialize(bytes);
+    if (!(loaded instanceof ScalableBloomFilter)) expect((loaded as Exclude<Made, ScalableBloomFilter>).hash).toBe("xxh64");
+    expect(ones(loaded.hasMany(keys))).toBe(keys.length);
+    expect(Array.from(loaded.hasMany(sample))).toEqual(Array.from(written.hasMany(sample)));
+    // Keys added after loading are indexed with the file's hash, not the new default.
+    loaded.addMany(sample.slice(0, 100));
+    written.addMany(sample.slice(0, 100));
+    expect(Array.from(loaded.hasMany(sample))).toEqual(Array.from(written.hasMany(sample)));
+    // A cuckoo filter's evictions pick their victims at random, so only its answers are compared.
+    if (!(loaded instanceof CuckooFilter)) expect(loaded.serialize()).toEqual(written.serialize());
   });
 });

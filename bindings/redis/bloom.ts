@@ -93,6 +93,9 @@ export class RedisBloomFilter {
    * at most 2^32 bits. When a filter of that name exists with the same
    * parameters it is opened (so every worker may call create); with other
    * parameters, or when the name holds something else, create throws.
+   * Without `options.hash`, an existing filter's hash is taken whatever it
+   * is: filters made before xxh3 became the default (with xxh64) open as
+   * they are in workers that upgrade one by one.
    */
   static async create(redis: RedisClientLike, name: string, expectedItems: number, falsePositiveRate: number, options?: RedisBloomFilterOptions): Promise<RedisBloomFilter> {
     const commands = commandsOf(redis);
@@ -105,11 +108,11 @@ export class RedisBloomFilter {
     // Internal: tests split small filters over several keys with a smaller limit than Redis's.
     const limit = checked.segmentBits === undefined ? REDIS_SEGMENT_BITS : checkInteger("options.segmentBits", checked.segmentBits, 64, REDIS_SEGMENT_BITS);
     const { bits, hashes, segments } = BloomFilter.sizeFor(n, p, hashing, false, limit);
-    return RedisBloomFilter.#create(commands, name, { bits, hashes, hashing, segments });
+    return RedisBloomFilter.#create(commands, name, { bits, hashes, hashing, segments }, false, checked.hash !== undefined);
   }
 
-  /** Writes the meta hash unless it exists; an equal filter is opened, anything else refused. */
-  static async #create(commands: Commands, name: string, params: Parameters, mustBeNew = false): Promise<RedisBloomFilter> {
+  /** Writes the meta hash unless it exists; an equal filter is opened (of any hash unless `hashChosen`), anything else refused. */
+  static async #create(commands: Commands, name: string, params: Parameters, mustBeNew = false, hashChosen = true): Promise<RedisBloomFilter> {
     const key = metaKey(name);
     let reply: unknown[];
     try {
@@ -123,7 +126,8 @@ export class RedisBloomFilter {
     const existing = parseMeta(fieldsOf(flat));
     if (typeof existing === "string") throw new RedisFilterError(name, `cannot create it: Redis key ${key} exists and is not a bloomkit filter (${existing})`);
     if (mustBeNew) throw new RedisFilterError(name, ALREADY_EXISTS);
-    const differs = difference(params, existing);
+    const asked = hashChosen ? params : { ...params, hashing: { ...params.hashing, names: existing.hashing.names } };
+    const differs = difference(asked, existing);
     if (differs) throw new RedisFilterError(name, `a filter of that name already exists in Redis with other parameters (${differs}, asked vs existing)`);
     return new RedisBloomFilter(commands, name, existing);
   }
