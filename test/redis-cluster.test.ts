@@ -59,7 +59,9 @@ run("RedisBloomFilter on a Redis Cluster", () => {
   it("uploads, downloads and test-and-adds on the cluster", async () => {
     const filter = await RedisBloomFilter.create(cluster, "cluster:copy", 10_000, 0.001);
     const keys = urls(10_000, "cluster-copy", 40);
-    expect(ones(await filter.testAndAddMany(keys))).toBeLessThan(5);
+    // While 10,000 new keys fill a filter made for them at p = 0.001, about 1.2 are expected
+    // to hear "present" (the sum of the FPR at each fill); 9 or more has probability 5·10⁻⁶.
+    expect(ones(await filter.testAndAddMany(keys))).toBeLessThan(9);
     const local = await filter.toBloomFilter();
     expect(ones(local.hasMany(keys))).toBe(keys.length);
     const copy = await RedisBloomFilter.fromBloomFilter(cluster, "cluster:copy2", local);
