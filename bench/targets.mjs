@@ -136,15 +136,15 @@ function notes(runs, list, c, dedup) {
   }
   if (missed("2.")) {
     const budget = perNode(runs, (run) => {
-      const hashOnly = small(run, "(baseline)", "xxh64 of the packed keys only");
+      const hashOnly = small(run, "(baseline)", "xxh3 of the packed keys only");
       const add = peer(run, "add");
       const absent = peer(run, "query (absent)");
       if (!hashOnly || !add || !absent) return "";
-      return `xxh64 alone ${fmt(hashOnly.nsPerKey)} ns/key; 10× \`bloomfilter\` leaves ${fmt(add.nsPerKey / 10)} ns/key for an add and ${fmt(absent.nsPerKey / 10)} for an absent query, hash and filter together`;
+      return `xxh3 alone ${fmt(hashOnly.nsPerKey)} ns/key; 10× \`bloomfilter\` leaves ${fmt(add.nsPerKey / 10)} ns/key for an add and ${fmt(absent.nsPerKey / 10)} for an absent query, hash and filter together`;
     });
     const bytes = runs[0].meta.bytesPerKey;
     out.push(
-      `- **2. Packed bytes.** The baseline row hashes the same ${bytes}-byte keys with xxh64 in one wasm call and does nothing else: ${budget}. ` +
+      `- **2. Packed bytes.** The baseline row hashes the same ${bytes}-byte keys with xxh3, the standard filter's default hash, in one wasm call and does nothing else: ${budget}. ` +
         "The standard filter then touches k words at random per key; the integer rows, whose hash is three multiplies, price that part on its own.",
     );
   }
