@@ -26,8 +26,8 @@ export const HASHING_OPTION_NAMES = ["seed", "hash", "strategy"] as const;
 /**
  * The default hash: fastest on URL keys in bench/HASHES.md among those that
  * reach the theoretical FPR (XXH3-64: 16.7–25.3 ns/key against xxh64's
- * 28.7–38.3 in two runs, the same avalanche and χ² figures). Filters written with xxh64, the earlier default,
- * record it and keep it when loaded.
+ * 28.7–38.3 in two runs, the same avalanche and χ² figures). Filters
+ * written with xxh64, the earlier default, record it and keep it when loaded.
  */
 export const DEFAULT_HASH: HashName = "xxh3";
 /** The wasm core's strategy codes. */
