@@ -108,11 +108,11 @@ export class RedisBloomFilter {
     // Internal: tests split small filters over several keys with a smaller limit than Redis's.
     const limit = checked.segmentBits === undefined ? REDIS_SEGMENT_BITS : checkInteger("options.segmentBits", checked.segmentBits, 64, REDIS_SEGMENT_BITS);
     const { bits, hashes, segments } = BloomFilter.sizeFor(n, p, hashing, false, limit);
-    return RedisBloomFilter.#create(commands, name, { bits, hashes, hashing, segments }, false, checked.hash !== undefined);
+    return RedisBloomFilter.#create(commands, name, { bits, hashes, hashing, segments }, checked.hash !== undefined);
   }
 
   /** Writes the meta hash unless it exists; an equal filter is opened (of any hash unless `hashChosen`), anything else refused. */
-  static async #create(commands: Commands, name: string, params: Parameters, mustBeNew = false, hashChosen = true): Promise<RedisBloomFilter> {
+  static async #create(commands: Commands, name: string, params: Parameters, hashChosen: boolean): Promise<RedisBloomFilter> {
     const key = metaKey(name);
     let reply: unknown[];
     try {
@@ -125,7 +125,6 @@ export class RedisBloomFilter {
     if (kind !== "hash") throw new RedisFilterError(name, `cannot create it: Redis key ${key} exists and holds a ${kind}, not a bloomkit filter`);
     const existing = parseMeta(fieldsOf(flat));
     if (typeof existing === "string") throw new RedisFilterError(name, `cannot create it: Redis key ${key} exists and is not a bloomkit filter (${existing})`);
-    if (mustBeNew) throw new RedisFilterError(name, ALREADY_EXISTS);
     const asked = hashChosen ? params : { ...params, hashing: { ...params.hashing, names: existing.hashing.names } };
     const differs = difference(asked, existing);
     if (differs) throw new RedisFilterError(name, `a filter of that name already exists in Redis with other parameters (${differs}, asked vs existing)`);
