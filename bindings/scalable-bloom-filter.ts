@@ -461,6 +461,16 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       if (add && seen === 0) this.#layers[this.#layers.length - 1].countAdded(1);
       return seen === 1;
     }
+    return this.#oneApart(key, add, hash);
+  }
+
+  /**
+   * #one when the layers are not all in the newest layer's memory: the key
+   * hashed there, its hash copied to each other layer's memory. Apart from
+   * #one, whose fast path would otherwise allocate this one's closure
+   * context on every call.
+   */
+  #oneApart(key: Key, add: boolean, hash: KeyHash): boolean {
     const layers = this.#layers;
     const home = layers[layers.length - 1].batchArena;
     const { scratch, length } = writeKey(home, key);
