@@ -288,6 +288,8 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
 
   /** True when the key is probably present; false when it is definitely absent. */
   has(key: Key): boolean {
+    const one = this.oneString(key);
+    if (one) return one.core.bloomHas(one.filter, one.key, one.text.utf8Write(key as string, 0)) === 1;
     if (this.viaBatch) return this.runOp(OP_HAS, { kind: "keys", keys: [checkKey(key)] }).answers[0] === 1;
     const { ptr, length } = this.oneKey(key);
     return this.core.bloomHas(this.live(), ptr, length) === 1;
@@ -295,9 +297,14 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
 
   /** Adds a key and returns true when it was probably present before (a de-duplication step in one call). */
   testAndAdd(key: Key): boolean {
-    if (this.viaBatch) return this.#add({ kind: "keys", keys: [checkKey(key)] })[0] === 1;
-    const { ptr, length } = this.oneKey(key);
-    const fresh = this.core.bloomAdd(this.live(), ptr, length);
+    const one = this.oneString(key);
+    let fresh: number;
+    if (one) fresh = one.core.bloomAdd(one.filter, one.key, one.text.utf8Write(key as string, 0));
+    else if (this.viaBatch) return this.#add({ kind: "keys", keys: [checkKey(key)] })[0] === 1;
+    else {
+      const { ptr, length } = this.oneKey(key);
+      fresh = this.core.bloomAdd(this.live(), ptr, length);
+    }
     this.#added(fresh);
     return fresh === 0;
   }

@@ -17,7 +17,7 @@ const DEFAULT_KEY_BYTES = 1 << 20;
 const encoder = new TextEncoder();
 
 /** Node's Buffer, when present: its utf8Write encodes at an offset without a new view per key. */
-interface NodeBufferView extends Uint8Array {
+export interface NodeBufferView extends Uint8Array {
   utf8Write(text: string, offset: number): number;
 }
 const NodeBuffer = (globalThis as { Buffer?: { from(buffer: ArrayBufferLike, offset: number, length: number): NodeBufferView } }).Buffer;
@@ -112,6 +112,14 @@ export function maxKeyBytes(key: unknown, index = -1): number {
   throw new TypeError(`${index < 0 ? "key" : `keys[${index}]`} must be a string or a Uint8Array, got ${describe(key)}`);
 }
 
+/** A Buffer over the scratch area's key bytes, made again after the memory grew (which empties the old one); undefined outside Node. */
+export function keyText(scratch: Scratch): NodeBufferView | undefined {
+  if (!NodeBuffer) return undefined;
+  let text = scratch.text;
+  if (text === undefined || text.byteLength === 0) text = scratch.text = NodeBuffer.from(scratch.arena.memory.buffer, scratch.bytes, scratch.capacity);
+  return text;
+}
+
 /**
  * Writes a string's UTF-8 bytes at scratch offset `at` (from scratch.bytes);
  * the caller guarantees 3 bytes per UTF-16 unit of room. Measured
@@ -119,13 +127,7 @@ export function maxKeyBytes(key: unknown, index = -1): number {
  * which beats a charCodeAt loop.
  */
 export function writeString(scratch: Scratch, key: string, at: number): number {
-  if (NodeBuffer) {
-    let text = scratch.text;
-    if (text === undefined || text.byteLength === 0) {
-      text = scratch.text = NodeBuffer.from(scratch.arena.memory.buffer, scratch.bytes, scratch.capacity);
-    }
-    return text.utf8Write(key, at);
-  }
+  if (NodeBuffer) return keyText(scratch)!.utf8Write(key, at);
   const start = scratch.bytes + at;
   return encoder.encodeInto(key, scratch.arena.u8().subarray(start, start + key.length * 3)).written;
 }

@@ -299,15 +299,22 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
   }
 
   has(key: Key): boolean {
+    const one = this.oneString(key);
+    if (one) return one.core.sbbfKey(one.filter, OP_HAS, one.key, one.text.utf8Write(key as string, 0)) === 1;
     if (this.viaBatch) return this.runOp(OP_HAS, { kind: "keys", keys: [key as Key] }).answers[0] === 1;
     const { ptr, length } = this.oneKey(key);
     return this.core.sbbfKey(this.live(), OP_HAS, ptr, length) === 1;
   }
 
   testAndAdd(key: Key): boolean {
-    if (this.viaBatch) return this.#add({ kind: "keys", keys: [key as Key] })[0] === 1;
-    const { ptr, length } = this.oneKey(key);
-    const seen = this.core.sbbfKey(this.live(), OP_ADD, ptr, length);
+    const one = this.oneString(key);
+    let seen: number;
+    if (one) seen = one.core.sbbfKey(one.filter, OP_ADD, one.key, one.text.utf8Write(key as string, 0));
+    else if (this.viaBatch) return this.#add({ kind: "keys", keys: [key as Key] })[0] === 1;
+    else {
+      const { ptr, length } = this.oneKey(key);
+      seen = this.core.sbbfKey(this.live(), OP_ADD, ptr, length);
+    }
     this.addKeyCount(seen ^ 1);
     return seen === 1;
   }

@@ -15,7 +15,7 @@ import type { Arena } from "./arena.js";
 import type { Core } from "./core.generated.js";
 import { allocate, allocateShared, defaultArena, disown, freeMemory, named, own, type Block, type What } from "./memory.js";
 import { SharedArena } from "./shared-arena.js";
-import { scratchBytes, scratchOf, writeKey, type Key } from "./keys.js";
+import { keyText, scratchBytes, scratchOf, writeKey, type Key, type NodeBufferView, type Scratch } from "./keys.js";
 import { bytePieces, checkKeyLengths, placeChunk, runBatch, forEachChunk, saveChunk, type BatchResult, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { OP_ADD, OP_COUNT, OP_HAS } from "./constants.generated.js";
 import { checkIntsKeys, formatBytes } from "./errors.js";
@@ -28,9 +28,30 @@ import { FilterBase } from "./filter.js";
  */
 export type Placement = { readonly sharedKeyBytes: number } | { readonly attach: readonly Block[] };
 
+/**
+ * What a string key needs on the one-key fast path (WasmBlock.oneString):
+ * the addresses a single-key kernel takes, looked up once.
+ */
+export interface OneString {
+  readonly core: Core;
+  /** The first block's address. */
+  readonly filter: number;
+  /** Where the key's UTF-8 bytes go, and the kernel's answer room. */
+  readonly key: number;
+  readonly out: number;
+  /** The scratch area they are in; the path holds while it is its arena's. */
+  readonly scratch: Scratch;
+  /** A Buffer over the key room: text.utf8Write(key, 0) writes the key and gives its length. */
+  readonly text: NodeBufferView;
+  /** Longest string (in UTF-16 units) whose UTF-8 bytes surely fit the key room. */
+  readonly maxChars: number;
+}
+
 export abstract class WasmBlock extends FilterBase {
   #blocks: Block[] | undefined;
   #count = 0;
+  /** The one-key fast path: undefined until first used (or after it lapsed), null for a structure that never takes it. */
+  #oneString: OneString | null | undefined;
 
   /**
    * Allocates the structure's zeroed blocks of `sizes` bytes, one per
@@ -312,8 +333,48 @@ export abstract class WasmBlock extends FilterBase {
     return { ptr: scratch.bytes, length, out: scratch.out };
   }
 
+  /**
+   * The one-key fast path, when `key` can take it: a string, in Node, for a
+   * structure in one private block. The caller writes the key with
+   * text.utf8Write and calls its kernel at the addresses given, instead of
+   * looking them up through oneKey on every call. Measured on 1,000 URL
+   * keys in cache, both builds in one process, 30 alternating passes each
+   * (median): has, has of absent keys and testAndAdd took 4-17% less time
+   * under Node 20 (BloomFilter has 144 -> 139 ns, CountingBloomFilter 165 ->
+   * 149; cuckoo 0-2%) and 7-16% less under Node 24 (BloomFilter has 103 ->
+   * 93 ns), of which encoding the key is 50-75 ns. Undefined for every
+   * other key, and when the path lapsed (the arena took a larger scratch
+   * area, or its memory grew): the caller then takes oneKey, which checks
+   * the key and says why it cannot be used.
+   */
+  protected oneString(key: Key): OneString | undefined {
+    const one = this.#oneString;
+    if (one && typeof key === "string" && key.length <= one.maxChars && one.scratch.arena.scratch === one.scratch && one.text.byteLength !== 0) return one;
+    return one === null || typeof key !== "string" ? undefined : this.#takeOneString(key);
+  }
+
+  /** Builds (again) the fast path for a string key, when this structure can take it. */
+  #takeOneString(key: string): OneString | undefined {
+    const blocks = this.#blocks;
+    if (blocks === undefined) return undefined;
+    if (blocks.length > 1 || blocks[0].arena.shared) {
+      this.#oneString = null;
+      return undefined;
+    }
+    const scratch = scratchOf(blocks[0].arena, key.length * 3);
+    const text = keyText(scratch);
+    if (text === undefined) {
+      this.#oneString = null;
+      return undefined;
+    }
+    const one: OneString = { core: blocks[0].arena.core, filter: blocks[0].ptr, key: scratch.bytes, out: scratch.out, scratch, text, maxChars: Math.floor(scratch.capacity / 3) };
+    this.#oneString = one;
+    return one;
+  }
+
   /** Releases the wasm memory now; any later use throws. Calling it again does nothing. */
   dispose(): void {
+    this.#oneString = undefined;
     if (this.#blocks === undefined) return;
     for (const block of this.#blocks) disown(this, block);
     this.#blocks = undefined;
