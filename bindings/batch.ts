@@ -8,7 +8,7 @@
 import type { Arena } from "./arena.js";
 import { SOURCE_HASHES, SOURCE_U32, SOURCE_U64, HASH_MURMUR3_128 } from "./constants.generated.js";
 import { describe } from "./errors.js";
-import { isBytes, maxKeyBytes, MAX_BATCH_KEYS, scratchOf, writeString, type Key, type Scratch } from "./keys.js";
+import { isBytes, keyText, maxKeyBytes, MAX_BATCH_KEYS, scratchOf, writeString, type Key, type Scratch } from "./keys.js";
 
 /** Where a batch's keys come from. */
 export type KeySource =
@@ -125,6 +125,10 @@ function keysChunks(arena: Arena, hash: KeyHash | null, keys: readonly Key[], vi
   // Views fetched once per chunk: a visit may grow the memory (a scalable filter adding a layer), so they are fetched again after it.
   let u8 = arena.u8();
   let u32 = arena.u32();
+  // Node's Buffer over the key room, taken once per chunk instead of once per key: hasMany of 10^6 URL
+  // keys took 4-12% less time under Node 20 (BloomFilter 133-159 -> 122-143 ns/key, A/B in one process)
+  // and the same under Node 24.
+  let text = keyText(scratch);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
     const isString = typeof key === "string";
@@ -132,11 +136,12 @@ function keysChunks(arena: Arena, hash: KeyHash | null, keys: readonly Key[], vi
       packedChunk(scratch, hash, count, first, bytes, 0, visit);
       u8 = arena.u8();
       u32 = arena.u32();
+      text = keyText(scratch);
       first = i;
       count = 0;
       used = 0;
     }
-    if (isString) used += writeString(scratch, key, used);
+    if (isString) used += text !== undefined ? text.utf8Write(key, used) : writeString(scratch, key, used);
     else {
       u8.set(key, bytes + used);
       used += key.length;
