@@ -36,10 +36,7 @@ export interface OneString {
   readonly core: Core;
   /** The first block's address. */
   readonly filter: number;
-  /** Where the key's UTF-8 bytes go, and the kernel's answer room. */
-  readonly key: number;
-  readonly out: number;
-  /** The scratch area they are in; the path holds while it is its arena's. */
+  /** Where the key's bytes go (scratch.bytes) and the kernel answers (scratch.out); the path holds while it is its arena's. */
   readonly scratch: Scratch;
   /** A Buffer over the key room: text.utf8Write(key, 0) writes the key and gives its length. */
   readonly text: NodeBufferView;
@@ -357,7 +354,7 @@ export abstract class WasmBlock extends FilterBase {
   #takeOneString(key: string): OneString | undefined {
     const blocks = this.#blocks;
     if (blocks === undefined) return undefined;
-    if (blocks.length > 1 || blocks[0].arena.shared) {
+    if (this.viaBatch) {
       this.#oneString = null;
       return undefined;
     }
@@ -367,7 +364,7 @@ export abstract class WasmBlock extends FilterBase {
       this.#oneString = null;
       return undefined;
     }
-    const one: OneString = { core: blocks[0].arena.core, filter: blocks[0].ptr, key: scratch.bytes, out: scratch.out, scratch, text, maxChars: Math.floor(scratch.capacity / 3) };
+    const one: OneString = { core: blocks[0].arena.core, filter: blocks[0].ptr, scratch, text, maxChars: Math.floor(scratch.capacity / 3) };
     this.#oneString = one;
     return one;
   }
