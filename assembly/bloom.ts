@@ -85,6 +85,31 @@ export { FILTER_HEADER };
   return fresh != 0;
 }
 
+/**
+ * True when the first two of the k ≥ 2 bits of double hashing from (h, h2)
+ * are set, read with no branch between them: an absent key is turned away
+ * by one branch that goes its way three times in four, instead of a coin
+ * toss at every bit. Measured on 10^6 keys, k = 7 (a 1.2 MB filter), both
+ * builds in one process: queries of absent keys 25.3 -> 20.8 ns/key
+ * (hasInts) and 37.4 -> 33.8 (hasPacked) under Node 20, 25.8 -> 21.4 and
+ * 36.2 -> 33.0 under Node 24; queries of members 2-3% slower.
+ */
+// @ts-ignore: decorator
+@inline function firstTwoSet(data: usize, m: u64, base: u64, h: u64, h2: u64): bool {
+  return testBit(data, doubleIndex(h, m, base)) & testBit(data, doubleIndex(h + h2, m, base));
+}
+
+/** True when bits 2 … k − 1 of double hashing from (h, h2) are set. */
+// @ts-ignore: decorator
+@inline function restSet(data: usize, m: u64, base: u64, k: u32, h: u64, h2: u64): bool {
+  h += h2 << 1;
+  for (let i: u32 = 2; i < k; i++) {
+    if (!testBit(data, doubleIndex(h, m, base))) return false;
+    h += h2;
+  }
+  return true;
+}
+
 /** True when all k bits of double hashing from (h, h2) are set. */
 // @ts-ignore: decorator
 @inline function containsHashed(filter: usize, h: u64, h2: u64): bool {
@@ -92,11 +117,22 @@ export { FILTER_HEADER };
   const k = load<u32>(filter, F_HASHES);
   const base = load<u64>(filter, F_BASE_BITS);
   const data = filter + FILTER_HEADER;
-  for (let i: u32 = 0; i < k; i++) {
-    if (!testBit(data, doubleIndex(h, m, base))) return false;
-    h += h2;
-  }
-  return true;
+  if (k < 2) return testBit(data, doubleIndex(h, m, base));
+  return firstTwoSet(data, m, base, h, h2) && restSet(data, m, base, k, h, h2);
+}
+
+/**
+ * True when one of the layers at `filters` (u32 addresses, oldest first)
+ * holds the key of hashes (h, h2); the newest, which holds the most keys, is
+ * asked first. A first pass over every layer's first two bits, then the rest
+ * where both were set, was measured and not kept: absent keys 111 -> 83
+ * ns/key, but members 56 -> 86 (hasInts, 5 layers, 10^6 keys), where asking
+ * layer by layer with firstTwoSet gave 98 -> 80 and 54 -> 51.
+ */
+// @ts-ignore: decorator
+@inline function layersContain(filters: usize, layers: u32, h: u64, h2: u64): bool {
+  for (let j = <i32>layers - 1; j >= 0; j--) if (containsHashed(load<u32>(filters + (<usize>j << 2)), h, h2)) return true;
+  return false;
 }
 
 /** Sets the key's k bits; true when at least one of them was 0 before. */
@@ -368,8 +404,7 @@ function layersRun<T>(filters: usize, layers: u32, op: u32, src: usize, hashes2:
   for (let i: u32 = 0; i < count; i++) {
     const h = sourceHash<T>(src, i, seed);
     const h2 = secondAt(hashes2, i, h);
-    let present = false;
-    for (let j = <i32>layers - 1; j >= 0 && !present; j--) present = containsHashed(load<u32>(filters + (<usize>j << 2)), h, h2);
+    const present = layersContain(filters, layers, h, h2);
     store<u8>(out + i, <u8>present);
     if (!present && op == OP_ADD) {
       insertHashed(last, h, h2);
@@ -401,7 +436,7 @@ export function bloomLayersKey(filters: usize, layers: u32, op: u32, key: usize,
   const last = load<u32>(filters + (<usize>(layers - 1) << 2));
   const h = firstHash(last, key, len);
   const h2 = keyStep();
-  for (let j = <i32>layers - 1; j >= 0; j--) if (containsHashed(load<u32>(filters + (<usize>j << 2)), h, h2)) return 1;
+  if (layersContain(filters, layers, h, h2)) return 1;
   if (op == OP_ADD) insertHashed(last, h, h2);
   return 0;
 }
