@@ -24,7 +24,7 @@ import {
 } from "./format.js";
 import { HASHING_OPTION_NAMES, hashingOptions, readHashing, resolveHashing, writeHashing, type Hashing, type HashingOptions } from "./hashing.js";
 import { hashId } from "./hash.js";
-import { isBytes, maxKeyBytes, writeKey, type Key } from "./keys.js";
+import { isBytes, keyText, maxKeyBytes, writeKey, type Key, type NodeBufferView, type Scratch } from "./keys.js";
 import { forEachChunk, placeChunk, saveChunk, sourceLength, concat, type Chunk, type KeyHash, type KeySource, type SavedChunk } from "./batch.js";
 import { FilterBase, type Filter } from "./filter.js";
 
@@ -92,6 +92,26 @@ function layerLimit(initialCapacity: number, p: number, growth: number, tighteni
 }
 
 /** A Bloom filter that grows: no capacity to choose up front, and a false-positive rate that stays ≤ p. */
+/**
+ * The one-key fast path of a scalable filter whose layers share one memory,
+ * as WasmBlock.oneString: a string key is written with one utf8Write and the
+ * layers' addresses copied beside it, instead of going through writeKey and
+ * a typed-array set. It holds while `scratch` is its arena's and its memory
+ * has not grown (text not emptied), and for adds while the newest layer has room.
+ */
+interface LayersOne {
+  readonly core: Arena["core"];
+  readonly scratch: Scratch;
+  readonly text: NodeBufferView;
+  /** Longest string (in UTF-16 units) whose UTF-8 bytes surely fit the key room. */
+  readonly maxChars: number;
+  /** The layers' block addresses, oldest first. */
+  readonly addresses: Uint32Array;
+  readonly newest: BloomFilter;
+  /** The newest layer's capacity. */
+  readonly room: number;
+}
+
 export class ScalableBloomFilter extends FilterBase implements Filter {
   readonly #initialCapacity: number;
   readonly #p: number;
@@ -112,6 +132,8 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
    * cost 60 ns of a 365 ns query.
    */
   #single: { arena: Arena; addresses: Uint32Array } | null | undefined;
+  /** The one-key fast path for string keys, taken from #single by the first string key; forgotten with it. */
+  #fast: LayersOne | undefined;
   #disposed = false;
 
   private constructor(initialCapacity: number, p: number, growth: number, tightening: number, hashing: Hashing) {
@@ -352,6 +374,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       const layer = reader.result();
       filter.#layers.push(layer);
       filter.#single = undefined;
+      filter.#fast = undefined;
       // layerLimit() sized every layer up to maxLayers, so this one can be sized.
       const expected = BloomFilter.sizeFor(filter.layerCapacity(i), filter.layerFalsePositiveRate(i), hashing);
       const same = expected.bits === layer.bits && expected.hashes === layer.hashes && layer.seed === hashing.seed && String(layer.hash) === String(hashingOptions(hashing).hash);
@@ -392,6 +415,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     for (const layer of this.#layers) layer.dispose();
     this.#layers = [];
     this.#single = null;
+    this.#fast = undefined;
   }
 
   get disposed(): boolean {
@@ -446,6 +470,22 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
    * measured here, a single key through the batch path cost five times as much).
    */
   #one(key: Key, add: boolean): boolean {
+    const fast = this.#fast;
+    if (fast !== undefined && typeof key === "string" && key.length <= fast.maxChars && fast.scratch.arena.scratch === fast.scratch && fast.text.byteLength !== 0 && !(add && fast.newest.size >= fast.room)) {
+      const length = fast.text.utf8Write(key, 0);
+      const words = fast.scratch.arena.u32();
+      const at = fast.scratch.ends >>> 2;
+      const addresses = fast.addresses;
+      for (let i = 0; i < addresses.length; i++) words[at + i] = addresses[i];
+      const seen = fast.core.bloomLayersKey(fast.scratch.ends, addresses.length, add ? OP_ADD : OP_HAS, fast.scratch.bytes, length);
+      if (add && seen === 0) fast.newest.countAdded(1);
+      return seen === 1;
+    }
+    return this.#oneLayers(key, add);
+  }
+
+  /** #one off the fast path: any key, checked; takes the fast path for the next string key when it can. */
+  #oneLayers(key: Key, add: boolean): boolean {
     maxKeyBytes(key);
     const hash = this.#keyHash;
     if (hash === null) return this.#run({ kind: "keys", keys: [key] }, add)[0] === 1;
@@ -458,7 +498,10 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       const { scratch, length } = writeKey(arena, key);
       arena.u32().set(addresses, scratch.ends >>> 2);
       const seen = arena.core.bloomLayersKey(scratch.ends, addresses.length, add ? OP_ADD : OP_HAS, scratch.bytes, length);
-      if (add && seen === 0) this.#layers[this.#layers.length - 1].countAdded(1);
+      const last = this.#layers.length - 1;
+      if (add && seen === 0) this.#layers[last].countAdded(1);
+      const text = typeof key === "string" ? keyText(scratch) : undefined;
+      if (text !== undefined) this.#fast = { core: arena.core, scratch, text, maxChars: Math.floor(scratch.capacity / 3), addresses, newest: this.#layers[last], room: this.#capacityAt(last) };
       return seen === 1;
     }
     return this.#oneApart(key, add, hash);
@@ -655,5 +698,6 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     const reserved = this.#reserved.shift();
     this.#layers.push(reserved ?? BloomFilter.create(this.#capacityAt(i), this.layerFalsePositiveRate(i), hashingOptions(this.#hashing)));
     this.#single = undefined;
+    this.#fast = undefined;
   }
 }

@@ -5,19 +5,24 @@
 // batch path: the memory growing under the filter (another filter allocated
 // in it), the scratch area replaced by a larger one (a key of a million
 // characters), dispose, and keys the path does not take (bytes, long keys).
+// The scalable filter's path (which also copies its layers' addresses) lapses
+// as well when a layer is added.
 import { describe, expect, it } from "vitest";
-import { BloomFilter, CountingBloomFilter, CuckooFilter, SplitBlockBloomFilter } from "../bindings/index.js";
+import { BloomFilter, CountingBloomFilter, CuckooFilter, ScalableBloomFilter, SplitBlockBloomFilter } from "../bindings/index.js";
+import { defaultArena } from "../bindings/memory.js";
 import { rng } from "./helpers.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyFilter = any;
 
-const KINDS: { name: string; make(n: number): AnyFilter }[] = [
+const KINDS: { name: string; make(n: number): AnyFilter; arenaOf?(filter: AnyFilter): AnyFilter }[] = [
   { name: "BloomFilter", make: (n) => BloomFilter.create(n, 0.01) },
   { name: "BloomFilter (independent hashes)", make: (n) => BloomFilter.create(n, 0.01, { hash: ["fnv1a_32", "djb", "sdbm"] }) },
   { name: "SplitBlockBloomFilter", make: (n) => SplitBlockBloomFilter.create(n, 0.01) },
   { name: "CountingBloomFilter", make: (n) => CountingBloomFilter.create(n, 0.01) },
   { name: "CuckooFilter", make: (n) => CuckooFilter.create(n, 0.01) },
+  // Its first layer holds a quarter of n keys, so layers are added during the run; small layers live in the first pool memory.
+  { name: "ScalableBloomFilter", make: (n) => ScalableBloomFilter.create(Math.ceil(n / 4), 0.01), arenaOf: () => defaultArena() },
 ];
 
 /** A random key: ASCII, Latin-1 or CJK characters and sometimes a lone surrogate, so UTF-8 takes 1 to 3 bytes per unit. */
@@ -32,7 +37,7 @@ function randomKey(random: () => number): string {
   return key;
 }
 
-describe.each(KINDS)("the one-key path of $name", ({ make }) => {
+describe.each(KINDS)("the one-key path of $name", ({ make, arenaOf = (filter) => filter.arena }) => {
   it("answers as the batch path and an exact Set while its memory grows, its scratch area is replaced and filters come and go", () => {
     const random = rng(20261124);
     const filter = make(4000);
@@ -46,7 +51,8 @@ describe.each(KINDS)("the one-key path of $name", ({ make }) => {
       others.push({ filter: other, keys });
     };
     const intact = () => others.every(({ filter: other, keys }) => Array.from(other.hasMany(keys)).every((answer) => answer === 1));
-    const arena = filter.arena;
+    const arena = arenaOf(filter);
+    const layersBefore = filter.layers;
     const grownBefore = arena.memory.buffer.byteLength;
     const scratchBefore = arena.scratch;
     for (let step = 0; step < 3000; step++) {
@@ -81,7 +87,8 @@ describe.each(KINDS)("the one-key path of $name", ({ make }) => {
       }
     }
     // The events the path must survive did happen, in this filter's memory.
-    expect(others.some(({ filter: other }) => other.arena === arena)).toBe(true);
+    expect(others.some(({ filter: other }) => arenaOf(other) === arena)).toBe(true);
+    if (layersBefore !== undefined) expect(filter.layers).toBeGreaterThan(layersBefore);
     expect(intact()).toBe(true);
     expect(arena.memory.buffer.byteLength).toBeGreaterThan(grownBefore);
     expect(arena.scratch === scratchBefore).toBe(false);
@@ -98,7 +105,7 @@ describe.each(KINDS)("the one-key path of $name", ({ make }) => {
     const filter = make(1000);
     filter.add("first");
     expect(filter.has("first")).toBe(true); // the path now holds the scratch area's addresses
-    const arena = filter.arena;
+    const arena = arenaOf(filter);
     const old = arena.scratch;
     filter.addMany([`${"y".repeat(Math.ceil(old.capacity / 3))}z`]);
     expect(arena.scratch === old).toBe(false);
@@ -119,6 +126,33 @@ describe.each(KINDS)("the one-key path of $name", ({ make }) => {
     expect(() => filter.testAndAdd({})).toThrow(TypeError);
     expect(filter.serialize()).toEqual(before);
     expect(filter.has("kept")).toBe(true);
+    filter.dispose();
+  });
+});
+
+describe("the one-key path of ScalableBloomFilter across layers", () => {
+  it("asks a layer a batch added, and adds to it once the newest layer is full", () => {
+    const filter = ScalableBloomFilter.create(100, 0.01);
+    filter.add("first");
+    expect(filter.has("first")).toBe(true); // the path now holds the addresses of one layer
+    const batch = Array.from({ length: 1000 }, (_, i) => `batch key ${i}`);
+    filter.addMany(batch);
+    expect(filter.layers).toBeGreaterThan(1);
+    expect(batch.filter((key) => !filter.has(key))).toEqual([]);
+    // Single adds past the newest layer's capacity: each added layer is asked too.
+    const layers = filter.layers;
+    const sizeBefore = filter.size;
+    const single = Array.from({ length: 3000 }, (_, i) => `single key ${i}`);
+    let fresh = 0;
+    for (const key of single) if (!filter.testAndAdd(key)) fresh++;
+    expect(filter.layers).toBeGreaterThan(layers);
+    expect(filter.size).toBe(sizeBefore + fresh);
+    const all = [...batch, ...single, "first"];
+    expect(all.filter((key) => !filter.has(key))).toEqual([]);
+    // Each key was counted in the layer it went to: a layer over its capacity would not load.
+    const again = ScalableBloomFilter.deserialize(filter.serialize());
+    expect(Array.from(again.hasMany(all))).toEqual(Array.from(filter.hasMany(all)));
+    again.dispose();
     filter.dispose();
   });
 });
