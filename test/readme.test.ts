@@ -1,6 +1,8 @@
 // The README's examples run as written, and their `// value` comments hold.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const root = new URL("..", import.meta.url);
@@ -25,6 +27,20 @@ function withChecks(code: string): string {
   return header + check + lines.join("\n");
 }
 
+/**
+ * Runs an example with TMPDIR at a new directory, so files it writes there
+ * (the streaming example's) are removed afterwards; returns their names.
+ */
+function runExample(script: string): string[] {
+  const scratch = mkdtempSync(join(tmpdir(), "bloomkit-readme-"));
+  try {
+    execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: root, encoding: "utf8", stdio: "pipe", env: { ...process.env, TMPDIR: scratch } });
+    return readdirSync(scratch);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
 describe("README", () => {
   it("has examples to run", () => {
     expect(blocks.length).toBeGreaterThanOrEqual(3);
@@ -33,6 +49,12 @@ describe("README", () => {
   it.each(blocks.map((code, i) => [i + 1, code]))("example %i runs as written", (_i, code) => {
     const script = withChecks(code as string);
     expect(script).toMatch(/check\(/); // every block asserts something
-    execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: root, encoding: "utf8", stdio: "pipe" });
+    runExample(script);
+  });
+
+  it("runs the example that writes a file in a directory removed afterwards", () => {
+    const code = blocks.find((block) => block.includes("tmpdir()"));
+    expect(code).toBeDefined();
+    expect(runExample(withChecks(code as string))).toEqual([expect.stringMatching(/^seen-\d+\.bloom$/)]);
   });
 });
