@@ -93,7 +93,13 @@ export function countingBlockBytes(counters: f64, width: u32): f64 {
  * needs no distinct indices (a repeated counter cannot change a minimum), so
  * it skips distinctIndicesHashed's k² comparisons and buffer. Measured on 1e6
  * URL keys, k = 7, 4-bit counters (4.8 MB): hasPacked 86 -> 57-65 ns/key,
- * hasInts 60 -> 35.
+ * hasInts 60 -> 35. A counter at 0 makes the minimum 0, so the first two
+ * counters, read together, decide by one branch whether the other k − 2 are
+ * read (as the standard filter's firstTwoSet): most absent keys read 2 of
+ * the k. Measured on 1e6 keys, k = 7, both builds in one process (Node 20):
+ * hasInts of absent keys 34.8 -> 22.5 ns/key, hasPacked 47.4 -> 37.2,
+ * members unchanged (34.8 -> 33.5). Stopping at any counter at 0 instead
+ * made members 7-11% slower (hasInts 35.2 -> 39.7).
  */
 // @ts-ignore: decorator
 @inline function minOfHashed(filter: usize, width: u32, h: u64, h2: u64): u32 {
@@ -101,8 +107,12 @@ export function countingBlockBytes(counters: f64, width: u32): f64 {
   const k = load<u32>(filter, F_HASHES);
   const base = load<u64>(filter, F_BASE_BITS);
   const data = filter + FILTER_HEADER;
-  let least: u32 = 0xFFFFFFFF;
-  for (let i: u32 = 0; i < k; i++) {
+  let least = getCounter(data, width, doubleIndex(h, m, base));
+  if (k < 2) return least;
+  least = min(least, getCounter(data, width, doubleIndex(h + h2, m, base)));
+  if (least == 0) return 0;
+  h += h2 << 1;
+  for (let i: u32 = 2; i < k; i++) {
     least = min(least, getCounter(data, width, doubleIndex(h, m, base)));
     h += h2;
   }
