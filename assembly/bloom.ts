@@ -89,10 +89,8 @@ export { FILTER_HEADER };
  * True when the first two of the k ≥ 2 bits of double hashing from (h, h2)
  * are set, read with no branch between them: an absent key is turned away
  * by one branch that goes its way three times in four, instead of a coin
- * toss at every bit. Measured on 10^6 keys, k = 7 (a 1.2 MB filter), both
- * builds in one process: queries of absent keys 25.3 -> 20.8 ns/key
- * (hasInts) and 37.4 -> 33.8 (hasPacked) under Node 20, 25.8 -> 21.4 and
- * 36.2 -> 33.0 under Node 24; queries of members 2-3% slower.
+ * toss at every bit. Measured (10^6 keys, k = 7, Node 20 and 24): hasInts
+ * of absent keys 25 -> 21 ns/key, members 2-3% slower.
  */
 // @ts-ignore: decorator
 @inline function firstTwoSet(data: usize, m: u64, base: u64, h: u64, h2: u64): bool {
@@ -123,11 +121,9 @@ export { FILTER_HEADER };
 
 /**
  * True when one of the layers at `filters` (u32 addresses, oldest first)
- * holds the key of hashes (h, h2); the newest, which holds the most keys, is
- * asked first. A first pass over every layer's first two bits, then the rest
- * where both were set, was measured and not kept: absent keys 111 -> 83
- * ns/key, but members 56 -> 86 (hasInts, 5 layers, 10^6 keys), where asking
- * layer by layer with firstTwoSet gave 98 -> 80 and 54 -> 51.
+ * holds the key of hashes (h, h2), asked newest first. Reading every layer's
+ * first two bits in one pass before finishing any was slower for members
+ * (hasInts, 5 layers: 56 -> 86 ns/key) than this loop (54 -> 51).
  */
 // @ts-ignore: decorator
 @inline function layersContain(filters: usize, layers: u32, h: u64, h2: u64): bool {

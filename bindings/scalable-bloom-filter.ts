@@ -91,7 +91,6 @@ function layerLimit(initialCapacity: number, p: number, growth: number, tighteni
   return MAX_LAYERS;
 }
 
-/** A Bloom filter that grows: no capacity to choose up front, and a false-positive rate that stays ≤ p. */
 /**
  * The one-key fast path of a scalable filter whose layers share one memory,
  * as WasmBlock.oneString: a string key is written with one utf8Write and the
@@ -112,6 +111,7 @@ interface LayersOne {
   readonly room: number;
 }
 
+/** A Bloom filter that grows: no capacity to choose up front, and a false-positive rate that stays ≤ p. */
 export class ScalableBloomFilter extends FilterBase implements Filter {
   readonly #initialCapacity: number;
   readonly #p: number;
@@ -132,7 +132,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
    * cost 60 ns of a 365 ns query.
    */
   #single: { arena: Arena; addresses: Uint32Array } | null | undefined;
-  /** The one-key fast path for string keys, taken from #single by the first string key; forgotten with it. */
+  /** The one-key fast path for string keys: made again from #single by each string key that takes the slow path; forgotten with it. */
   #fast: LayersOne | undefined;
   #disposed = false;
 
@@ -206,6 +206,12 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
   /** Total bits over all layers. */
   get bits(): number {
     return this.#live().reduce((sum, layer) => sum + layer.bits, 0);
+  }
+
+  /** The memory of the newest layer, where a single key is written. @internal */
+  get arena(): Arena {
+    const layers = this.#live();
+    return layers[layers.length - 1].arena;
   }
 
   /** The target rate p. */
