@@ -121,6 +121,34 @@ export function keyText(scratch: Scratch): NodeBufferView | undefined {
 }
 
 /**
+ * Where a one-key fast path writes a string key (WasmBlock.oneString, the
+ * scalable filter's): a scratch area, Node's Buffer over its key room, and
+ * the longest string (in UTF-16 units) whose UTF-8 bytes surely fit.
+ */
+export interface KeyRoom {
+  readonly scratch: Scratch;
+  /** text.utf8Write(key, 0) writes the key at scratch.bytes and gives its length. */
+  readonly text: NodeBufferView;
+  readonly maxChars: number;
+}
+
+/** The key room of `scratch` for a fast path; undefined outside Node, where there is no Buffer to write with. */
+export function keyRoom(scratch: Scratch): KeyRoom | undefined {
+  const text = keyText(scratch);
+  return text === undefined ? undefined : { scratch, text, maxChars: Math.floor(scratch.capacity / 3) };
+}
+
+/**
+ * True when `key` is a string that fits `room` and the room still holds:
+ * its scratch area is still its arena's (a longer key makes the arena take
+ * a larger one and free this) and the memory has not grown (which empties
+ * the Buffer).
+ */
+export function roomTakes(room: KeyRoom, key: unknown): key is string {
+  return typeof key === "string" && key.length <= room.maxChars && room.scratch.arena.scratch === room.scratch && room.text.byteLength !== 0;
+}
+
+/**
  * Writes a string's UTF-8 bytes at scratch offset `at` (from scratch.bytes);
  * the caller guarantees 3 bytes per UTF-16 unit of room. Measured
  * (bench/STRINGS.md): Buffer#utf8Write beats encodeInto on a fresh subarray,

@@ -24,7 +24,7 @@ import {
 } from "./format.js";
 import { HASHING_OPTION_NAMES, hashingOptions, readHashing, resolveHashing, writeHashing, type Hashing, type HashingOptions } from "./hashing.js";
 import { hashId } from "./hash.js";
-import { isBytes, keyText, maxKeyBytes, writeKey, type Key, type NodeBufferView, type Scratch } from "./keys.js";
+import { isBytes, keyRoom, maxKeyBytes, roomTakes, writeKey, type Key, type KeyRoom } from "./keys.js";
 import { forEachChunk, placeChunk, saveChunk, sourceLength, concat, type Chunk, type KeyHash, type KeySource, type SavedChunk } from "./batch.js";
 import { FilterBase, type Filter } from "./filter.js";
 
@@ -95,20 +95,15 @@ function layerLimit(initialCapacity: number, p: number, growth: number, tighteni
  * The one-key fast path of a scalable filter whose layers share one memory,
  * as WasmBlock.oneString: a string key is written with one utf8Write and the
  * layers' addresses copied beside it, instead of going through writeKey and
- * a typed-array set. It holds while `scratch` is its arena's and its memory
- * has not grown (text not emptied), and for adds while the newest layer has room.
+ * a typed-array set. It holds while its key room does (roomTakes), and for
+ * adds while the newest layer has room.
  */
-interface LayersOne {
+interface LayersOne extends KeyRoom {
   readonly core: Arena["core"];
-  readonly scratch: Scratch;
-  readonly text: NodeBufferView;
-  /** Longest string (in UTF-16 units) whose UTF-8 bytes surely fit the key room. */
-  readonly maxChars: number;
   /** The layers' block addresses, oldest first. */
   readonly addresses: Uint32Array;
   readonly newest: BloomFilter;
-  /** The newest layer's capacity. */
-  readonly room: number;
+  readonly newestCapacity: number;
 }
 
 /** A Bloom filter that grows: no capacity to choose up front, and a false-positive rate that stays ≤ p. */
@@ -477,7 +472,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
    */
   #one(key: Key, add: boolean): boolean {
     const fast = this.#fast;
-    if (fast !== undefined && typeof key === "string" && key.length <= fast.maxChars && fast.scratch.arena.scratch === fast.scratch && fast.text.byteLength !== 0 && !(add && fast.newest.size >= fast.room)) {
+    if (fast !== undefined && roomTakes(fast, key) && !(add && fast.newest.size >= fast.newestCapacity)) {
       const length = fast.text.utf8Write(key, 0);
       const words = fast.scratch.arena.u32();
       const at = fast.scratch.ends >>> 2;
@@ -506,8 +501,8 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       const seen = arena.core.bloomLayersKey(scratch.ends, addresses.length, add ? OP_ADD : OP_HAS, scratch.bytes, length);
       const last = this.#layers.length - 1;
       if (add && seen === 0) this.#layers[last].countAdded(1);
-      const text = typeof key === "string" ? keyText(scratch) : undefined;
-      if (text !== undefined) this.#fast = { core: arena.core, scratch, text, maxChars: Math.floor(scratch.capacity / 3), addresses, newest: this.#layers[last], room: this.#capacityAt(last) };
+      const room = typeof key === "string" ? keyRoom(scratch) : undefined;
+      if (room !== undefined) this.#fast = { ...room, core: arena.core, addresses, newest: this.#layers[last], newestCapacity: this.#capacityAt(last) };
       return seen === 1;
     }
     return this.#oneApart(key, add, hash);

@@ -15,7 +15,7 @@ import type { Arena } from "./arena.js";
 import type { Core } from "./core.generated.js";
 import { allocate, allocateShared, defaultArena, disown, freeMemory, named, own, type Block, type What } from "./memory.js";
 import { SharedArena } from "./shared-arena.js";
-import { keyText, scratchBytes, scratchOf, writeKey, type Key, type NodeBufferView, type Scratch } from "./keys.js";
+import { keyRoom, roomTakes, scratchBytes, scratchOf, writeKey, type Key, type KeyRoom } from "./keys.js";
 import { bytePieces, checkKeyLengths, placeChunk, runBatch, forEachChunk, saveChunk, type BatchResult, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { OP_ADD, OP_COUNT, OP_HAS } from "./constants.generated.js";
 import { checkIntsKeys, formatBytes } from "./errors.js";
@@ -30,18 +30,13 @@ export type Placement = { readonly sharedKeyBytes: number } | { readonly attach:
 
 /**
  * What a string key needs on the one-key fast path (WasmBlock.oneString):
- * the addresses a single-key kernel takes, looked up once.
+ * the addresses a single-key kernel takes, looked up once. The key goes to
+ * scratch.bytes, the kernel answers at scratch.out.
  */
-export interface OneString {
+export interface OneString extends KeyRoom {
   readonly core: Core;
   /** The first block's address. */
   readonly filter: number;
-  /** Where the key's bytes go (scratch.bytes) and the kernel answers (scratch.out); the path holds while it is its arena's. */
-  readonly scratch: Scratch;
-  /** A Buffer over the key room: text.utf8Write(key, 0) writes the key and gives its length. */
-  readonly text: NodeBufferView;
-  /** Longest string (in UTF-16 units) whose UTF-8 bytes surely fit the key room. */
-  readonly maxChars: number;
 }
 
 export abstract class WasmBlock extends FilterBase {
@@ -346,7 +341,7 @@ export abstract class WasmBlock extends FilterBase {
    */
   protected oneString(key: Key): OneString | undefined {
     const one = this.#oneString;
-    if (one && typeof key === "string" && key.length <= one.maxChars && one.scratch.arena.scratch === one.scratch && one.text.byteLength !== 0) return one;
+    if (one && roomTakes(one, key)) return one;
     return one === null || typeof key !== "string" ? undefined : this.#takeOneString(key);
   }
 
@@ -358,13 +353,12 @@ export abstract class WasmBlock extends FilterBase {
       this.#oneString = null;
       return undefined;
     }
-    const scratch = scratchOf(blocks[0].arena, key.length * 3);
-    const text = keyText(scratch);
-    if (text === undefined) {
+    const room = keyRoom(scratchOf(blocks[0].arena, key.length * 3));
+    if (room === undefined) {
       this.#oneString = null;
       return undefined;
     }
-    const one: OneString = { core: blocks[0].arena.core, filter: blocks[0].ptr, scratch, text, maxChars: Math.floor(scratch.capacity / 3) };
+    const one: OneString = { ...room, core: blocks[0].arena.core, filter: blocks[0].ptr };
     this.#oneString = one;
     return one;
   }
