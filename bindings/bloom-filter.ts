@@ -289,7 +289,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
   /** True when the key is probably present; false when it is definitely absent. */
   has(key: Key): boolean {
     const one = this.oneString(key);
-    if (one) return one.core.bloomHas(one.filter, one.scratch.bytes, one.text.utf8Write(key as string, 0)) === 1;
+    if (one) return one.core.bloomHas(one.filter, one.room.scratch.bytes, one.room.text.utf8Write(key as string, 0)) === 1;
     if (this.viaBatch) return this.runOp(OP_HAS, { kind: "keys", keys: [checkKey(key)] }).answers[0] === 1;
     const { ptr, length } = this.oneKey(key);
     return this.core.bloomHas(this.live(), ptr, length) === 1;
@@ -299,7 +299,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
   testAndAdd(key: Key): boolean {
     const one = this.oneString(key);
     let fresh: number;
-    if (one) fresh = one.core.bloomAdd(one.filter, one.scratch.bytes, one.text.utf8Write(key as string, 0));
+    if (one) fresh = one.core.bloomAdd(one.filter, one.room.scratch.bytes, one.room.text.utf8Write(key as string, 0));
     else if (this.viaBatch) return this.#add({ kind: "keys", keys: [checkKey(key)] })[0] === 1;
     else {
       const { ptr, length } = this.oneKey(key);

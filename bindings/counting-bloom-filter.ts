@@ -451,7 +451,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
   /** `op` for one key; its answer (0/1, or the count). */
   #one(op: number, key: Key): number {
     const one = this.oneString(key);
-    if (one) return one.core.countingKey(one.filter, this.#width, op, one.scratch.bytes, one.text.utf8Write(key as string, 0), one.scratch.out);
+    if (one) return one.core.countingKey(one.filter, this.#width, op, one.room.scratch.bytes, one.room.text.utf8Write(key as string, 0), one.room.scratch.out);
     if (this.segmentCount > 1) {
       maxKeyBytes(key);
       return this.runOp(op, { kind: "keys", keys: [key] }, Uint32Array).answers[0];

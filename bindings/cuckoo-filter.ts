@@ -405,7 +405,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
   /** `op` for one key; its answer (0/1, or the count). */
   #one(op: number, key: Key): number {
     const one = this.oneString(key);
-    if (one) return one.core.cuckooKey(one.filter, op, one.scratch.bytes, one.text.utf8Write(key as string, 0), one.scratch.out);
+    if (one) return one.core.cuckooKey(one.filter, op, one.room.scratch.bytes, one.room.text.utf8Write(key as string, 0), one.room.scratch.out);
     const { ptr, length, out } = this.oneKey(key);
     return this.core.cuckooKey(this.live(), op, ptr, length, out);
   }

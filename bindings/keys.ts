@@ -142,7 +142,9 @@ export function keyRoom(scratch: Scratch): KeyRoom | undefined {
  * True when `key` is a string that fits `room` and the room still holds:
  * its scratch area is still its arena's (a longer key makes the arena take
  * a larger one and free this) and the memory has not grown (which empties
- * the Buffer).
+ * the Buffer). Fast paths hold their room as a field, never spread into
+ * their own objects: with two shapes here, the scalable filter's one-key
+ * calls measured 10–15% slower.
  */
 export function roomTakes(room: KeyRoom, key: unknown): key is string {
   return typeof key === "string" && key.length <= room.maxChars && room.scratch.arena.scratch === room.scratch && room.text.byteLength !== 0;

@@ -98,7 +98,9 @@ function layerLimit(initialCapacity: number, p: number, growth: number, tighteni
  * a typed-array set. It holds while its key room does (roomTakes), and for
  * adds while the newest layer has room.
  */
-interface LayersOne extends KeyRoom {
+interface LayersOne {
+  /** Where the key goes, as OneString's room (one shape for roomTakes). */
+  readonly room: KeyRoom;
   readonly core: Arena["core"];
   /** The layers' block addresses, oldest first. */
   readonly addresses: Uint32Array;
@@ -472,13 +474,14 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
    */
   #one(key: Key, add: boolean): boolean {
     const fast = this.#fast;
-    if (fast !== undefined && roomTakes(fast, key) && !(add && fast.newest.size >= fast.newestCapacity)) {
-      const length = fast.text.utf8Write(key, 0);
-      const words = fast.scratch.arena.u32();
-      const at = fast.scratch.ends >>> 2;
+    if (fast !== undefined && roomTakes(fast.room, key) && !(add && fast.newest.size >= fast.newestCapacity)) {
+      const { scratch, text } = fast.room;
+      const length = text.utf8Write(key, 0);
+      const words = scratch.arena.u32();
+      const at = scratch.ends >>> 2;
       const addresses = fast.addresses;
       for (let i = 0; i < addresses.length; i++) words[at + i] = addresses[i];
-      const seen = fast.core.bloomLayersKey(fast.scratch.ends, addresses.length, add ? OP_ADD : OP_HAS, fast.scratch.bytes, length);
+      const seen = fast.core.bloomLayersKey(scratch.ends, addresses.length, add ? OP_ADD : OP_HAS, scratch.bytes, length);
       if (add && seen === 0) fast.newest.countAdded(1);
       return seen === 1;
     }
@@ -502,7 +505,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       const last = this.#layers.length - 1;
       if (add && seen === 0) this.#layers[last].countAdded(1);
       const room = typeof key === "string" ? keyRoom(scratch) : undefined;
-      if (room !== undefined) this.#fast = { ...room, core: arena.core, addresses, newest: this.#layers[last], newestCapacity: this.#capacityAt(last) };
+      if (room !== undefined) this.#fast = { room, core: arena.core, addresses, newest: this.#layers[last], newestCapacity: this.#capacityAt(last) };
       return seen === 1;
     }
     return this.#oneApart(key, add, hash);

@@ -300,7 +300,7 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
 
   has(key: Key): boolean {
     const one = this.oneString(key);
-    if (one) return one.core.sbbfKey(one.filter, OP_HAS, one.scratch.bytes, one.text.utf8Write(key as string, 0)) === 1;
+    if (one) return one.core.sbbfKey(one.filter, OP_HAS, one.room.scratch.bytes, one.room.text.utf8Write(key as string, 0)) === 1;
     if (this.viaBatch) return this.runOp(OP_HAS, { kind: "keys", keys: [key as Key] }).answers[0] === 1;
     const { ptr, length } = this.oneKey(key);
     return this.core.sbbfKey(this.live(), OP_HAS, ptr, length) === 1;
@@ -309,7 +309,7 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
   testAndAdd(key: Key): boolean {
     const one = this.oneString(key);
     let seen: number;
-    if (one) seen = one.core.sbbfKey(one.filter, OP_ADD, one.scratch.bytes, one.text.utf8Write(key as string, 0));
+    if (one) seen = one.core.sbbfKey(one.filter, OP_ADD, one.room.scratch.bytes, one.room.text.utf8Write(key as string, 0));
     else if (this.viaBatch) return this.#add({ kind: "keys", keys: [key as Key] })[0] === 1;
     else {
       const { ptr, length } = this.oneKey(key);

@@ -31,9 +31,11 @@ export type Placement = { readonly sharedKeyBytes: number } | { readonly attach:
 /**
  * What a string key needs on the one-key fast path (WasmBlock.oneString):
  * the addresses a single-key kernel takes, looked up once. The key goes to
- * scratch.bytes, the kernel answers at scratch.out.
+ * room.scratch.bytes, the kernel answers at room.scratch.out.
  */
-export interface OneString extends KeyRoom {
+export interface OneString {
+  /** Where the key goes; its own object, made by keyRoom alone, so roomTakes sees one shape. */
+  readonly room: KeyRoom;
   readonly core: Core;
   /** The first block's address. */
   readonly filter: number;
@@ -341,7 +343,7 @@ export abstract class WasmBlock extends FilterBase {
    */
   protected oneString(key: Key): OneString | undefined {
     const one = this.#oneString;
-    if (one && roomTakes(one, key)) return one;
+    if (one && roomTakes(one.room, key)) return one;
     return one === null || typeof key !== "string" ? undefined : this.#takeOneString(key);
   }
 
@@ -358,7 +360,7 @@ export abstract class WasmBlock extends FilterBase {
       this.#oneString = null;
       return undefined;
     }
-    const one: OneString = { ...room, core: blocks[0].arena.core, filter: blocks[0].ptr };
+    const one: OneString = { room, core: blocks[0].arena.core, filter: blocks[0].ptr };
     this.#oneString = one;
     return one;
   }
