@@ -27,25 +27,54 @@ const packedProbes = pack(probes.map((key) => encoder.encode(key)));
 const memberInts = Uint32Array.from({ length: N }, (_, i) => i);
 const absentInts = Uint32Array.from({ length: N }, (_, i) => N + i);
 const rows = [];
+/** The bloomkit filters' tasks, timed together (timeRoundRobin), and the filters they query. */
+const suites = [];
+const filters = [];
+
+/** Passes of each task; a task's figure is the median of its passes. */
+const ROUNDS = 11;
 
 /**
- * Times `ops` ({ name: [keyKind, fn] }) over n keys into `rows`: the median of 11 passes after a warm-up (one pass
- * when `slow`). A query pass over 10^6 integer keys takes 5–15 ms, which one collection or interrupt doubles: with
- * the mean of 5, the same row measured 8.5 and 16.9 ns/key in one run.
+ * Times every task of `suites` ([{ lib, n, ops: { name: [keyKind, fn] }, quality }]) into `rows`, round-robin:
+ * each of ROUNDS rounds runs every task once (after one warm-up pass of each in the first), in an order turned by
+ * one each round, and a task's ns/key is the median of its rounds. A query pass over 10^6 integer keys takes 5–15
+ * ms, which one collection or a neighbour on this shared machine doubles; timed one task after another (the median
+ * of 11 passes each), the same run measured a fuse filter's hasInts at 37.2 ns/key under one Node and 8.2 under
+ * the other, so the fuse and split-block rows it compares were taken minutes and machine states apart. Round-robin,
+ * a busy stretch falls on every task alike.
  */
-async function time(rows, lib, n, ops, quality, slow = false) {
+async function timeRoundRobin(rows, suites) {
+  const tasks = suites.flatMap(({ lib, n, ops, quality }) => Object.entries(ops).map(([op, [keyKind, fn]]) => ({ lib, n, op, keyKind, fn, quality, ns: [] })));
+  for (let round = 0; round < ROUNDS; round++) {
+    progress(`binary fuse section: round ${round + 1} of ${ROUNDS}`);
+    const turned = tasks.map((_, i) => tasks[(i + round) % tasks.length]);
+    const bench = new Bench(round === 0 ? { iterations: 1, time: 0, warmupIterations: 1 } : { iterations: 1, time: 0, warmup: false });
+    turned.forEach((task, i) => bench.add(String(i), task.fn));
+    // In the suite this section follows the 10^7-key sections: without a full collection first, V8 collects their
+    // gigabytes on the other core while the first rows are timed (fuse queries measured 3× slower, and uneven).
+    globalThis.gc?.();
+    await bench.run();
+    bench.tasks.forEach((timed, i) => {
+      const task = turned[i];
+      if (!timed.result || timed.result.state !== "completed") throw new Error(`${task.lib} ${task.op} did not complete: ${timed.result?.error ?? timed.result?.state}`);
+      task.ns.push((timed.result.latency.mean * 1e6) / task.n);
+    });
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  for (const { lib, n, op, keyKind, quality, ns } of tasks) rows.push({ lib, op, keyKind, n, nsPerKey: median(ns), ...quality[keyKind] });
+}
+
+/** Times `ops` over n keys into `rows` in one pass each: for the pure-JS peer, the slowest by far. */
+async function timeOnce(rows, lib, n, ops, quality) {
   progress(`${lib}: timing`);
-  const bench = new Bench(slow ? { iterations: 1, time: 0, warmup: false } : { iterations: 11, time: 0, warmupIterations: 1 });
+  const bench = new Bench({ iterations: 1, time: 0, warmup: false });
   for (const [op, [, fn]] of Object.entries(ops)) bench.add(op, fn);
-  // In the suite this section follows the 10^7-key sections: without a full collection first, V8 collects their
-  // gigabytes on the other core while the first rows are timed (fuse queries measured 3× slower, and uneven).
   globalThis.gc?.();
   await bench.run();
   for (const task of bench.tasks) {
     const keyKind = ops[task.name][0];
-    const { bitsPerKey, fpr } = quality[keyKind];
     if (!task.result || task.result.state !== "completed") throw new Error(`${lib} ${task.name} did not complete: ${task.result?.error ?? task.result?.state}`);
-    rows.push({ lib, op: task.name, keyKind, n, nsPerKey: (task.result.latency.p50 * 1e6) / n, bitsPerKey, fpr });
+    rows.push({ lib, op: task.name, keyKind, n, nsPerKey: (task.result.latency.mean * 1e6) / n, ...quality[keyKind] });
   }
 }
 
@@ -66,7 +95,7 @@ for (const fingerprintBits of [8, 16]) {
     bytes: { bitsPerKey: byString.bitsPerItem, fpr: ones(byString.hasPacked(packedProbes.bytes, packedProbes.ends)) / N },
     int: { bitsPerKey: byInt.bitsPerItem, fpr: ones(byInt.hasInts(absentInts)) / N },
   };
-  await time(rows, lib, N, {
+  suites.push({ lib, n: N, quality, ops: {
     "build": ["string", () => BinaryFuseFilter.build(keys, { fingerprintBits }).dispose()],
     "hasMany (members)": ["string", () => byString.hasMany(keys)],
     "hasMany (absent)": ["string", () => byString.hasMany(probes)],
@@ -76,9 +105,8 @@ for (const fingerprintBits of [8, 16]) {
     "buildInts (u32)": ["int", () => BinaryFuseFilter.buildInts(memberInts, { fingerprintBits }).dispose()],
     "hasInts (u32, members)": ["int", () => byInt.hasInts(memberInts)],
     "hasInts (u32, absent)": ["int", () => byInt.hasInts(absentInts)],
-  }, quality);
-  byString.dispose();
-  byInt.dispose();
+  } });
+  filters.push(byString, byInt);
 }
 
 for (const fingerprintBits of [8, 16]) {
@@ -94,7 +122,7 @@ for (const fingerprintBits of [8, 16]) {
     bytes: { bitsPerKey: byString.bits / N, fpr: ones(byString.hasPacked(packedProbes.bytes, packedProbes.ends)) / N },
     int: { bitsPerKey: byInt.bits / N, fpr: ones(byInt.hasInts(absentInts)) / N },
   };
-  await time(rows, lib, N, {
+  suites.push({ lib, n: N, quality, ops: {
     "addMany": ["string", () => SplitBlockBloomFilter.create(N, p, { powerOfTwo: false }).addMany(keys).dispose()],
     "hasMany (members)": ["string", () => byString.hasMany(keys)],
     "hasMany (absent)": ["string", () => byString.hasMany(probes)],
@@ -104,10 +132,12 @@ for (const fingerprintBits of [8, 16]) {
     "addInts (u32)": ["int", () => SplitBlockBloomFilter.create(N, p, { powerOfTwo: false }).addInts(memberInts).dispose()],
     "hasInts (u32, members)": ["int", () => byInt.hasInts(memberInts)],
     "hasInts (u32, absent)": ["int", () => byInt.hasInts(absentInts)],
-  }, quality);
-  byString.dispose();
-  byInt.dispose();
+  } });
+  filters.push(byString, byInt);
 }
+
+await timeRoundRobin(rows, suites);
+for (const filter of filters) filter.dispose();
 
 {
   const lib = "bloom-filters XorFilter 8-bit";
@@ -116,11 +146,11 @@ for (const fingerprintBits of [8, 16]) {
   progress(`${lib}: building`);
   const filter = bloomFilters.XorFilter.create(peerKeys, 8);
   const quality = { string: { bitsPerKey: (filter._filter.length * 8) / PEER_KEYS, fpr: peerProbes.filter((key) => filter.has(key)).length / PEER_KEYS } };
-  await time(rows, lib, PEER_KEYS, {
+  await timeOnce(rows, lib, PEER_KEYS, {
     "create": ["string", () => bloomFilters.XorFilter.create(peerKeys, 8)],
     "has (members)": ["string", () => peerKeys.forEach((key) => filter.has(key))],
     "has (absent)": ["string", () => peerProbes.forEach((key) => filter.has(key))],
-  }, quality, true);
+  }, quality);
 }
 
 return { rows, peerKeys: PEER_KEYS };

@@ -77,7 +77,7 @@ ${tables.deletable}
 
 ## 5. Static sets: binary fuse filters
 
-${fmt(SMALL)} URL keys (integer rows: 0 … n − 1). \`BinaryFuseFilter\` (8- and 16-bit fingerprints) is built from the whole batch ("build" rows: ns per key of the build) and queried; beside it, split-block filters sized for the same rates (2^-8 and 2^-16, \`powerOfTwo: false\`), and \`bloom-filters\`' pure-JS \`XorFilter\`, timed on the first ${fmt(meta.fusePeerKeys)} keys only (its rows give its cost per key). FPR is measured on ${fmt(SMALL)} absent keys of the same kind. Each figure here is the median of 11 passes after a warm-up (one pass for \`XorFilter\`), after a full collection.
+${fmt(SMALL)} URL keys (integer rows: 0 … n − 1). \`BinaryFuseFilter\` (8- and 16-bit fingerprints) is built from the whole batch ("build" rows: ns per key of the build) and queried; beside it, split-block filters sized for the same rates (2^-8 and 2^-16, \`powerOfTwo: false\`), and \`bloom-filters\`' pure-JS \`XorFilter\`, timed on the first ${fmt(meta.fusePeerKeys)} keys only (its rows give its cost per key). FPR is measured on ${fmt(SMALL)} absent keys of the same kind. The bloomkit rows are timed round-robin: 11 rounds, each running every one of their operations once (after a warm-up pass of each in the first round) in an order turned by one each round, so a busy stretch of this shared machine falls on the fuse and split-block rows alike; each figure is the median of its 11 passes. \`XorFilter\` is timed once.
 
 ${tables.fuse}
 
