@@ -5,7 +5,8 @@
 //   2. n = 1e7: the same without `bloom-filters` (≈ 20 µs a key: minutes a pass);
 //   3. filters larger than 256 MB: sized for 3e8 keys, and 1 GiB, holding 1e7 keys;
 //   4. the deletable filters against `bloom-filters`' own, with remove;
-//   5. static sets: binary fuse filters (bench/fuse.mjs).
+// Section 5, the binary fuse filters (bench/fuse.mjs), runs in a process of
+// its own under each Node (results.mjs), not after these sections' gigabytes.
 // With BENCH_JSON=path it writes its rows there as JSON for results.mjs to
 // merge; without, it prints this run's tables. BENCH_KEYS=n runs sections 1
 // and 4 alone at n keys.
@@ -16,8 +17,7 @@ import { bloomFiltersLib, bloomfilterLib, bloomkitLibs, deletableLibs, setLib } 
 import { measure } from "./measure.mjs";
 import { machine, progress } from "./report.mjs";
 import { pack, urls } from "./keys.mjs";
-import { fuseSection } from "./fuse.mjs";
-import { deletableTable, filterTable, fuseTable, runLabel } from "./merge.mjs";
+import { deletableTable, filterTable, runLabel } from "./merge.mjs";
 
 const P = 0.01;
 const SMALL = Number(process.env.BENCH_KEYS ?? 1_000_000);
@@ -118,9 +118,6 @@ const deletableSizing = optimal({ n: Math.min(SMALL, DELETABLE), p: P });
 const deletableData = dataset(Math.min(SMALL, DELETABLE));
 const deletableRows = await run(deletableLibs(Math.min(SMALL, DELETABLE), P, deletableSizing), deletableData, 5, "deletable");
 
-// --- 5. static sets: the binary fuse filter beside split-block filters of the same rates, and bloom-filters' XorFilter.
-const fuse = FULL ? await fuseSection(SMALL) : undefined;
-
 /** The split-block filter's measured FPR on URL strings and the one its block count predicts (Σ_j Poisson(j; n/blocks)·(1 − (31/32)^j)^8). */
 function splitBlockFpr() {
   const filter = SplitBlockBloomFilter.create(SMALL, P);
@@ -145,12 +142,10 @@ const suite = {
     hugeMiB: mib(hugeSizing.m),
     gibBlocks: GIB_BLOCKS,
     deletableSizing,
-    fusePeerKeys: fuse?.peerKeys,
     splitBlockFpr: splitBlockFpr(),
   },
   rows,
   deletable: deletableRows,
-  fuse: fuse?.rows,
 };
 
 if (process.env.BENCH_JSON) {
@@ -160,6 +155,5 @@ if (process.env.BENCH_JSON) {
   const runs = [{ ...suite, label: runLabel(suite.env) }];
   const sections = FULL ? ["small", "large", "huge"] : ["small"];
   const tables = [...sections.map((section) => filterTable(runs, section)), deletableTable(runs)];
-  if (FULL) tables.push(fuseTable(runs));
   console.log(tables.join("\n\n"));
 }

@@ -1,7 +1,8 @@
 // `npm run bench`: the suite (bench/filters.mjs) once under the running Node
 // and once under Node 24, the current LTS (bench/node24.mjs fetches it into
 // bench/.cache/ when the running Node is another), each in its own process
-// writing its rows as JSON; then, once in the same bench run, the plain-C
+// writing its rows as JSON, and the binary fuse section (bench/fuse.mjs) under
+// each in a process of its own; then, once in the same bench run, the plain-C
 // split-block filter on the same keys (bench/c.mjs) and `bloomkit dedup`
 // under each Node against `sort -u` and awk (bench/cli.mjs). Prints the
 // tables with the Nodes side by side and issue 14's targets, and writes
@@ -9,8 +10,8 @@
 // BENCH_KEYS=n: sections 1 and 4 at n keys under both Nodes, the C program
 // and dedup at a reduced size; prints the same and writes nothing.
 // BENCH_REUSE_SUITES=1: takes each Node's rows from the JSON its last run
-// left in bench/.cache/ instead of running the suite again (after a later
-// part failed, or to redo the report).
+// left in bench/.cache/ instead of running the suite (and the fuse section)
+// again (after a later part failed, or to redo the report).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cSection } from "./c.mjs";
@@ -27,6 +28,7 @@ const SMALL = Number(process.env.BENCH_KEYS ?? 1_000_000);
 const DEDUP_LINES = FULL ? 10_000_000 : Math.max(100_000, 10 * SMALL);
 const cache = new URL("./.cache/", import.meta.url).pathname;
 const suitePath = new URL("./filters.mjs", import.meta.url).pathname;
+const fusePath = new URL("./fuse.mjs", import.meta.url).pathname;
 const fmt = (x) => x.toLocaleString("en-US");
 
 /** The Nodes to run the suite under, [{ label, path }], and the labels of those that cannot run, with why. */
@@ -39,22 +41,28 @@ function nodes() {
   return { list: [running, { label: "Node 24", path: lts.path }], notRun: [] };
 }
 
-/** Runs the suite under one Node in a child process (its progress on this terminal); returns its rows with the Node's label. */
-function runSuite(node) {
-  const json = `${cache}suite-${node.label.replace(/\W+/g, "")}.json`;
+/**
+ * Runs `script` under one Node in a child process (its progress on this terminal), which writes its rows as JSON
+ * to bench/.cache/<name>-<Node>.json; returns them. With BENCH_REUSE_SUITES, the JSON of the last run when there is one.
+ */
+function runJson(node, script, name, args = []) {
+  const json = `${cache}${name}-${node.label.replace(/\W+/g, "")}.json`;
   if (process.env.BENCH_REUSE_SUITES && existsSync(json)) {
     console.error(`\n${node.label}: the rows of the last run, from ${json}`);
-    const suite = JSON.parse(readFileSync(json, "utf8"));
-    return { ...suite, label: runLabel(suite.env) };
+    return JSON.parse(readFileSync(json, "utf8"));
   }
-  console.error(`\n${node.label} (${node.path}): bench/filters.mjs${FULL ? "" : `, BENCH_KEYS=${SMALL}`}`);
-  const result = spawnSync(node.path, ["--expose-gc", "--max-old-space-size=16384", suitePath], {
-    stdio: "inherit",
-    env: { ...process.env, BENCH_JSON: json },
-  });
-  if (result.status !== 0) throw new Error(`the suite under ${node.label} failed (exit ${result.status ?? result.signal})`);
-  const suite = JSON.parse(readFileSync(json, "utf8"));
-  return { ...suite, label: runLabel(suite.env) };
+  console.error(`\n${node.label} (${node.path}): bench/${script.split("/").pop()}${FULL ? "" : `, BENCH_KEYS=${SMALL}`}`);
+  const result = spawnSync(node.path, [...args, script], { stdio: "inherit", env: { ...process.env, BENCH_JSON: json } });
+  if (result.status !== 0) throw new Error(`bench/${script.split("/").pop()} under ${node.label} failed (exit ${result.status ?? result.signal})`);
+  return JSON.parse(readFileSync(json, "utf8"));
+}
+
+/** The suite under one Node, and in a full run its binary fuse section in a process of its own: its rows with the Node's label. */
+function runSuite(node) {
+  const suite = runJson(node, suitePath, "suite", ["--expose-gc", "--max-old-space-size=16384"]);
+  if (!FULL) return { ...suite, label: runLabel(suite.env) };
+  const fuse = runJson(node, fusePath, "fuse", ["--expose-gc"]);
+  return { ...suite, label: runLabel(suite.env), fuse: fuse.rows, meta: { ...suite.meta, fusePeerKeys: fuse.peerKeys } };
 }
 
 /** The dedup runs of target 6 on the crawl log, or { skipped } without GNU time. */
