@@ -65,6 +65,23 @@ describe.each(makers)("%s: hashLines, then the *Hashes methods", (_name, make, h
     }
   });
 
+  it("gives every line's hash and end over many chunks, long lines then short ones and the reverse", () => {
+    // 77,000 lines: at least five chunks (16,384 lines or 1 MiB at most each), joined at offsets their lengths set.
+    const long = (i: number) => `https://example.com/${"x".repeat(40)}/${i}`;
+    for (const keys of [
+      [...Array.from({ length: 17_000 }, (_, i) => long(i)), ...Array.from({ length: 60_000 }, (_, i) => (i % 7).toString())],
+      [...Array.from({ length: 60_000 }, (_, i) => (i % 7).toString()), ...Array.from({ length: 17_000 }, (_, i) => long(i))],
+    ]) {
+      const filter = make();
+      const buffer = encoder.encode(keys.join("\n") + "\n");
+      const { hashes, ends } = filter.hashLines(buffer);
+      expect(hashes).toEqual(hashMany(hashName as "xxh64", keys, seed));
+      let end = 0;
+      expect(Array.from(ends)).toEqual(keys.map((key) => (end += key.length + 1)));
+      filter.dispose();
+    }
+  });
+
   it("addHashes returns the filter and adds every key", () => {
     const { buffer, keys } = sampleLines(2_000, 9, false);
     const filter = make();
