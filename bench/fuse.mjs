@@ -33,6 +33,12 @@ const rows = [];
 const suites = [];
 const filters = [];
 
+/** ns per key of a tinybench task's one pass over n keys; `what` names it when the pass failed. */
+function nsPerKey(task, n, what) {
+  if (!task.result || task.result.state !== "completed") throw new Error(`${what} did not complete: ${task.result?.error ?? task.result?.state}`);
+  return (task.result.latency.mean * 1e6) / n;
+}
+
 /** Passes of each task; a task's figure is the median of its passes. */
 const ROUNDS = 11;
 
@@ -57,11 +63,7 @@ async function timeRoundRobin(rows, suites) {
     // absent keys 95.3 ns/key against 37.6 for members): hence a process of its own.
     globalThis.gc?.();
     await bench.run();
-    bench.tasks.forEach((timed, i) => {
-      const task = turned[i];
-      if (!timed.result || timed.result.state !== "completed") throw new Error(`${task.lib} ${task.op} did not complete: ${timed.result?.error ?? timed.result?.state}`);
-      task.ns.push((timed.result.latency.mean * 1e6) / task.n);
-    });
+    bench.tasks.forEach((timed, i) => turned[i].ns.push(nsPerKey(timed, turned[i].n, `${turned[i].lib} ${turned[i].op}`)));
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
   for (const { lib, n, op, keyKind, quality, ns } of tasks) rows.push({ lib, op, keyKind, n, nsPerKey: median(ns), ...quality[keyKind] });
@@ -76,8 +78,7 @@ async function timeOnce(rows, lib, n, ops, quality) {
   await bench.run();
   for (const task of bench.tasks) {
     const keyKind = ops[task.name][0];
-    if (!task.result || task.result.state !== "completed") throw new Error(`${lib} ${task.name} did not complete: ${task.result?.error ?? task.result?.state}`);
-    rows.push({ lib, op: task.name, keyKind, n, nsPerKey: (task.result.latency.mean * 1e6) / n, ...quality[keyKind] });
+    rows.push({ lib, op: task.name, keyKind, n, nsPerKey: nsPerKey(task, n, `${lib} ${task.name}`), ...quality[keyKind] });
   }
 }
 

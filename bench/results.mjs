@@ -51,9 +51,10 @@ function runJson(node, script, name, args = []) {
     console.error(`\n${node.label}: the rows of the last run, from ${json}`);
     return JSON.parse(readFileSync(json, "utf8"));
   }
-  console.error(`\n${node.label} (${node.path}): bench/${script.split("/").pop()}${FULL ? "" : `, BENCH_KEYS=${SMALL}`}`);
+  const shown = `bench/${script.split("/").pop()}`;
+  console.error(`\n${node.label} (${node.path}): ${shown}${FULL ? "" : `, BENCH_KEYS=${SMALL}`}`);
   const result = spawnSync(node.path, [...args, script], { stdio: "inherit", env: { ...process.env, BENCH_JSON: json } });
-  if (result.status !== 0) throw new Error(`bench/${script.split("/").pop()} under ${node.label} failed (exit ${result.status ?? result.signal})`);
+  if (result.status !== 0) throw new Error(`${shown} under ${node.label} failed (exit ${result.status ?? result.signal})`);
   return JSON.parse(readFileSync(json, "utf8"));
 }
 
