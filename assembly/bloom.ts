@@ -336,10 +336,78 @@ function addGrouped<T>(filter: usize, src: usize, hashes2: usize, count: u32, ou
   return total;
 }
 
-/** runDirect or, for adds to a large filter, addGrouped. */
+/** Keys per group in the grouped query. */
+// @ts-ignore: decorator
+@inline const QUERY_GROUP: u32 = 64;
+// The grouped query keeps 20 bytes per key (two hashes, a slot) in the room of the grouped add.
+assert(QUERY_GROUP * 20 <= BLOOM_GROUP_BYTES);
+
+/**
+ * Queries in groups of QUERY_GROUP keys. Each key's first two bits are read
+ * with no branch, so the loads of different keys overlap; the keys whose two
+ * bits are set (a quarter of absent keys) keep their hashes in `room`, and
+ * only they read the rest. Where three in four keys or more got past their
+ * first two bits, the next group is asked key by key instead (runDirect's
+ * way): for members the grouped pass only adds stores. Measured in one
+ * process against runDirect (10^6 keys, k = 7, Node 20, medians of 8
+ * alternating passes): hasInts absent 20.8-21.7 -> 16.7-17.0 ns/key, half
+ * members half absent in random order 26.4 -> 20.5, members 0.98-1.08x;
+ * hasPacked absent 34.5 -> 30.1-31.6, members 0.92-0.99x. Reading bits 2
+ * and 3 the same way too was faster for absent keys (16.8 -> 15.2) and
+ * slower for the mixed stream (21.0 -> 21.8) and members, so not kept.
+ */
+function hasGrouped<T>(filter: usize, src: usize, hashes2: usize, count: u32, out: usize, room: usize): u32 {
+  const seed = <u64>load<u32>(filter, F_SEED);
+  const m = load<u64>(filter, F_BITS);
+  const k = load<u32>(filter, F_HASHES);
+  const base = load<u64>(filter, F_BASE_BITS);
+  const data = filter + FILTER_HEADER;
+  const slots = room + (<usize>QUERY_GROUP << 4);
+  let total: u32 = 0;
+  let direct = false;
+  for (let first: u32 = 0; first < count; first += QUERY_GROUP) {
+    const group = min<u32>(QUERY_GROUP, count - first);
+    // How many keys of this group passed their first two bits (all present ones do).
+    let passed: u32 = 0;
+    if (direct) {
+      for (let g: u32 = 0; g < group; g++) {
+        const h = sourceHash<T>(src, first + g, seed);
+        const h2 = secondAt(hashes2, first + g, h);
+        const hit = firstTwoSet(data, m, base, h, h2) && restSet(data, m, base, k, h, h2);
+        store<u8>(out + first + g, <u8>hit);
+        passed += <u32>hit;
+      }
+      total += passed;
+    } else {
+      for (let g: u32 = 0; g < group; g++) {
+        const h = sourceHash<T>(src, first + g, seed);
+        const h2 = secondAt(hashes2, first + g, h);
+        const both = firstTwoSet(data, m, base, h, h2);
+        store<u8>(out + first + g, 0);
+        // Written for every key, kept (the count moves on) only for those that passed.
+        const at = room + (<usize>passed << 4);
+        store<u64>(at, h);
+        store<u64>(at, h2, 8);
+        store<u32>(slots + (<usize>passed << 2), g);
+        passed += <u32>both;
+      }
+      for (let j: u32 = 0; j < passed; j++) {
+        const at = room + (<usize>j << 4);
+        const hit = restSet(data, m, base, k, load<u64>(at), load<u64>(at, 8));
+        store<u8>(out + first + load<u32>(slots + (<usize>j << 2)), <u8>hit);
+        total += <u32>hit;
+      }
+    }
+    direct = passed << 2 >= group * 3;
+  }
+  return total;
+}
+
+/** runDirect or, for adds to a large filter, addGrouped; queries of k ≥ 2 bits hasGrouped. */
 // @ts-ignore: decorator
 @inline function run<T>(filter: usize, op: u32, src: usize, hashes2: usize, count: u32, out: usize, room: usize): u32 {
   if (op == OP_ADD && load<u64>(filter, F_BITS) > GROUPED_ABOVE_BITS) return addGrouped<T>(filter, src, hashes2, count, out, room);
+  if (op == OP_HAS && load<u32>(filter, F_HASHES) >= 2) return hasGrouped<T>(filter, src, hashes2, count, out, room);
   return runDirect<T>(filter, op, src, hashes2, count, out);
 }
 

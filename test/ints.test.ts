@@ -1,7 +1,7 @@
 // Integer keys: addInts / hasInts / testAndAddInts on Uint32Array and BigUint64Array.
 import { describe, expect, it } from "vitest";
 import { BloomFilter, SplitBlockBloomFilter } from "../bindings/index.js";
-import { distinctInts, firstDifference, ones } from "./helpers.js";
+import { distinctInts, firstDifference, ones, rng } from "./helpers.js";
 
 const members = distinctInts(300_000, true, 121); // more than two wasm calls' worth
 const absent = distinctInts(1_000_000, false, 122);
@@ -86,6 +86,36 @@ describe("integer keys in a filter larger than cache (the grouped add loop)", ()
     const single = BloomFilter.withSize(bits, 5);
     for (const key of keys.subarray(0, 5_000)) single.addInts(Uint32Array.of(key));
     expect(firstDifference(batch.bitArray(), single.bitArray())).toBe(-1);
+  });
+});
+
+describe("BloomFilter queries in any mix of members and absent keys", () => {
+  // A batch query reads every key's first two bits in groups of keys and
+  // switches to key by key where most keys get past them (members): runs of
+  // each kind, of random lengths, cross both ways of asking within one call.
+  const random = rng(124);
+  const stream: number[] = [];
+  let nextMember = 0;
+  let nextAbsent = 0;
+  for (let run = 0; stream.length < 40_000; run++) {
+    const length = 1 + Math.floor(random() * (run % 3 === 0 ? 400 : 40));
+    for (let i = 0; i < length; i++) stream.push(run % 2 === 0 || random() < 0.1 ? members[nextMember++] : absent[nextAbsent++]);
+  }
+  const keys = Uint32Array.from(stream);
+  const stored = new Set(members.subarray(0, nextMember));
+
+  it.each([1, 2, 3, 4, 7])("k = %i: no false negatives, and the batch answers as one key per call", (k) => {
+    const filter = BloomFilter.withSize(400_000 * k, k).addInts(members.subarray(0, nextMember));
+    const answers = filter.hasInts(keys);
+    keys.forEach((key, i) => {
+      if (stored.has(key)) expect(answers[i], `member ${key} at ${i}`).toBe(1);
+    });
+    const oneByOne = Uint8Array.from(keys, (key) => filter.hasInts(Uint32Array.of(key))[0]);
+    expect(firstDifference(answers, oneByOne)).toBe(-1);
+    const falsePositives = ones(answers) - keys.filter((key) => stored.has(key)).length;
+    const predicted = filter.expectedFalsePositiveRate(nextMember) * nextAbsent;
+    expect(falsePositives).toBeLessThan(1.3 * predicted + 20);
+    expect(falsePositives).toBeGreaterThan(0.7 * predicted - 20);
   });
 });
 
