@@ -2,7 +2,7 @@
 // and the independent strategy of the classic crawler de-duplication program in C.
 import { describe, expect, it } from "vitest";
 import { BloomFilter, hash, type HashName } from "../bindings/index.js";
-import { ones, urls } from "./helpers.js";
+import { ones, pack, urls } from "./helpers.js";
 
 const members = urls(100_000, "hashing-member", 21);
 const probes = urls(500_000, "hashing-absent", 22);
@@ -29,6 +29,29 @@ describe("double hashing over each wide hash", () => {
       const want = Array.from({ length: 9 }, (_, i) => Number((((h1 + BigInt(i) * h2) & MASK64) * BigInt(m)) >> 64n));
       expect(filter.positions(key)).toEqual(want);
     }
+  });
+});
+
+describe("batch queries answer what the bits say", () => {
+  // Batches are hashed in one pass and probed in groups in another (see
+  // assembly/bloom.ts, hasGrouped); whichever way, a key's answer must be
+  // what the bits at its positions say, for every hash double hashing can use.
+  it.each(["xxh3", "xxh64", "fnv1a_64", "murmur3_128"] as const)("%s: every route answers what the bits at the key's positions say", (name) => {
+    const filter = BloomFilter.create(3000, 0.05, name === "fnv1a_64" ? { hash: name } : { hash: name, seed: 9 });
+    const stored = members.slice(0, 3000);
+    filter.addMany(stored);
+    const asked = [...stored.slice(0, 500), ...probes.slice(0, 4000), "", "é例🙂"];
+    const bits = filter.bitArray();
+    const set = (i: number) => (bits[i >> 3] >> (i & 7)) & 1;
+    const expected = asked.map((key) => (filter.positions(key).every((i) => set(i) === 1) ? 1 : 0));
+    expect(ones(Uint8Array.from(expected.slice(0, 500)))).toBe(500);
+    expect(ones(Uint8Array.from(expected))).toBeLessThan(500 + 0.1 * 4000); // the bits decide: not every key answers present
+    const utf8 = new TextEncoder();
+    const { bytes, ends } = pack(asked.map((key) => utf8.encode(key)));
+    expect(Array.from(filter.hasMany(asked))).toEqual(expected);
+    expect(Array.from(filter.hasPacked(bytes, ends))).toEqual(expected);
+    expect(Array.from(filter.hasLines(utf8.encode(asked.map((key) => `${key}\n`).join(""))))).toEqual(expected);
+    expect(asked.map((key) => (filter.has(key) ? 1 : 0))).toEqual(expected);
   });
 });
 
