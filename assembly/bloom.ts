@@ -370,6 +370,7 @@ function hasGrouped<T>(filter: usize, src: usize, hashes2: usize, count: u32, ou
     // How many keys of this group passed their first two bits (all present ones do).
     let passed: u32 = 0;
     if (direct) {
+      // runDirect's loop, with the header read once: calling runDirect on the group's range measured 0.95-0.99x for members.
       for (let g: u32 = 0; g < group; g++) {
         const h = sourceHash<T>(src, first + g, seed);
         const h2 = secondAt(hashes2, first + g, h);
