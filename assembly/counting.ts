@@ -6,6 +6,7 @@
 // or decremented again, so no later removal can produce a false negative.
 
 import { FILTER_HEADER, F_BASE_BITS, F_BITS, F_HASHES, F_SEED, F_STRATEGY, STRATEGY_INDEPENDENT, distinctIndices, distinctIndicesHashed, doubleIndex, firstHash, indexBuffer, keyStep, secondHashOf } from "./indices";
+import { reduce } from "./reduce";
 import { Hashed, OP_ADD, OP_COUNT, OP_HAS, SOURCE_HASHES, SOURCE_U32, sourceHash } from "./batch";
 
 /** Counter value at `idx` for `width`-bit counters. */
@@ -25,6 +26,30 @@ import { Hashed, OP_ADD, OP_COUNT, OP_HAS, SOURCE_HASHES, SOURCE_U32, sourceHash
     store<u8>(at, <u8>((<u32>load<u8>(at) & ~(0xF << shift)) | (value << shift)));
   } else if (width == 8) store<u8>(data + <usize>idx, <u8>value);
   else store<u16>(data + (<usize>idx << 1), <u16>value);
+}
+
+/** Adds 1 to the counter at `idx` unless it is at its maximum (one load, one store); returns its value before. */
+// @ts-ignore: decorator
+@inline function bumpCounter(data: usize, width: u32, idx: u64): u32 {
+  if (width == 4) {
+    const at = data + <usize>(idx >> 1);
+    const shift = <u32>(idx & 1) << 2;
+    const byte = <u32>load<u8>(at);
+    const c = (byte >> shift) & 0xF;
+    // Below 15 the nibble's + 1 never carries into its neighbour.
+    store<u8>(at, <u8>(byte + (<u32>(c < 0xF) << shift)));
+    return c;
+  }
+  if (width == 8) {
+    const at = data + <usize>idx;
+    const c = <u32>load<u8>(at);
+    store<u8>(at, <u8>(c + <u32>(c < 0xFF)));
+    return c;
+  }
+  const at = data + (<usize>idx << 1);
+  const c = <u32>load<u16>(at);
+  store<u16>(at, <u16>(c + <u32>(c < 0xFFFF)));
+  return c;
 }
 
 /** Bytes of `counters` counters of `width` bits, rounded to whole u64 words. */
@@ -48,14 +73,52 @@ export function countingBlockBytes(counters: f64, width: u32): f64 {
 // @ts-ignore: decorator
 @inline function addIndices(filter: usize, width: u32, n: u32): u32 {
   const data = filter + FILTER_HEADER;
-  const max: u32 = (1 << width) - 1;
   const indices = indexBuffer();
   let present: u32 = 1;
-  for (let i: u32 = 0; i < n; i++) {
-    const idx = load<u64>(indices + (<usize>i << 3));
-    const c = getCounter(data, width, idx);
-    if (c == 0) present = 0;
-    if (c < max) setCounter(data, width, idx, c + 1);
+  for (let i: u32 = 0; i < n; i++) present &= <u32>(bumpCounter(data, width, load<u64>(indices + (<usize>i << 3))) != 0);
+  return present;
+}
+
+/**
+ * True when the k indices double hashing takes with step h2 in an unfolded
+ * filter of m counters are certainly distinct: g_i and g_j = g_i + (j − i)·h2
+ * (mod 2^64) map to the same index only when they are less than 2^64 / m
+ * apart, and every step d·h2, d < k, is at least a power of two above that
+ * from 0 on either side. Fails for about 2k/m of keys, which take
+ * distinctIndicesHashed's k² comparisons instead.
+ */
+// @ts-ignore: decorator
+@inline function spreadApart(h2: u64, k: u32, m: u64): bool {
+  const zeros = <u32>clz(m);
+  if (zeros >= 63) return false; // m = 1: every index is 0
+  const gap: u64 = <u64>1 << (zeros + 1); // 2^64 / 2^⌊log2 m⌋ ≥ 2^64 / m
+  let step = h2;
+  for (let d: u32 = 1; d < k; d++) {
+    if (step < gap || step > 0 - gap) return false;
+    step += h2;
+  }
+  return true;
+}
+
+/**
+ * addIndices for the key of hashes (h, h2) under double hashing. When its
+ * indices are certainly distinct (spreadApart), they are added as they are
+ * computed, with no buffer of indices and no comparisons; bumpCounter reads
+ * and writes each counter once, with no branch. Measured with both builds in
+ * one process (1e6 keys, k = 7, 4-bit counters, 4.8 MB): addInts 73-78 ->
+ * 51-52 ns/key (Node 20) and 76 -> 57 (Node 24), addPacked 95-109 -> 69,
+ * addMany 1.15-1.21x; the same adds in cache (1e4 keys) 46.5 -> 28.5.
+ */
+// @ts-ignore: decorator
+@inline function addHashed(filter: usize, width: u32, h: u64, h2: u64): u32 {
+  const m = load<u64>(filter, F_BITS);
+  const k = load<u32>(filter, F_HASHES);
+  if (load<u64>(filter, F_BASE_BITS) != m || !spreadApart(h2, k, m)) return addIndices(filter, width, distinctIndicesHashed(filter, h, h2));
+  const data = filter + FILTER_HEADER;
+  let present: u32 = 1;
+  for (let i: u32 = 0; i < k; i++) {
+    present &= <u32>(bumpCounter(data, width, reduce(h, m)) != 0);
+    h += h2;
   }
   return present;
 }
@@ -160,9 +223,13 @@ export function countingBytes(filter: usize, width: u32, op: u32, keys: usize, e
 
 /** `op` for one key of `len` bytes, its answer written to out[0] as countingBytes does; returns the answer. */
 export function countingKey(filter: usize, width: u32, op: u32, key: usize, len: usize, out: usize): u32 {
-  if ((op == OP_HAS || op == OP_COUNT) && load<u32>(filter, F_STRATEGY) != STRATEGY_INDEPENDENT) {
+  const double = load<u32>(filter, F_STRATEGY) != STRATEGY_INDEPENDENT;
+  if ((op == OP_HAS || op == OP_COUNT) && double) {
     const h = firstHash(filter, key, len);
     answerQuery(op, minOfHashed(filter, width, h, keyStep()), 0, out);
+  } else if (op == OP_ADD && double) {
+    const h = firstHash(filter, key, len);
+    store<u8>(out, <u8>addHashed(filter, width, h, keyStep()));
   } else applyOp(filter, width, op, distinctIndices(filter, key, len), 0, out);
   return op == OP_COUNT ? load<u32>(out) : <u32>load<u8>(out);
 }
@@ -175,7 +242,11 @@ function runSource<T>(filter: usize, width: u32, op: u32, src: usize, hashes2: u
     const h = sourceHash<T>(src, i, seed);
     const h2 = hashes2 != 0 ? load<u64>(hashes2 + (<usize>i << 3)) : secondHashOf(h);
     if (op == OP_HAS || op == OP_COUNT) total += answerQuery(op, minOfHashed(filter, width, h, h2), i, out);
-    else total += applyOp(filter, width, op, distinctIndicesHashed(filter, h, h2), i, out);
+    else if (op == OP_ADD) {
+      const present = addHashed(filter, width, h, h2);
+      store<u8>(out + i, <u8>present);
+      total += present;
+    } else total += applyOp(filter, width, op, distinctIndicesHashed(filter, h, h2), i, out);
   }
   return total;
 }

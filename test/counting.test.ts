@@ -1,7 +1,7 @@
 // CountingBloomFilter: removal, frequency, saturation, and agreement with BloomFilter.
 import { describe, expect, it } from "vitest";
 import { BloomFilter, CountingBloomFilter } from "../bindings/index.js";
-import { ones, pack, randomBytes, urls } from "./helpers.js";
+import { ones, pack, randomBytes, rng, urls } from "./helpers.js";
 
 const probes = urls(500_000, "counting-absent", 71);
 
@@ -121,6 +121,47 @@ describe("CountingBloomFilter", () => {
     const removeHalf = keys.slice(0, 2_000);
     expect(Array.from(batch.removeMany(removeHalf))).toEqual(removeHalf.map((k) => (single.remove(k) ? 1 : 0)));
     expect(batch.serialize()).toEqual(single.serialize());
+  });
+
+  // Small m makes a key's k indices coincide often (the k² comparison path), large m almost never (indices added as computed).
+  it.each([
+    [4, 13, 7],
+    [4, 64, 5],
+    [4, 5_000, 7],
+    [8, 29, 9],
+    [8, 50_021, 7],
+    [16, 17, 4],
+    [16, 40_000, 11],
+  ] as const)("%i-bit counters, m = %i, k = %i: every counter is the model's, whatever way keys are added", (counterBits, counters, hashes) => {
+    const random = rng(counters * 31 + hashes);
+    const filter = CountingBloomFilter.withSize(counters, hashes, { counterBits });
+    const model = new Array<number>(counters).fill(0);
+    const max = 2 ** counterBits - 1;
+    const pool = [...urls(400, `cb-model-${counters}`, 81), ...randomBytes(200, 12, 82)];
+    /** What adding `key` does to the model: each distinct position + 1, up to max; returns whether all were > 0 before. */
+    const addToModel = (key: string | Uint8Array) => {
+      const distinct = [...new Set(filter.positions(key))];
+      const present = distinct.every((i) => model[i] > 0);
+      for (const i of distinct) model[i] = Math.min(max, model[i] + 1);
+      return present;
+    };
+    for (let round = 0; round < 40; round++) {
+      // Keys drawn with repeats, so counters climb to saturation on the small filters.
+      const keys = Array.from({ length: 1 + Math.floor(random() * 60) }, () => pool[Math.floor(random() * pool.length)]);
+      const way = round % 4;
+      if (way === 0) for (const key of keys) expect(filter.testAndAdd(key)).toBe(addToModel(key));
+      else if (way === 1) {
+        for (const key of keys) filter.add(key);
+        keys.forEach(addToModel);
+      } else if (way === 2) expect(Array.from(filter.testAndAddMany(keys))).toEqual(keys.map((key) => (addToModel(key) ? 1 : 0)));
+      else {
+        const { bytes, ends } = pack(keys.map((key) => (typeof key === "string" ? new TextEncoder().encode(key) : key)));
+        expect(Array.from(filter.testAndAddPacked(bytes, ends))).toEqual(keys.map((key) => (addToModel(key) ? 1 : 0)));
+      }
+      expect(Array.from(filter.counterValues())).toEqual(model);
+    }
+    // The small 4-bit filters got past saturation, where a counter sticks.
+    if (counterBits === 4 && counters < 100) expect(Math.max(...model)).toBe(max);
   });
 
   it("rejects bad arguments and leaves the filter unchanged", () => {
