@@ -90,6 +90,22 @@ describe("CountingBloomFilter", () => {
     expect(single.has("hot")).toBe(true);
   });
 
+  it.each([8, 16] as const)("%i-bit counters stick at their maximum too, one key at a time and in batches", (counterBits) => {
+    const max = 2 ** counterBits - 1;
+    const filter = CountingBloomFilter.create(100, 0.01, { counterBits });
+    filter.addMany(new Array<string>(max - 1).fill("hot"));
+    expect(filter.count("hot")).toBe(max - 1);
+    expect(filter.remove("hot")).toBe(true); // one below max still counts down
+    expect(filter.count("hot")).toBe(max - 2);
+    filter.add("hot").add("hot").add("hot").add("hot");
+    expect([filter.count("hot"), filter.saturatedCounters]).toEqual([max, filter.hashes]);
+    // Stuck: removals leave the counters at max, where they mean "at least max".
+    filter.removeMany(["hot", "hot"]);
+    filter.remove("hot");
+    expect(filter.count("hot")).toBe(max);
+    expect(new Set(filter.positions("hot").map((i) => filter.counter(i)))).toEqual(new Set([max]));
+  });
+
   it("toBloomFilter() gives the BloomFilter of the keys held", () => {
     const held = urls(10_000, "held", 77);
     const gone = urls(5_000, "gone", 78);
@@ -132,7 +148,7 @@ describe("CountingBloomFilter", () => {
     [8, 50_021, 7],
     [16, 17, 4],
     [16, 40_000, 11],
-  ] as const)("%i-bit counters, m = %i, k = %i: every counter is the model's, whatever way keys are added", (counterBits, counters, hashes) => {
+  ] as const)("%i-bit counters, m = %i, k = %i: every counter is the model's, whatever way keys are added and removed", (counterBits, counters, hashes) => {
     const random = rng(counters * 31 + hashes);
     const filter = CountingBloomFilter.withSize(counters, hashes, { counterBits });
     const model = new Array<number>(counters).fill(0);
@@ -145,10 +161,24 @@ describe("CountingBloomFilter", () => {
       for (const i of distinct) model[i] = Math.min(max, model[i] + 1);
       return present;
     };
-    for (let round = 0; round < 40; round++) {
+    /** What removing `key` does to the model: when all its distinct positions are > 0, each − 1 unless stuck at max. */
+    const removeFromModel = (key: string | Uint8Array) => {
+      const distinct = [...new Set(filter.positions(key))];
+      if (!distinct.every((i) => model[i] > 0)) return false;
+      for (const i of distinct) if (model[i] < max) model[i]--;
+      return true;
+    };
+    for (let round = 0; round < 60; round++) {
       // Keys drawn with repeats, so counters climb to saturation on the small filters.
       const keys = Array.from({ length: 1 + Math.floor(random() * 60) }, () => pool[Math.floor(random() * pool.length)]);
-      const way = round % 4;
+      const way = round % 6;
+      if (way >= 4) {
+        // Removals, of keys added and keys never added alike: one at a time, then a batch.
+        if (way === 4) for (const key of keys) expect(filter.remove(key)).toBe(removeFromModel(key));
+        else expect(Array.from(filter.removeMany(keys))).toEqual(keys.map((key) => (removeFromModel(key) ? 1 : 0)));
+        expect(Array.from(filter.counterValues())).toEqual(model);
+        continue;
+      }
       if (way === 0) for (const key of keys) expect(filter.testAndAdd(key)).toBe(addToModel(key));
       else if (way === 1) {
         for (const key of keys) filter.add(key);
