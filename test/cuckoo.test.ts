@@ -117,6 +117,42 @@ describe("CuckooFilter answers", () => {
     expect(batch.size).toBe(0);
   });
 
+  // A table model: a key's fingerprint goes to the first empty slot of its first bucket, else of its second;
+  // a removal clears the first copy in the first bucket, else in the second. Keys whose two buckets are
+  // both full (which would take kicks, random relocations) are left out, so the model stays exact.
+  it.each([8, 16, 32] as const)("%i-bit fingerprints: every slot is the model's through adds, testAndAdds and removals", (fingerprintBits) => {
+    const filter = CuckooFilter.withSize(64, fingerprintBits);
+    const slots = new Array<number>(filter.capacity).fill(0);
+    const random = rng(fingerprintBits);
+    const pool = urls(120, `ck-model-${fingerprintBits}`, 88);
+    const inBucket = (b: number) => slots.slice(b * 4, b * 4 + 4);
+    const copies = (fp: number, [b1, b2]: [number, number]) => inBucket(b1).filter((x) => x === fp).length + (b2 === b1 ? 0 : inBucket(b2).filter((x) => x === fp).length);
+    let placedSecond = 0;
+    for (let step = 0; step < 3_000; step++) {
+      const key = pool[Math.floor(random() * pool.length)];
+      const { fingerprint: fp, buckets } = filter.locate(key);
+      const free = buckets.map((b) => inBucket(b).indexOf(0));
+      const action = random();
+      if (action < 0.3) {
+        const held = copies(fp, buckets) > 0;
+        expect(filter.remove(key)).toBe(held);
+        if (held) {
+          const first = inBucket(buckets[0]).indexOf(fp);
+          slots[first >= 0 ? buckets[0] * 4 + first : buckets[1] * 4 + inBucket(buckets[1]).indexOf(fp)] = 0;
+        }
+      } else if (free[0] < 0 && free[1] < 0) continue;
+      else if (action < 0.65 && copies(fp, buckets) > 0) expect(filter.testAndAdd(key)).toBe(true);
+      else {
+        if (action < 0.65) expect(filter.testAndAdd(key)).toBe(false);
+        else filter.add(key);
+        if (free[0] < 0) placedSecond++;
+        slots[free[0] >= 0 ? buckets[0] * 4 + free[0] : buckets[1] * 4 + free[1]] = fp;
+      }
+      expect(Array.from(filter.entries()), `step ${step}`).toEqual(slots);
+    }
+    expect(placedSecond).toBeGreaterThan(10); // first buckets filled up, so second buckets were used
+  });
+
   it("shows its table: entries() has size non-zero fingerprints", () => {
     const filter = CuckooFilter.create(100, 0.1);
     filter.addMany(["a", "b", "c"]);
