@@ -17,17 +17,6 @@ import { Hashed, OP_ADD, OP_COUNT, OP_HAS, SOURCE_HASHES, SOURCE_U32, sourceHash
   return load<u16>(data + (<usize>idx << 1));
 }
 
-/** Sets the counter at `idx` to `value` (< 2^width). */
-// @ts-ignore: decorator
-@inline function setCounter(data: usize, width: u32, idx: u64, value: u32): void {
-  if (width == 4) {
-    const at = data + <usize>(idx >> 1);
-    const shift = <u32>(idx & 1) << 2;
-    store<u8>(at, <u8>((<u32>load<u8>(at) & ~(0xF << shift)) | (value << shift)));
-  } else if (width == 8) store<u8>(data + <usize>idx, <u8>value);
-  else store<u16>(data + (<usize>idx << 1), <u16>value);
-}
-
 /** Adds 1 to the counter at `idx` unless it is at its maximum (one load, one store); returns its value before. */
 // @ts-ignore: decorator
 @inline function bumpCounter(data: usize, width: u32, idx: u64): u32 {
