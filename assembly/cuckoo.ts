@@ -99,6 +99,18 @@ let keyBucket: u32 = 0;
 // @ts-ignore: decorator
 @inline const LANES8_LOW: u32 = 0x7F7F7F7F;
 
+/** The high bit of each 16-bit lane of x that is 0, and no other bit: exact, with no carry between lanes. */
+// @ts-ignore: decorator
+@inline function zeroLanes16(x: u64): u64 {
+  return ~(((x & LANES16_LOW) + LANES16_LOW) | x | LANES16_LOW);
+}
+
+/** The high bit of each 8-bit lane of x that is 0, and no other bit. */
+// @ts-ignore: decorator
+@inline function zeroLanes8(x: u32): u32 {
+  return ~(((x & LANES8_LOW) + LANES8_LOW) | x | LANES8_LOW);
+}
+
 /**
  * Writes fp into the first free entry of bucket b; false when the bucket is
  * full. 8- and 16-bit buckets are read as one word, as copiesIn reads them,
@@ -113,16 +125,14 @@ let keyBucket: u32 = 0;
   if (fpBits == 16) {
     // The empty lanes of the bucket in one word, as copiesIn finds equal ones: the lowest is the first free entry.
     const at = data + (<usize>b << 3);
-    const x = load<u64>(at);
-    const empty = ~(((x & LANES16_LOW) + LANES16_LOW) | x | LANES16_LOW);
+    const empty = zeroLanes16(load<u64>(at));
     if (empty == 0) return false;
     store<u16>(at + ((<usize>ctz<u64>(empty) >> 4) << 1), <u16>fp); // the lowest empty lane's high bit: 16j + 15
     return true;
   }
   if (fpBits == 8) {
     const at = data + (<usize>b << 2);
-    const x = load<u32>(at);
-    const empty = ~(((x & LANES8_LOW) + LANES8_LOW) | x | LANES8_LOW);
+    const empty = zeroLanes8(load<u32>(at));
     if (empty == 0) return false;
     store<u8>(at + (<usize>ctz<u32>(empty) >> 3), <u8>fp); // 8j + 7
     return true;
@@ -149,12 +159,10 @@ let keyBucket: u32 = 0;
 @inline function copiesIn(filter: usize, fpBits: u32, b: u32, fp: u32): u32 {
   const data = filter + CUCKOO_HEADER;
   if (fpBits == 16) {
-    const x = load<u64>(data + (<usize>b << 3)) ^ (<u64>fp * 0x0001000100010001);
-    return <u32>popcnt<u64>(~(((x & LANES16_LOW) + LANES16_LOW) | x | LANES16_LOW));
+    return <u32>popcnt<u64>(zeroLanes16(load<u64>(data + (<usize>b << 3)) ^ (<u64>fp * 0x0001000100010001)));
   }
   if (fpBits == 8) {
-    const x = load<u32>(data + (<usize>b << 2)) ^ (fp * 0x01010101);
-    return popcnt<u32>(~(((x & LANES8_LOW) + LANES8_LOW) | x | LANES8_LOW));
+    return popcnt<u32>(zeroLanes8(load<u32>(data + (<usize>b << 2)) ^ (fp * 0x01010101)));
   }
   let n: u32 = 0;
   for (let j: u32 = 0; j < BUCKET_SIZE; j++) n += <u32>(getSlot(filter, fpBits, b * BUCKET_SIZE + j) == fp);
