@@ -202,7 +202,12 @@ export function sbbfSetBits(filter: usize): f64 {
 // @ts-ignore: decorator
 @inline const GROUPED_ABOVE_BLOCKS: u32 = 1 << 18;
 
-/** Keys per group in the grouped loops. */
+/**
+ * Keys per group in the grouped loops. Measured on 10^7 integer queries of a
+ * 1 GiB filter, in one process: groups of 8, 16 and 32 all took 39-42 ns a key;
+ * a software pipeline touching the block 16 keys ahead of each test took 58-59
+ * (a touch in wasm is a load, which holds up the loop where a prefetch would not).
+ */
 // @ts-ignore: decorator
 @inline const GROUP: u32 = 16;
 /** Bytes of the room the grouped loop needs: one block address per key of a group. */
