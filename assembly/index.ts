@@ -40,7 +40,8 @@ export {
   fuseSeedHigh,
   fuseSetSeed,
   fuseRun,
-  fuseHashInts,
+  fuseSetVersion,
+  fuseWidenInts,
 } from "./binary-fuse";
 export { fuseSortTempBytes, fuseSortUnique } from "./fuse-sort";
 export { fuseSlotHashBytes, fuseTempBytes, fuseBuild } from "./fuse-build";
@@ -81,3 +82,4 @@ export const HASH_XXH3 = hash.HASH_XXH3;
 export const XXH64_STATE_BYTES = xxh64Stream.XXH64_STATE_BYTES;
 export const FUSE_HEADER = <u32>binaryFuse.FUSE_HEADER;
 export const FUSE_MAX_SIZE = binaryFuse.FUSE_MAX_SIZE;
+export const FUSE_RECORD_VERSION = binaryFuse.FUSE_RECORD_VERSION;

@@ -6,7 +6,7 @@
 import { WasmBlock } from "./wasm-block.js";
 import { Arena } from "./arena.js";
 import { defaultArena, freeMemory, type Block } from "./memory.js";
-import { FUSE_HEADER, FUSE_MAX_SIZE, HASH_XXH64, SOURCE_HASHES, SOURCE_U64 } from "./constants.generated.js";
+import { FUSE_HEADER, FUSE_MAX_SIZE, FUSE_RECORD_VERSION, HASH_XXH3, HASH_XXH64, SOURCE_HASHES, SOURCE_U32 } from "./constants.generated.js";
 import { checkOptions, describe, formatBytes } from "./errors.js";
 import { forEachChunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { isBytes, maxKeyBytes, scratchOf, type Key } from "./keys.js";
@@ -29,8 +29,12 @@ export interface BinaryFuseFilterOptions {
   fingerprintBits?: 8 | 16;
 }
 
-/** Keys are hashed as by the split-block filter: xxh64 with seed 0 of their bytes (integers by intHash with seed 0). */
-const KEY_HASH: KeyHash = { id: HASH_XXH64, seed: 0 };
+/**
+ * How each record version hashes a key's bytes (seed 0). Builds write version
+ * FUSE_RECORD_VERSION (2): xxh3, and integer keys as they are; version 1
+ * filters (xxh64, integers through intHash) still load and answer as built.
+ */
+const KEY_HASHES: Record<number, KeyHash> = { 1: { id: HASH_XXH64, seed: 0 }, 2: { id: HASH_XXH3, seed: 0 } };
 /** Builds start their sequence of seeds here, so the same keys always give the same filter. */
 const BUILD_SEED = 0;
 /** fuseBuild's result codes (assembly/fuse-build.ts). */
@@ -71,18 +75,22 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
   readonly #size: number;
   readonly #fingerprintBits: 8 | 16;
   readonly #arrayLength: number;
+  /** The record version whose key mapping the fingerprints were built under: FUSE_RECORD_VERSION, or 1 when loaded from such a record. */
+  readonly #version: number;
 
-  private constructor(size: number, fingerprintBits: 8 | 16) {
+  private constructor(size: number, fingerprintBits: 8 | 16, version = FUSE_RECORD_VERSION) {
     if (size > FUSE_MAX_SIZE) throw new RangeError(`a binary fuse filter holds at most ${FUSE_MAX_SIZE} distinct keys, got ${size}`);
     const layout = layoutOf(size, fingerprintBits);
     super(layout.blockBytes, () => `a binary fuse filter of ${size} keys (${formatBytes(layout.blockBytes)})`);
     this.core.fuseInit(this.live(), size, fingerprintBits);
+    this.core.fuseSetVersion(this.live(), version);
+    this.#version = version;
     this.#size = size;
     this.#fingerprintBits = fingerprintBits;
     this.#arrayLength = layout.arrayLength;
   }
 
-  /** A filter of string or Uint8Array keys (hashed as UTF-8 bytes by xxh64); duplicates count once. */
+  /** A filter of string or Uint8Array keys (hashed as UTF-8 bytes by xxh3); duplicates count once. */
   static build(keys: readonly Key[], options?: BinaryFuseFilterOptions): BinaryFuseFilter {
     const bits = fingerprintBitsOf(options);
     if (!Array.isArray(keys)) throw new TypeError(`keys must be an array of strings or Uint8Arrays, got ${describe(keys)}`);
@@ -105,7 +113,7 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     return BinaryFuseFilter.#build({ kind: "lines", buffer }, countLines(buffer), bits);
   }
 
-  /** A filter of integer keys (a Uint32Array or BigUint64Array), hashed as the other filters' addInts hash them. */
+  /** A filter of integer keys (a Uint32Array or BigUint64Array; the same number in either is the same key); duplicates count once. */
   static buildInts(keys: Uint32Array | BigUint64Array, options?: BinaryFuseFilterOptions): BinaryFuseFilter {
     const bits = fingerprintBitsOf(options);
     if (!(keys instanceof Uint32Array || keys instanceof BigUint64Array)) {
@@ -144,10 +152,11 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     const { core } = arena;
     const hashes = hold(Math.max(8, count * 8));
     let written = 0;
-    forEachChunk(arena, KEY_HASH, source, (chunk) => {
+    forEachChunk(arena, KEY_HASHES[FUSE_RECORD_VERSION], source, (chunk) => {
       const at = hashes + chunk.first * 8;
-      if (chunk.source === SOURCE_HASHES) arena.u8().copyWithin(at, chunk.src, chunk.src + chunk.count * 8);
-      else core.fuseHashInts(chunk.src, chunk.count, chunk.source === SOURCE_U64 ? 1 : 0, at);
+      // Hashes of bytes and u64 keys are the build's 64-bit keys already; u32 keys are widened.
+      if (chunk.source === SOURCE_U32) core.fuseWidenInts(chunk.src, chunk.count, at);
+      else arena.u8().copyWithin(at, chunk.src, chunk.src + chunk.count * 8);
       written = chunk.first + chunk.count;
     });
     if (written !== count) throw new Error(`internal error: ${written} keys hashed, ${count} counted`);
@@ -208,7 +217,7 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
   }
 
   protected get keyHash(): KeyHash {
-    return KEY_HASH;
+    return KEY_HASHES[this.#version];
   }
 
   protected describeParameters(): Record<string, unknown> {
@@ -232,7 +241,7 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
       .u64(this.#arrayLength)
       .bytes();
     const bytes = this.#arrayLength * (this.#fingerprintBits / 8);
-    return { type: FilterType.binaryFuse, version: 1, params, payload: [{ arena: this.arena, ptr: ptr + FUSE_HEADER, bytes }] };
+    return { type: FilterType.binaryFuse, version: this.#version, params, payload: [{ arena: this.arena, ptr: ptr + FUSE_HEADER, bytes }] };
   }
 
   /** A filter from serialize()'s bytes; anything else, damaged or inconsistent, is a FormatError. */
@@ -257,7 +266,7 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     const segmentCount = r.u32();
     const arrayLength = r.u64("array length");
     r.end();
-    if (header.version !== 1) throw new FormatError(`corrupted: a binary fuse record of version ${header.version}`);
+    if (KEY_HASHES[header.version] === undefined) throw new FormatError(`corrupted: a binary fuse record of version ${header.version}`);
     if (bits !== 8 && bits !== 16) throw new FormatError(`corrupted: fingerprint bits = ${bits}, not 8 or 16`);
     if (reserved.some((byte) => byte !== 0)) throw new FormatError("corrupted: reserved parameter bytes are not 0");
     if (size > FUSE_MAX_SIZE) throw new FormatError(`corrupted: size = ${size} is out of range`);
@@ -271,7 +280,7 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     if (header.payloadLength !== arrayLength * (bits / 8)) {
       throw new FormatError(`corrupted: payload of ${header.payloadLength} bytes for ${arrayLength} ${bits}-bit fingerprints`);
     }
-    const filter = new BinaryFuseFilter(size, bits);
+    const filter = new BinaryFuseFilter(size, bits, header.version);
     const ptr = filter.live();
     filter.core.fuseSetSeed(ptr, seedLow, seedHigh);
     const bytes = arrayLength * (bits / 8);

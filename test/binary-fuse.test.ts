@@ -1,6 +1,7 @@
 // BinaryFuseFilter: no false negatives at any size, duplicates never a
 // failure, the false-positive rate and size the paper promises, every key form
 // giving the same filter and answers, and a record that loads only intact.
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { BinaryFuseFilter, FormatError, deserialize, hash } from "../bindings/index.js";
 import { Arena } from "../bindings/arena.js";
@@ -21,6 +22,40 @@ function fmix(x: bigint): bigint {
   x = (x * 0xc4ceb9fe1a85ec53n) & M;
   return x ^ (x >> 33n);
 }
+
+/** The splitmix64-style intHash with seed 0 that record version 1 ran integer keys through (assembly/indices.ts). */
+function intHashV1(x: bigint): bigint {
+  x = (x + 0x9e3779b97f4a7c15n) & M;
+  x = ((x ^ (x >> 30n)) * 0xbf58476d1ce4e5b9n) & M;
+  x = ((x ^ (x >> 27n)) * 0x94d049bb133111ebn) & M;
+  return x ^ (x >> 31n);
+}
+
+/**
+ * The query written out in docs/FORMAT.md, in BigInt, from a record's bytes
+ * alone: 1 when the 64-bit key `h` (a hash of the key's bytes, or an integer
+ * key as the record's version maps it) is present.
+ */
+function recordQuery(record: Uint8Array): (h: bigint) => number {
+  const view = new DataView(record.buffer, record.byteOffset);
+  const seed = view.getBigUint64(12, true);
+  const fingerprintBits = view.getUint8(12 + 16);
+  const segmentLength = BigInt(view.getUint32(12 + 20, true));
+  const segmentCount = BigInt(view.getUint32(12 + 24, true));
+  const payload = record.subarray(12 + 36 + 16);
+  const slot = (i: bigint) => (fingerprintBits === 8 ? payload[Number(i)] : payload[2 * Number(i)] | (payload[2 * Number(i) + 1] << 8));
+  return (h) => {
+    const m = fmix((h + seed) & M);
+    const h0 = (m * segmentCount * segmentLength) >> 64n;
+    const h1 = (h0 + segmentLength) ^ ((m >> 18n) % segmentLength);
+    const h2 = (h0 + 2n * segmentLength) ^ (m % segmentLength);
+    const fingerprint = Number((m ^ (m >> 32n)) & BigInt(2 ** fingerprintBits - 1));
+    return Number((fingerprint ^ slot(h0) ^ slot(h1) ^ slot(h2)) === 0);
+  };
+}
+
+/** A record's format version (bytes 4 and 5). */
+const versionOf = (record: Uint8Array) => new DataView(record.buffer, record.byteOffset).getUint16(4, true);
 
 const encoder = new TextEncoder();
 const BITS = [8, 16] as const;
@@ -278,6 +313,26 @@ describe("false-positive rate and size", () => {
     filter.dispose();
   });
 
+  it("consecutive integers (their own 64-bit keys since record version 2): rate within 30% of 2^-8 and 2^-16 on the next integers", () => {
+    const n = 1_000_000;
+    const members = Uint32Array.from({ length: n }, (_, i) => i);
+    const cases: [8 | 16, number][] = [[8, 2_000_000], [16, 10_000_000]];
+    for (const [fingerprintBits, probes] of cases) {
+      const filter = BinaryFuseFilter.buildInts(members, { fingerprintBits });
+      expect(ones(filter.hasInts(members))).toBe(n);
+      const expected = probes * 2 ** -fingerprintBits;
+      const falsePositives = ones(filter.hasInts(Uint32Array.from({ length: probes }, (_, i) => n + i)));
+      expect(falsePositives, `${fingerprintBits}-bit`).toBeGreaterThan(0.7 * expected);
+      expect(falsePositives, `${fingerprintBits}-bit`).toBeLessThan(1.3 * expected);
+      filter.dispose();
+    }
+    const base = 2n ** 40n;
+    const wide = BinaryFuseFilter.buildInts(BigUint64Array.from({ length: n }, (_, i) => base + BigInt(i)));
+    const wideRate = ones(wide.hasInts(BigUint64Array.from({ length: 2_000_000 }, (_, i) => base + BigInt(n + i)))) / 2_000_000;
+    expect(wideRate).toBeGreaterThan(0.7 * 2 ** -8);
+    expect(wideRate).toBeLessThan(1.3 * 2 ** -8);
+  });
+
   it("16-bit at 10^6 keys: ≤ 18.4 bits per key", () => {
     const filter = BinaryFuseFilter.buildInts(spreadInts(0, 1_000_000), { fingerprintBits: 16 });
     expect(filter.bitsPerItem).toBeLessThanOrEqual(18.4);
@@ -310,27 +365,83 @@ describe("every key form gives the same filter and the same answers", () => {
     expect(filter.hasLines(encoder.encode(probes.join("\r\n")))).toEqual(single);
   });
 
-  it("answers exactly as the query written out in docs/FORMAT.md, computed in BigInt from the record", () => {
+  it("answers exactly as the query written out in docs/FORMAT.md (version 2: xxh3 of the bytes, integers as they are), computed in BigInt from the record", () => {
+    const sample = probes.slice(0, 3_000);
+    const memberInts = spreadInts(0, 3_000);
+    const probeInts = Uint32Array.from([...memberInts.subarray(0, 500), ...spreadInts(3_000, 2_500)]);
+    const wideMembers = BigUint64Array.from(memberInts, (x) => (BigInt(x) << 32n) | 0xfedcban);
+    const wideProbes = BigUint64Array.from([...wideMembers.subarray(0, 500), ...BigUint64Array.from(spreadInts(9_000, 2_500), (x) => BigInt(x) << 31n)]);
     for (const fingerprintBits of BITS) {
       const filter = BinaryFuseFilter.build(members, { fingerprintBits });
       const record = filter.serialize();
-      const view = new DataView(record.buffer, record.byteOffset);
-      const seed = view.getBigUint64(12, true);
-      const segmentLength = BigInt(view.getUint32(32, true));
-      const segmentCount = BigInt(view.getUint32(36, true));
-      const payload = record.subarray(12 + 36 + 16);
-      const slot = (i: bigint) => (fingerprintBits === 8 ? payload[Number(i)] : payload[2 * Number(i)] | (payload[2 * Number(i) + 1] << 8));
-      const written = (key: string) => {
-        const m = fmix((hash("xxh64", key, 0) + seed) & M);
-        const h0 = (m * segmentCount * segmentLength) >> 64n;
-        const h1 = (h0 + segmentLength) ^ ((m >> 18n) % segmentLength);
-        const h2 = (h0 + 2n * segmentLength) ^ (m % segmentLength);
-        const fingerprint = Number((m ^ (m >> 32n)) & BigInt(2 ** fingerprintBits - 1));
-        return Number((fingerprint ^ slot(h0) ^ slot(h1) ^ slot(h2)) === 0);
-      };
-      const sample = probes.slice(0, 3_000);
-      expect(Uint8Array.from(sample, written)).toEqual(filter.hasMany(sample));
+      expect(versionOf(record)).toBe(2);
+      const written = recordQuery(record);
+      const answers = filter.hasMany(sample);
+      expect(ones(answers)).toBeGreaterThanOrEqual(1_000);
+      expect(Uint8Array.from(sample, (key) => written(hash("xxh3", key, 0)))).toEqual(answers);
+
+      const ints = BinaryFuseFilter.buildInts(memberInts, { fingerprintBits });
+      const intQuery = recordQuery(ints.serialize());
+      expect(Uint8Array.from(probeInts, (key) => intQuery(BigInt(key)))).toEqual(ints.hasInts(probeInts));
+      expect(ones(ints.hasInts(probeInts))).toBeGreaterThanOrEqual(500);
+
+      const wide = BinaryFuseFilter.buildInts(wideMembers, { fingerprintBits });
+      const wideQuery = recordQuery(wide.serialize());
+      expect(Uint8Array.from(wideProbes, (key) => wideQuery(key))).toEqual(wide.hasInts(wideProbes));
+      expect(ones(wide.hasInts(wideProbes))).toBeGreaterThanOrEqual(500);
     }
+  });
+});
+
+describe("records of version 1 (xxh64 of the bytes, integers through intHash), written by bloomkit before version 2", () => {
+  // test/fixtures/fuse-v1-*.bin were written by bloomkit at commit 28788c1 from these keys:
+  const strings = Array.from({ length: 1000 }, (_, i) => `https://example.com/fixture/${i}`);
+  const ints = Uint32Array.from({ length: 1000 }, (_, i) => Math.imul(i, 2654435761) >>> 0);
+  const wide = BigUint64Array.from({ length: 1000 }, (_, i) => (BigInt(i) << 40n) + 12345n);
+  const fixture = (name: string) => new Uint8Array(readFileSync(new URL(`./fixtures/${name}`, import.meta.url)));
+  const stringProbes = [...strings, ...urls(20_000, "v1-out", 195)];
+  const intProbes = Uint32Array.from([...ints, ...spreadInts(77_777, 20_000)]);
+  const wideProbes = BigUint64Array.from([...wide, ...BigUint64Array.from(spreadInts(5, 20_000), (x) => BigInt(x) << 24n)]);
+
+  it("load, hold every key, and answer as the version 1 query computed in BigInt from the record", () => {
+    const cases: [string, (filter: BinaryFuseFilter) => Uint8Array, bigint[]][] = [
+      ["fuse-v1-strings-8.bin", (filter) => filter.hasMany(stringProbes), stringProbes.map((key) => hash("xxh64", key, 0))],
+      ["fuse-v1-ints-16.bin", (filter) => filter.hasInts(intProbes), Array.from(intProbes, (key) => intHashV1(BigInt(key)))],
+      ["fuse-v1-wide-8.bin", (filter) => filter.hasInts(wideProbes), Array.from(wideProbes, intHashV1)],
+    ];
+    for (const [name, query, keys] of cases) {
+      const record = fixture(name);
+      expect(versionOf(record), name).toBe(1);
+      const filter = BinaryFuseFilter.deserialize(record);
+      expect(filter.size, name).toBe(1000);
+      const answers = query(filter);
+      expect(ones(answers.subarray(0, 1000)), name).toBe(1000);
+      expect(ones(answers), name).toBeLessThan(1000 + 20_000 * 2 ** -filter.fingerprintBits * 3 + 10);
+      expect(Uint8Array.from(keys, recordQuery(record)), name).toEqual(answers);
+      // Written back as it was read: still version 1, byte for byte.
+      expect(filter.serialize(), name).toEqual(record);
+      filter.dispose();
+    }
+  });
+
+  it("answer alike through every key form, single keys, u32 and u64 integers, and after a round trip", () => {
+    const filter = deserialize(fixture("fuse-v1-strings-8.bin")) as BinaryFuseFilter;
+    const answers = filter.hasMany(stringProbes);
+    const probeBytes = stringProbes.map((key) => encoder.encode(key));
+    const packed = pack(probeBytes);
+    expect(filter.hasPacked(packed.bytes, packed.ends)).toEqual(answers);
+    expect(filter.hasLines(encoder.encode(stringProbes.join("\n")))).toEqual(answers);
+    expect(Uint8Array.from(stringProbes.slice(0, 2_000), (key) => Number(filter.has(key)))).toEqual(answers.subarray(0, 2_000));
+    expect(BinaryFuseFilter.fromBase64(filter.toBase64()).hasMany(stringProbes)).toEqual(answers);
+    const ints16 = BinaryFuseFilter.deserialize(fixture("fuse-v1-ints-16.bin"));
+    expect(ints16.hasInts(BigUint64Array.from(intProbes, BigInt))).toEqual(ints16.hasInts(intProbes));
+  });
+
+  it("differ from the version 2 filter of the same keys, which new builds write", () => {
+    const rebuilt = BinaryFuseFilter.build(strings);
+    expect(versionOf(rebuilt.serialize())).toBe(2);
+    expect(ones(rebuilt.hasMany(strings))).toBe(1000);
+    expect(rebuilt.serialize().subarray(12)).not.toEqual(fixture("fuse-v1-strings-8.bin").subarray(12));
   });
 });
 
