@@ -39,8 +39,9 @@ import { Hashed, SOURCE_HASHES, SOURCE_U32, SOURCE_U64 } from "./batch";
  * 64-bit key (fuseMix is a bijection, as in the paper's code, which mixes raw
  * 64-bit keys) and hashes bytes with xxh3; version 1 (still read) ran integers
  * through intHash first and hashed bytes with xxh64. Measured in one process,
- * 10^6 keys, 8-bit: hasInts 6.1 -> 5.3 ns/key (members), hasPacked 23.8 ->
- * 16.6; the split-block filter, bound to xxh64 by Parquet, takes 5.9 and 23.6.
+ * 10^6 keys, 8-bit, two runs: hasInts 6.1-7.7 -> 5.3-5.8 ns/key (members),
+ * hasPacked 23.8-26.6 -> 16.6-17.2; the split-block filter, bound to xxh64 by
+ * Parquet, takes 5.9-7.8 and 23.6-26.1.
  */
 // @ts-ignore: decorator
 @inline export const FUSE_RECORD_VERSION: u32 = 2;

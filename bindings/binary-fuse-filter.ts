@@ -6,7 +6,7 @@
 import { WasmBlock } from "./wasm-block.js";
 import { Arena } from "./arena.js";
 import { defaultArena, freeMemory, type Block } from "./memory.js";
-import { FUSE_HEADER, FUSE_MAX_SIZE, FUSE_RECORD_VERSION, HASH_XXH3, HASH_XXH64, SOURCE_HASHES, SOURCE_U32 } from "./constants.generated.js";
+import { FUSE_HEADER, FUSE_MAX_SIZE, FUSE_RECORD_VERSION, HASH_XXH3, HASH_XXH64, SOURCE_U32 } from "./constants.generated.js";
 import { checkOptions, describe, formatBytes } from "./errors.js";
 import { forEachChunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { isBytes, maxKeyBytes, scratchOf, type Key } from "./keys.js";

@@ -10,7 +10,7 @@ import { isBytes, scratchOf } from "./keys.js";
 
 /** "BLMK". */
 export const MAGIC = 0x4b4d4c42;
-/** The newest version this bloomkit writes and reads: 2 for filters held in segments (larger than one wasm memory), 1 for everything else. */
+/** The newest version this bloomkit writes and reads: 2 for filters held in segments (larger than one wasm memory) and for binary fuse filters (their key mapping), 1 for everything else. */
 export const FORMAT_VERSION = 2;
 /** Fixed bytes around the parameters and payload: magic … header checksum, and the payload checksum. */
 const FRAME_BEFORE_PARAMS = 12;
