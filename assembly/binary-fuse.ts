@@ -8,8 +8,8 @@
 // equals the XOR of the three slots. Construction is in fuse-build.ts.
 
 import { reduce } from "./reduce";
-import { intHash, intKey } from "./indices";
-import { Hashed, SOURCE_HASHES, SOURCE_U32, SOURCE_U64 } from "./batch";
+import { intKey } from "./indices";
+import { Hashed, SOURCE_HASHES, SOURCE_U32, SOURCE_U64, sourceHash } from "./batch";
 
 /** Header field offsets; the fingerprints follow at FUSE_HEADER. */
 // @ts-ignore: decorator
@@ -211,11 +211,11 @@ export function fuseSetVersion(filter: usize, version: u32): void {
 /** The loops' type argument for u32 integer keys taken as they are (version 2); u32 and u64 stand for keys mixed by intHash (version 1). */
 type RawU32 = i32;
 
-/** Key i of a source as fuseMix takes it: a u64 (Hashed: a hash, or a version 2 u64 key), a RawU32 widened, or intHash of a u32/u64. */
+/** Key i of a source as fuseMix takes it: a RawU32 widened, else as sourceHash gives it (a hash or version 2 u64 key as it is, or intHash of a u32/u64). */
 // @ts-ignore: decorator
 @inline function fuseKey<K>(src: usize, i: u32): u64 {
-  if (isSigned<K>()) return sizeof<K>() == 8 ? load<u64>(src + (<usize>i << 3)) : <u64>load<u32>(src + (<usize>i << 2));
-  return intHash(<u64>load<K>(src + (<usize>i << alignof<K>())), 0);
+  if (isSigned<K>() && sizeof<K>() == 4) return intKey<u32>(src, i);
+  return sourceHash<K>(src, i, 0);
 }
 
 /**
