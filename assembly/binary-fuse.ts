@@ -184,6 +184,29 @@ export function fuseSeedHigh(filter: usize): u32 {
   return <u32>(load<u64>(filter, FUSE_SEED) >> 32);
 }
 
+/**
+ * Fingerprint slots that are not 0 (f64: up to 2^32). A build writes one slot
+ * per distinct key and leaves the rest 0, so a record whose count exceeds its
+ * size was not written by a build: the loader's check of the size field.
+ */
+export function fuseNonZeroSlots(filter: usize): f64 {
+  const fingerprints = filter + FUSE_HEADER;
+  const length = <usize>load<u32>(filter, FUSE_ARRAY_LENGTH);
+  const wide = load<u32>(filter, FUSE_BITS) == 16;
+  const end = fingerprints + (wide ? length << 1 : length);
+  let zeros: u64 = 0;
+  let p = fingerprints;
+  // 16 bytes at a time: a zero lane sets its bits of the bitmask (two bits per u16 lane).
+  for (; p + 16 <= end; p += 16) zeros += popcnt<u32>(i8x16.bitmask(wide ? i16x8.eq(v128.load(p), i16x8.splat(0)) : i8x16.eq(v128.load(p), i8x16.splat(0))));
+  if (wide) {
+    zeros >>= 1;
+    for (; p < end; p += 2) zeros += <u64>(load<u16>(p) == 0);
+  } else {
+    for (; p < end; p++) zeros += <u64>(load<u8>(p) == 0);
+  }
+  return <f64>(<u64>length - zeros);
+}
+
 /** Sets the seed of a loaded filter (its fingerprints were built under it). */
 export function fuseSetSeed(filter: usize, low: u32, high: u32): void {
   store<u64>(filter, (<u64>high << 32) | low, FUSE_SEED);

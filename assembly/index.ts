@@ -42,6 +42,7 @@ export {
   fuseRun,
   fuseSetVersion,
   fuseWidenInts,
+  fuseNonZeroSlots,
 } from "./binary-fuse";
 export { fuseSortTempBytes, fuseSortUnique } from "./fuse-sort";
 export { fuseSlotHashBytes, fuseTempBytes, fuseBuild } from "./fuse-build";

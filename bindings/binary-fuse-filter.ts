@@ -5,7 +5,7 @@
 // added to: build a new one from the new set.
 import { WasmBlock } from "./wasm-block.js";
 import { Arena } from "./arena.js";
-import { defaultArena, freeMemory, type Block } from "./memory.js";
+import { defaultArena, freeMemory, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FUSE_HEADER, FUSE_MAX_SIZE, FUSE_RECORD_VERSION, HASH_XXH3, HASH_XXH64, SOURCE_U32 } from "./constants.generated.js";
 import { checkOptions, describe, formatBytes } from "./errors.js";
 import { forEachChunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
@@ -186,16 +186,19 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
   }
 
   get fingerprintBits(): 8 | 16 {
+    this.live();
     return this.#fingerprintBits;
   }
 
   /** Bits of fingerprints per distinct key (0 when empty): about 9.04 (8-bit) or 18.1 (16-bit) for a million keys. */
   get bitsPerItem(): number {
+    this.live();
     return this.#size === 0 ? 0 : this.bits / this.#size;
   }
 
   /** The rate of a key not in the set: 2^-fingerprintBits (0 when empty: an empty filter answers no). */
   falsePositiveRate(): number {
+    this.live();
     return this.#size === 0 ? 0 : 2 ** -this.#fingerprintBits;
   }
 
@@ -280,6 +283,10 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     if (header.payloadLength !== arrayLength * (bits / 8)) {
       throw new FormatError(`corrupted: payload of ${header.payloadLength} bytes for ${arrayLength} ${bits}-bit fingerprints`);
     }
+    // A build of this many keys would have failed for want of memory: no bloomkit wrote this record.
+    if (expected.blockBytes > MAX_BLOCK_BYTES) {
+      throw new FormatError(`corrupted: ${size} keys of ${bits}-bit fingerprints need ${formatBytes(expected.blockBytes)}, more than a filter holds (${formatBytes(MAX_BLOCK_BYTES)})`);
+    }
     const filter = new BinaryFuseFilter(size, bits, header.version);
     const ptr = filter.live();
     filter.core.fuseSetSeed(ptr, seedLow, seedHigh);
@@ -287,9 +294,11 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     return {
       target: [{ arena: filter.arena, ptr: ptr + FUSE_HEADER, bytes }],
       finish: () => {
-        if (size === 0 && filter.arena.u8().subarray(ptr + FUSE_HEADER, ptr + FUSE_HEADER + bytes).some((byte) => byte !== 0)) {
+        // A build sets one fingerprint slot per key and leaves the others 0 (an empty filter: all of them).
+        const set = filter.core.fuseNonZeroSlots(ptr);
+        if (set > size) {
           filter.dispose();
-          throw new FormatError("corrupted: an empty filter has fingerprints set");
+          throw new FormatError(`corrupted: ${set} fingerprints are set in a filter of size = ${size} keys, which sets at most one per key`);
         }
         return filter;
       },

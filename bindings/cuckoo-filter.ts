@@ -362,6 +362,10 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     if (fingerprintBits !== 8 && fingerprintBits !== 16 && fingerprintBits !== 32) throw new FormatError(`corrupted: fingerprint bits = ${fingerprintBits}`);
     const length = blockBytes(buckets, fingerprintBits) - HEADER_BYTES;
     if (header.payloadLength !== length) throw new FormatError(`corrupted: payload of ${header.payloadLength} bytes for ${buckets} buckets`);
+    // create and withSize refuse a filter this large: no bloomkit wrote this record.
+    if (length + HEADER_BYTES > MAX_BLOCK_BYTES) {
+      throw new FormatError(`corrupted: ${buckets} buckets of ${fingerprintBits}-bit fingerprints need ${formatBytes(length + HEADER_BYTES)}, more than a filter holds (${formatBytes(MAX_BLOCK_BYTES)})`);
+    }
     const filter = new CuckooFilter(buckets, fingerprintBits, hashing);
     return {
       target: [{ arena: filter.arena, ptr: filter.live() + HEADER_BYTES, bytes: length }],

@@ -244,10 +244,13 @@ export class RecordReader<F> {
   #trailerLength = 0;
   #result: F | undefined;
   #failed = false;
+  /** Bytes there are to read, when the caller knows (readRecordBytes): a record longer than them is refused before its filter is allocated. */
+  readonly #available: number | undefined;
 
-  constructor(loaders: Loaders<F>, expected?: FilterTypeCode) {
+  constructor(loaders: Loaders<F>, expected?: FilterTypeCode, available?: number) {
     this.#loaders = loaders;
     this.#expected = expected;
+    this.#available = available;
   }
 
   /** True once the whole record was read and checked. */
@@ -330,6 +333,8 @@ export class RecordReader<F> {
     };
     const loader = this.#loaders[header.type];
     if (!loader) throw new FormatError(`a ${TYPE_NAMES[header.type]} cannot be read here`);
+    const needed = this.#head.length + header.payloadLength + FRAME_TRAILER;
+    if (this.#available !== undefined && needed > this.#available) throw new FormatError(`truncated: ${this.#available} bytes, the record needs ${needed}`);
     const loading = loader(header);
     this.#loading = loading;
     if (Array.isArray(loading.target)) {
@@ -384,7 +389,7 @@ export class RecordReader<F> {
 /** Reads exactly one record from `bytes`: truncated bytes, and bytes after the record, are a FormatError. */
 export function readRecordBytes<F>(bytes: unknown, loaders: Loaders<F>, expected?: FilterTypeCode): F {
   if (!isBytes(bytes)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
-  const reader = new RecordReader(loaders, expected);
+  const reader = new RecordReader(loaders, expected, bytes.length);
   const taken = reader.push(bytes);
   if (!reader.done) {
     reader.abandon();

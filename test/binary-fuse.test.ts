@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { BinaryFuseFilter, FormatError, deserialize, hash } from "../bindings/index.js";
 import { Arena } from "../bindings/arena.js";
 import { ones, pack, randomBytes, rng, urls } from "./helpers.js";
-import { reseal } from "./records.js";
+import { Params, buildRecord, editParams, parseRecord, reseal } from "./records.js";
 
 /** A memory of its own for the kernel-level tests. */
 const arena = new Arena();
@@ -531,7 +531,52 @@ describe("serialisation", () => {
     }
     const empty = BinaryFuseFilter.build([]).serialize();
     empty[empty.length - 9] = 1; // a fingerprint of an empty filter
-    expect(() => deserialize(reseal(empty))).toThrow(/an empty filter has fingerprints set/);
+    expect(() => deserialize(reseal(empty))).toThrow(/1 fingerprints are set in a filter of size = 0 keys/);
+  });
+
+  it("refuses a size below the fingerprints a build set, and loads a larger one of the same layout answering as before", () => {
+    // A build sets one slot per key: a record claiming fewer keys than set slots was not written by a build.
+    // A larger size of the same layout (sizes 3 … 8 share one) cannot be told apart: it loads and answers the same.
+    for (const bits of BITS) {
+      const filter = BinaryFuseFilter.build(["a", "b", "c", "d", "e"], { fingerprintBits: bits });
+      const record = filter.serialize();
+      const { payload } = parseRecord(record);
+      const slots = bits === 8 ? payload : new Uint16Array(payload.buffer, payload.byteOffset, payload.length / 2);
+      const set = slots.reduce((sum: number, slot: number) => sum + (slot === 0 ? 0 : 1), 0);
+      expect(set).toBeGreaterThan(3);
+      expect(set).toBeLessThanOrEqual(5);
+      const probes = urls(5_000, "fuse-size-probe", 71);
+      const answers = filter.hasMany(probes);
+      for (let size = 3; size <= 8; size++) {
+        const edited = editParams(record, (params) => params.setBigUint64(8, BigInt(size), true));
+        if (size < set) {
+          expect(() => deserialize(edited), `size ${size}`).toThrow(new FormatError(`corrupted: ${set} fingerprints are set in a filter of size = ${size} keys, which sets at most one per key`));
+          continue;
+        }
+        const loaded = BinaryFuseFilter.deserialize(edited);
+        expect(loaded.size).toBe(size);
+        expect(loaded.hasMany(probes)).toEqual(answers);
+        loaded.dispose();
+      }
+      filter.dispose();
+    }
+  });
+
+  it("refuses a header claiming more fingerprints than a filter holds as corrupted, before allocating them", async () => {
+    // 2^31 keys of 16 bits need 4.5 GiB: no build makes that filter. Given as bytes, the missing payload is seen
+    // first; given as a stream, the size.
+    const params = new Params().u32(0).u32(0).u64(2 ** 31).u8(16).u8(0).u8(0).u8(0);
+    const layout = { segmentLength: 2 ** 18, segmentCount: 0, arrayLength: 0 };
+    // The layout a build would give 2^31 keys, from the formulas of docs/FORMAT.md.
+    const capacity = Math.round(2 ** 31 * 1.125);
+    layout.segmentCount = Math.max(1, Math.ceil(capacity / layout.segmentLength) - 2);
+    layout.arrayLength = (layout.segmentCount + 2) * layout.segmentLength;
+    const head = buildRecord({ version: 2, type: 6, params: params.u32(layout.segmentLength).u32(layout.segmentCount).u64(layout.arrayLength).bytes(), payload: new Uint8Array(0) });
+    const view = new DataView(head.buffer);
+    view.setBigUint64(12 + 36, BigInt(layout.arrayLength * 2), true);
+    const header = reseal(head).subarray(0, 12 + 36 + 16);
+    expect(() => BinaryFuseFilter.deserialize(header)).toThrow(new FormatError(`truncated: ${header.length} bytes, the record needs ${header.length + layout.arrayLength * 2 + 8}`));
+    await expect(BinaryFuseFilter.deserializeChunks([header])).rejects.toThrow(/corrupted: 2147483648 keys of 16-bit fingerprints need 4\.50 GiB, more than a filter holds/);
   });
 });
 
@@ -569,6 +614,11 @@ describe("arguments", () => {
     expect(() => filter.has("x")).toThrow(/disposed/);
     expect(() => filter.size).toThrow(/disposed/);
     expect(() => filter.serialize()).toThrow(/disposed/);
+    // Every member, the ones that read no memory too.
+    expect(() => filter.falsePositiveRate()).toThrow(/disposed/);
+    expect(() => filter.bitsPerItem).toThrow(/disposed/);
+    expect(() => filter.fingerprintBits).toThrow(/disposed/);
+    expect(() => filter.bits).toThrow(/disposed/);
     {
       using scoped = BinaryFuseFilter.build(["y"]);
       expect(scoped.has("y")).toBe(true);

@@ -1,6 +1,7 @@
 // CuckooFilter: fingerprint sizing, load before the first failure, rollback, deletion.
 import { describe, expect, it } from "vitest";
-import { CuckooFilter, fingerprintBitsFor } from "../bindings/index.js";
+import { CuckooFilter, FormatError, fingerprintBitsFor } from "../bindings/index.js";
+import { buildRecord, parseRecord, reseal } from "./records.js";
 import { ones, pack, rng, urls } from "./helpers.js";
 
 const probes = urls(500_000, "cuckoo-absent", 81);
@@ -204,5 +205,22 @@ describe("CuckooFilter counts in a bucket", () => {
     expect(expected.some((n) => n > 1)).toBe(true);
     if (bits === 8) expect(expected.slice(keys.length).some((n) => n > 0)).toBe(true);
     filter.dispose();
+  });
+});
+
+describe("CuckooFilter records", () => {
+  it("refuses a header for more buckets than a filter holds as corrupted, before allocating them", async () => {
+    // 2^29 buckets of four 32-bit fingerprints: 8 GiB, which create and withSize refuse. Parameters as FORMAT.md's type 3
+    // gives them: buckets, fingerprint bits, 3 reserved bytes, size, then the hashing (double, xxh3, seed 0).
+    const real = CuckooFilter.withSize(8, 32).serialize();
+    const { params, version, type } = parseRecord(real);
+    const view = new DataView(params.buffer);
+    view.setUint32(0, 2 ** 29, true);
+    const payloadBytes = 2 ** 29 * 4 * 4;
+    const record = buildRecord({ version, type, params, payload: new Uint8Array(0) });
+    new DataView(record.buffer).setBigUint64(12 + params.length, BigInt(payloadBytes), true);
+    const header = reseal(record).subarray(0, 12 + params.length + 16);
+    expect(() => CuckooFilter.deserialize(header)).toThrow(new FormatError(`truncated: ${header.length} bytes, the record needs ${header.length + payloadBytes + 8}`));
+    await expect(CuckooFilter.deserializeChunks([header])).rejects.toThrow(/^corrupted: 536870912 buckets of 32-bit fingerprints need 8\.00 GiB, more than a filter holds/);
   });
 });
