@@ -9,7 +9,7 @@ import type { Arena } from "./arena.js";
 import { defaultArena, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_HAS } from "./constants.generated.js";
 import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkVisit, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
-import { maxKeyBytes, SHARED_BYTES_KEY_BYTES, SHARED_KEY_BYTES, type Key } from "./keys.js";
+import { maxKeyBytes, scratchOf, SHARED_BYTES_KEY_BYTES, SHARED_KEY_BYTES, type Key } from "./keys.js";
 import { checkDeserializeOptions, openHandle, type DeserializeOptions, type SharedFilterHandle } from "./shared.js";
 import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { combineInto } from "./combine.js";
@@ -57,6 +57,20 @@ export type SharedBloomFilterHandle = SharedFilterHandle<"BloomFilter", { bits: 
 
 const OPTION_NAMES = [...HASHING_OPTION_NAMES, "foldable", "shared"] as const;
 const HEADER_BYTES = FILTER_HEADER;
+
+/** The header bytes writeIndexHeader gives a block of these parameters (written in this thread's scratch area, then copied). */
+function indexHeaderBytes(bits: number, hashes: number, hashing: Hashing, baseBits: number): Uint8Array {
+  const arena = defaultArena();
+  const at = scratchOf(arena).bytes;
+  arena.u8().fill(0, at, at + HEADER_BYTES);
+  writeIndexHeader(arena.core, at, bits, hashes, hashing, baseBits);
+  return arena.u8().slice(at, at + HEADER_BYTES);
+}
+
+/** True when two byte arrays hold the same bytes. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}
 
 /** Bytes of a segment's block: the header, then its bits as whole u64 words (assembly/bloom.ts's layout). */
 function blockBytes(bits: number): number {
@@ -198,19 +212,30 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     const { blocks, params } = openHandle(handle, "BloomFilter", MAX_SEGMENTS);
     const { bits, hashes, baseBits } = params;
     const given = params.hashing as Partial<Hashing> | undefined;
-    if (typeof given !== "object" || given === null || !Array.isArray(given.names) || given.seed === undefined || given.strategy === undefined) {
+    if (typeof given !== "object" || given === null || !Array.isArray(given.names) || given.names.length === 0 || given.seed === undefined || given.strategy === undefined) {
       throw new TypeError(`handle.params.hashing must be the hashing share() recorded, got ${describe(given)}`);
     }
-    const hashing = resolveHashing({ seed: given.seed, strategy: given.strategy, hash: given.strategy === "independent" ? given.names : given.names[0] });
+    let hashing: Hashing;
+    try {
+      hashing = resolveHashing({ seed: given.seed, strategy: given.strategy, hash: given.strategy === "independent" ? given.names : given.names[0] });
+    } catch (error) {
+      throw new RangeError(`handle.params.hashing is not a hashing share() records: ${(error as Error).message}`);
+    }
     checkInteger("handle.params.bits", bits, 1, MAX_FILTER_BITS);
     checkInteger("handle.params.hashes", hashes, 1, MAX_HASHES);
+    checkInteger("handle.params.baseBits", baseBits, 1, MAX_FILTER_BITS);
     const segments = blocks.length;
-    const fits =
-      segments === segmentsFor(bits as number) &&
-      typeof baseBits === "number" &&
-      blocks.every(({ arena, ptr, bytes }) => bytes === blockBytes((bits as number) / segments) && arena.core.bloomBaseBits(ptr) === baseBits / segments);
-    if (!fits) throw new RangeError(`handle.params (${bits} bits, base ${describe(baseBits)}) do not match the ${segments} shared memories it holds`);
-    return new BloomFilter(bits as number, hashes as number, hashing, baseBits, undefined, segments, { attach: blocks });
+    // Each memory's header records m, k, the hashing and the base m: the handle must give the same, or this
+    // thread would set and test other bits than the others (false negatives there).
+    const header = segments === segmentsFor(bits as number) ? indexHeaderBytes((bits as number) / segments, hashes as number, hashing, (baseBits as number) / segments) : undefined;
+    const fits = header !== undefined && blocks.every(({ arena, ptr, bytes }) => bytes === blockBytes((bits as number) / segments) && sameBytes(arena.u8().subarray(ptr, ptr + HEADER_BYTES), header));
+    if (!fits) {
+      throw new RangeError(
+        `handle.params (${bits} bits, base ${baseBits}, k = ${hashes}, ${hashing.strategy} hashing with ${hashing.names.join(", ")}, seed ${hashing.seed}) ` +
+          `do not match the filter in the ${segments} shared ${segments === 1 ? "memory" : "memories"} it holds`,
+      );
+    }
+    return new BloomFilter(bits as number, hashes as number, hashing, baseBits as number, undefined, segments, { attach: blocks });
   }
 
   /** m, the number of bits. */

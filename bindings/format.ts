@@ -157,6 +157,13 @@ function* chunksOf(source: RecordSource, chunkBytes: number, views: boolean): Ge
     for (const region of source.payload as readonly Region[]) {
       for (let at = 0; at < region.bytes; at += chunkBytes) {
         const n = Math.min(chunkBytes, region.bytes - at);
+        if (region.arena.shared) {
+          // Other threads may set bits meanwhile: the copy is what is checksummed and written, so they agree.
+          const piece = region.arena.u8().slice(region.ptr + at, region.ptr + at + n);
+          hash.updateBytes(piece);
+          yield piece;
+          continue;
+        }
         hash.update(region.arena, region.ptr + at, n);
         const piece = region.arena.u8().subarray(region.ptr + at, region.ptr + at + n);
         yield views ? piece : piece.slice();

@@ -159,12 +159,18 @@ export class SharedArena extends Arena {
 
   /** Grows the memory (if no thread did already) to at least `end` bytes; false when the engine refuses. */
   #cover(end: number): boolean {
-    while (this.memory.buffer.byteLength < end) {
+    const wanted = Math.ceil(end / PAGE_BYTES);
+    // grow(0) gives the memory's size now: buffer.byteLength can lag behind another thread's grow, and a grow
+    // sized from it would ask for too much near the maximum (seen with 256 workers taking batch areas at once).
+    for (let pages = this.memory.grow(0); pages < wanted; ) {
       try {
-        this.memory.grow(Math.ceil((end - this.memory.buffer.byteLength) / PAGE_BYTES));
+        this.memory.grow(wanted - pages);
+        break;
       } catch {
-        // Another thread may have grown it past `end` meanwhile: check again before giving up.
-        if (this.memory.buffer.byteLength < end) return false;
+        // Another thread may have grown it meanwhile: try again from the new size, give up when nothing changed.
+        const now = this.memory.grow(0);
+        if (now === pages) return false;
+        pages = now;
       }
     }
     this.refreshViews();

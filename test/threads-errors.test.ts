@@ -6,7 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { BloomFilter, SplitBlockBloomFilter } from "../bindings/index.js";
-import { MAX_SCRATCH_SLOTS } from "../bindings/shared-arena.js";
+import { MAX_SCRATCH_SLOTS, SharedArena } from "../bindings/shared-arena.js";
 
 const keys = Uint32Array.from({ length: 1000 }, (_, i) => i * 7);
 
@@ -45,7 +45,25 @@ describe("shared filters refuse bad input", () => {
     expect(() => BloomFilter.fromShared({ ...bloom.share(), memories: [foreign] })).toThrow(/handle\.memories\[0\] must be a shared wasm memory/);
     expect(() => BloomFilter.fromShared({ ...bloom.share(), memories: [] })).toThrow(new RangeError("handle.memories must hold 1 to 64 memories, got 0"));
     const handle = bloom.share();
-    expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, bits: handle.params.bits + 64 } })).toThrow(/do not match the 1 shared memories/);
+    expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, bits: handle.params.bits + 64 } })).toThrow(/do not match the filter in the 1 shared memory it holds/);
+    // k and the hashing are in the memory's header too: a handle that says otherwise would set and test other bits.
+    const { hashing } = handle.params;
+    for (const params of [
+      { ...handle.params, hashes: handle.params.hashes - 1 },
+      { ...handle.params, hashing: { ...hashing, seed: 7 } },
+      { ...handle.params, hashing: { ...hashing, names: ["xxh64"] } },
+      { ...handle.params, hashing: { ...hashing, strategy: "independent", names: ["fnv1a_32", "xxh32"] } },
+      { ...handle.params, baseBits: handle.params.baseBits * 2 },
+    ]) {
+      expect(() => BloomFilter.fromShared({ ...handle, params } as never), JSON.stringify(params)).toThrow(/^handle\.params \(.*\) do not match the filter in the 1 shared memory it holds$/);
+    }
+    expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, hashing: { ...hashing, strategy: "x" } } } as never)).toThrow(
+      new RangeError(`handle.params.hashing is not a hashing share() records: options.strategy must be "double" or "independent", got "x"`),
+    );
+    expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, hashing: { ...hashing, names: [] } } })).toThrow(/handle\.params\.hashing must be the hashing share\(\) recorded/);
+    using same = BloomFilter.fromShared(handle);
+    expect(same.addInts(keys).hasInts(keys).every((answer) => answer === 1)).toBe(true);
+    expect(bloom.hasInts(keys).every((answer) => answer === 1)).toBe(true);
     expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, bits: "many" as never } })).toThrow(/handle\.params\.bits must be/);
     expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, hashing: undefined as never } })).toThrow(
       new TypeError("handle.params.hashing must be the hashing share() recorded, got undefined"),
@@ -65,6 +83,52 @@ describe("shared filters refuse bad input", () => {
 });
 
 describe("batch areas in a shared memory", () => {
+  it("are taken when another thread grew the memory to its maximum and this thread's view of it lags", () => {
+    // V8 shows another thread's grow to this one a moment later: until then memory.buffer has the old size. With 256
+    // workers taking batch areas at once, one of them sized its grow from that old size, asked for more than the
+    // maximum left, and failed ("the engine refused"). This memory lags until this thread grows it.
+    class LaggingMemory extends WebAssembly.Memory {
+      #seen: ArrayBufferLike;
+      constructor(descriptor: WebAssembly.MemoryDescriptor) {
+        super(descriptor);
+        this.#seen = super.buffer;
+      }
+      override get buffer(): ArrayBuffer {
+        return this.#seen as ArrayBuffer;
+      }
+      override grow(delta: number): number {
+        const pages = super.grow(delta);
+        this.#seen = super.buffer;
+        return pages;
+      }
+      /** Another thread's grows, up to the maximum: not seen here. */
+      growElsewhere(): void {
+        for (let step = 1 << 16; step >= 1; ) {
+          try {
+            super.grow(step);
+          } catch {
+            step >>= 1;
+          }
+        }
+      }
+    }
+    const Memory = WebAssembly.Memory;
+    let arena: SharedArena;
+    try {
+      (WebAssembly as { Memory: unknown }).Memory = LaggingMemory;
+      arena = SharedArena.create(4096, 1 << 16);
+    } finally {
+      (WebAssembly as { Memory: unknown }).Memory = Memory;
+    }
+    const memory = arena.memory as LaggingMemory;
+    const before = memory.buffer.byteLength;
+    memory.growElsewhere();
+    expect(memory.buffer.byteLength).toBe(before);
+    const ptr = arena.claimScratch();
+    expect(ptr + arena.slotBytes).toBeLessThanOrEqual(memory.buffer.byteLength);
+    expect(memory.buffer.byteLength).toBeGreaterThan(before);
+  });
+
   it(`are taken by the first batch of each filter object, at most ${MAX_SCRATCH_SLOTS} at once, and given back by dispose()`, () => {
     using filter = SplitBlockBloomFilter.create(10_000, 0.01, { shared: true });
     const handle = filter.share();
@@ -148,5 +212,19 @@ describe("a shared filter of the independent strategy (its kernel reads key byte
     expect(() => shared.addLines(new TextEncoder().encode(`b\n${"y".repeat(2 ** 21)}\n`))).toThrow(RangeError);
     expect(shared.has("a") || shared.has("b")).toBe(false);
     expect(shared.serialize()).toEqual(bytes);
+  });
+
+  it("takes a string key whose UTF-8 fits its batch area in every one-key method, though 3 bytes a character would not", () => {
+    // 400,000 ASCII characters: 400,000 bytes, where 3 bytes a character (the room a string can need) is 1.2 MB.
+    const key = "k".repeat(400_000);
+    using shared = BloomFilter.withSize(200_000, 3, options);
+    using alone = BloomFilter.withSize(200_000, 3, { hash: options.hash });
+    expect(shared.testAndAdd(key)).toBe(false);
+    alone.add(key);
+    expect(shared.has(key)).toBe(true);
+    expect(shared.positions(key)).toEqual(alone.positions(key));
+    expect(shared.serialize()).toEqual(alone.serialize());
+    // A key whose UTF-8 does not fit is still refused, naming its length in bytes.
+    expect(() => shared.positions("\u00e9".repeat(600_000))).toThrow(/1200000/);
   });
 });

@@ -97,6 +97,36 @@ describe.each(kinds)("a shared $name", ({ name, make }) => {
     process.stderr.write(`${name}: ${seen.rounds} query rounds, ${seen.partial} of them while adds were under way\n`);
   });
 
+  it("serializes while another thread adds: every record reads back, with every key added before it began", async () => {
+    const filter = make(true);
+    const to = 200_000;
+    const progress = new SharedArrayBuffer(4);
+    const done = new Int32Array(progress);
+    // The main thread counts as the second of the two to start, so its snapshots overlap the adds.
+    const sync = new SharedArrayBuffer(4);
+    const adder = run({ task: "add-progress", type: name, handle: filter.share(), from: 0, to, batch: 200, progress, slot: 0, sync, workers: 2 });
+    const counter = new Int32Array(sync);
+    Atomics.add(counter, 0, 1);
+    Atomics.notify(counter, 0);
+    // Snapshots begin once the first batch is in.
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    for (let waited = 0; Atomics.load(done, 0) === 0 && waited < 10_000; waited++) Atomics.wait(pause, 0, 0, 1);
+    let snapshots = 0;
+    let during = 0;
+    while (snapshots < 40) {
+      const before = Atomics.load(done, 0);
+      const loaded = deserialize(filter.serialize()) as Shared;
+      snapshots++;
+      if (before > 0 && before < to) during++;
+      expect(firstDifference(loaded.hasInts(ints(0, before)), new Uint8Array(before).fill(1))).toBe(-1);
+      loaded.dispose();
+      if (before === to) break;
+    }
+    await adder;
+    expect(during).toBeGreaterThanOrEqual(1);
+    filter.dispose();
+  });
+
   it("keeps working in other threads when one disposes (the creator included)", async () => {
     const filter = make(true);
     const handle = filter.share();
