@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { close, closeSync, fchmodSync, fdatasync, fsyncSync, lstatSync, openSync, realpathSync, renameSync, statSync, unlinkSync, write, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { UsageError } from "./args.js";
 import { onCleanup } from "./cleanup.js";
 import { cannot } from "./os-errors.js";
 
@@ -95,6 +96,9 @@ export class AtomicFile {
 
   constructor(path: string) {
     this.path = path;
+    // Refused now, not at the rename after the whole run: an empty name, and a name that ends in "/" (a folder's).
+    if (path === "") throw new UsageError("an output's file name is empty");
+    if (path.endsWith("/")) throw cannot("write", path, { code: "EISDIR" });
     this.#target = targetOf(path);
     const mode = existing(this.#target);
     if (mode === "special") {

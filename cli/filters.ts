@@ -97,6 +97,11 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   if (n === undefined && type !== "scalable" && input === STDIO) throw new UsageError(`reading standard input, build needs --n (or --type scalable)`);
   // The input is opened and checked first, and the filter file may not be the input.
   const source = openInput(input);
+  // Counting the lines reads the input once more: a pipe or device read to its end has nothing left for the build.
+  if (n === undefined && type !== "scalable" && !source.regular) {
+    closeInput(source);
+    throw new UsageError(`reading ${input}, which is not a regular file, build needs --n (or --type scalable)`);
+  }
   refuseOutputsThatAreInputs([source], [output]);
   checkWritable(output); // the filter file is written at the end: a folder it cannot go to should not cost the whole read
   if (n === undefined && type !== "scalable") n = Math.max(1, await countLines(source));

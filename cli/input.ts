@@ -1,8 +1,8 @@
 // Inputs are opened and checked before any output is touched, so a missing,
 // unreadable or wrong input stops the command while every output file is
 // still as it was; and an output that is one of the inputs is refused.
-import { closeSync, fstatSync, openSync, statSync, type BigIntStats } from "node:fs";
-import { resolve } from "node:path";
+import { closeSync, fstatSync, openSync, realpathSync, statSync, type BigIntStats } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { CliError } from "./args.js";
 import { cannot } from "./os-errors.js";
 
@@ -65,6 +65,16 @@ function existingFile(output: string | undefined): BigIntStats | undefined {
 
 const sameFile = (a: BigIntStats, b: BigIntStats) => a.dev === b.dev && a.ino === b.ino;
 
+/** Where a new output goes, its folder's links followed: two names of one new file give one place. */
+function placeOf(output: string): string {
+  const path = resolve(output);
+  try {
+    return join(realpathSync(dirname(path)), basename(path));
+  } catch {
+    return path; // a folder that does not exist: writing there fails with its own message
+  }
+}
+
 /**
  * Refuses, before anything is written, an output that is one of the inputs
  * (same device and inode, whatever the path says) or two outputs that are one
@@ -83,8 +93,9 @@ export function refuseOutputsThatAreInputs(inputs: readonly Input[], outputs: re
         throw new CliError(`${name} ${is}: writing it would destroy what is being read; write to another file`);
       }
     }
-    const place = toStdout ? STDIO : resolve(output);
-    const twice = taken.find((other) => (identity && other.identity && sameFile(other.identity, identity)) || (!toStdout && other.place === place));
+    const place = toStdout ? STDIO : placeOf(output);
+    // Standard output given twice is refused whatever it is (two outputs would mix on a pipe).
+    const twice = taken.find((other) => (identity && other.identity && sameFile(other.identity, identity)) || other.place === place);
     if (twice) {
       const are = twice.name === name ? `${name} is given for two outputs` : `${twice.name} and ${name} are the same file`;
       throw new CliError(`${are}: give each output its own file`);

@@ -171,9 +171,13 @@ export function countNewlines(piece: Uint8Array): number {
   return lines;
 }
 
-/** Lines to size a filter for: the input's size over the average line length of its first piece (undefined on stdin). */
+/**
+ * Lines to size a filter for: the input's size over the average line length
+ * of its first piece. Undefined on stdin, and for a file whose size is less
+ * than its first piece (files of /proc report 0): its size tells nothing.
+ */
 export function estimateLines(size: number | undefined, firstPiece: Uint8Array): number | undefined {
-  if (size === undefined || firstPiece.length === 0) return undefined;
+  if (size === undefined || firstPiece.length === 0 || size < firstPiece.length) return undefined;
   const average = firstPiece.length / Math.max(1, countNewlines(firstPiece));
   return Math.max(1, Math.ceil(size / average));
 }
@@ -351,6 +355,16 @@ function openScratch(path: string): number {
 
 const WAIT = new Int32Array(new SharedArrayBuffer(4));
 
+/** Whether a progress line is on stderr now, unfinished: a message written after it must clear it first. */
+let progressShown = false;
+
+/** Clears a progress line left on stderr (a command that failed leaves one), so an error message starts its own line. */
+export function clearProgress(): void {
+  if (!progressShown) return;
+  process.stderr.write("\r\x1b[2K");
+  progressShown = false;
+}
+
 /** A rate line on stderr, only when stderr is a terminal and not --quiet. */
 export class Progress {
   #enabled: boolean;
@@ -369,9 +383,11 @@ export class Progress {
     const mb = bytes / 1e6;
     const share = this.total ? ` of ${(this.total / 1e6).toFixed(1)} MB (${((100 * bytes) / this.total).toFixed(1)}%)` : "";
     process.stderr.write(`\r\x1b[2K${this.label}: ${mb.toFixed(1)} MB${share}, ${(mb / seconds).toFixed(1)} MB/s, ${lines.toLocaleString("en-US")} lines`);
+    progressShown = true;
   }
 
   done(): void {
     if (this.#enabled) process.stderr.write("\r\x1b[2K");
+    progressShown = false;
   }
 }

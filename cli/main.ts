@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { CliError, UsageError, optionHelp, parseArgs, type OptionSpec, type Parsed } from "./args.js";
 import { runCleanups } from "./cleanup.js";
+import { clearProgress } from "./io.js";
 import { inWords } from "./os-errors.js";
 import { dedup, dedupOptions, dedupUsage } from "./dedup.js";
 import { intersect, intersectOptions, intersectUsage } from "./intersect.js";
@@ -84,6 +85,7 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     runCleanups(); // a failed command leaves no temporary file behind, and every output as it was
+    clearProgress(); // the message starts its own line on a terminal
     if (error instanceof UsageError) {
       process.stderr.write(`bloomkit: ${error.message} (see bloomkit ${helpFor ? `${helpFor} ` : ""}--help)\n`);
       process.exitCode = 2;

@@ -232,6 +232,35 @@ describe("an output that is an input is refused", () => {
     expect(existsSync(file("same.txt"))).toBe(false);
   });
 
+  it("two outputs that are one new file through a linked folder, and standard output given twice to a pipe", () => {
+    mkdirSync(file("real"), { recursive: true });
+    symlinkSync(file("real"), file("linked"));
+    expectOneLineError(
+      run(["dedup", file("other.txt"), "-o", file("linked/x.txt"), "--repeats", file("real/x.txt")]),
+      /linked\/x\.txt and .*real\/x\.txt are the same file: give each output its own file/,
+    );
+    expect(existsSync(file("real/x.txt"))).toBe(false);
+    // spawnSync gives the child a pipe for its standard output: the two outputs would mix there.
+    for (const args of [["--repeats", "-"], ["-o", "-", "--repeats", "-"]]) {
+      const result = run(["dedup", file("other.txt"), ...args]);
+      expectOneLineError(result, /standard output is given for two outputs: give each output its own file/);
+      expect(result.stdout).toBe("");
+    }
+  });
+
+  it("an output name that is empty or a folder's (ending in /) is refused before the input is read", () => {
+    const empty = run(["dedup", file("b.txt"), "-o", ""]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toBe("bloomkit: an output's file name is empty (see bloomkit dedup --help)\n");
+    expect(empty.stdout.toString()).toBe("");
+    expectOneLineError(run(["dedup", file("b.txt"), "-o", `${file("not-yet")}/`]), /cannot write .*not-yet\/: is a directory/);
+    const emptyRepeats = run(["dedup", file("b.txt"), "-o", file("u2.txt"), "--repeats", ""]);
+    expect(emptyRepeats.code).toBe(2);
+    expect(emptyRepeats.stderr).toMatch(/^bloomkit: an output's file name is empty/);
+    expect(existsSync(file("u2.txt"))).toBe(false);
+    expect(strays(dir)).toEqual([]);
+  });
+
   it("writing to /dev/null is not refused, and /dev/null stays a device", () => {
     expect(run(["dedup", file("f.txt"), "-o", "/dev/null"]).code).toBe(0);
     expect(statSync("/dev/null").isCharacterDevice()).toBe(true);

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { AtomicFile, FLUSH_AHEAD_BYTES, WRITE_BEHIND_BYTES } from "../cli/atomic-output.js";
 import { closeInput, openInput } from "../cli/input.js";
-import { linePieces, Output } from "../cli/io.js";
+import { estimateLines, linePieces, Output } from "../cli/io.js";
 import { rng } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bloomkit-io-"));
@@ -81,6 +81,19 @@ describe("linePieces", () => {
       });
     }
   }
+
+  it("sizes for a file's lines from its size, and not at all for a size less than its first piece (files of /proc say 0)", () => {
+    const piece = Buffer.from("aaaa\nbbbbbbb\ncccc\n"); // 3 lines of 6 bytes on average
+    expect(estimateLines(6_000, piece)).toBe(1_000);
+    expect(estimateLines(piece.length, piece)).toBe(3);
+    expect(estimateLines(0, piece)).toBeUndefined();
+    expect(estimateLines(piece.length - 1, piece)).toBeUndefined();
+    expect(estimateLines(undefined, piece)).toBeUndefined();
+    // A file of /proc reports 0 bytes and reads as many: dedup then grows its filter as for standard input.
+    const proc = spawnSync(process.execPath, [new URL("../dist/cli/main.js", import.meta.url).pathname, "dedup", "/proc/self/mountinfo"], { encoding: "utf8" });
+    expect(proc.status).toBe(0);
+    expect(proc.stderr).toMatch(/a scalable Bloom filter of 1 layer/);
+  });
 
   it("yields nothing for an empty file, and the same pieces from an open input as from its path", async () => {
     const empty = join(dir, "empty");
@@ -215,6 +228,19 @@ describe("writes in the background", () => {
     await file.settle();
     file.commit();
     expect(readFileSync(join(dir, "budget.bin")).length).toBe(WRITE_BEHIND_BYTES);
+  });
+
+  it("on a terminal, the error of a run that fails mid-way starts its own line, not the end of the rate line", () => {
+    // Half a million repeats first (a rate line is shown while they are read), then distinct lines past a 1 MiB file-size limit.
+    const input = join(dir, "tty-limited-in.txt");
+    writeFileSync(input, "repeat\n".repeat(3_000_000) + Array.from({ length: 100_000 }, (_, i) => `https://example.com/${i}/${"y".repeat(i % 30)}`).join("\n") + "\n");
+    const output = join(dir, "tty-limited-out.txt");
+    const bin = new URL("../dist/cli/main.js", import.meta.url).pathname;
+    const command = `trap '' XFSZ; ulimit -f 1024; exec '${process.execPath}' '${bin}' dedup '${input}' -o '${output}' --threads 1`;
+    // script(1) gives the command a pseudo-terminal: the rate line and the error both arrive on its stdout.
+    const result = spawnSync("script", ["-qec", command, "/dev/null"], { encoding: "utf8" });
+    expect(result.stdout).toMatch(/MB\/s/);
+    expect(result.stdout).toMatch(/\r\x1b\[2Kbloomkit: cannot write .*tty-limited-out\.txt: file too large\r?\n$/);
   });
 
   for (const threads of [1, 2]) {

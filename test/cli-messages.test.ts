@@ -2,7 +2,7 @@
 // version, the accepted forms of sizes and numbers, the cause of a failed
 // cuckoo build, and intersect's sizing and warning when A comes on stdin.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -51,6 +51,28 @@ describe("usage errors point to the command's own help, exit 2", () => {
     const result = run(args);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(`bloomkit: ${message}\n`);
+  });
+});
+
+describe("build from a pipe", () => {
+  // Counting the lines of a pipe would read it to its end, leaving nothing to build from (an empty filter, exit 0).
+  const viaPipe = (args: string) => spawnSync("bash", ["-c", `'${process.execPath}' '${BIN}' build <(printf 'a\\nb\\nc\\n') ${args}`], { encoding: "utf8" });
+
+  it("without --n is refused as reading standard input is, and no filter file is made", () => {
+    for (const type of ["bloom", "split-block", "counting", "cuckoo"]) {
+      const result = viaPipe(`--type ${type} -o '${file(`pipe-${type}.bloom`)}'`);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toMatch(/^bloomkit: reading \/dev\/fd\/\d+, which is not a regular file, build needs --n \(or --type scalable\) \(see bloomkit build --help\)\n$/);
+      expect(existsSync(file(`pipe-${type}.bloom`))).toBe(false);
+    }
+  });
+
+  it("with --n, or as a scalable filter, holds every line", () => {
+    for (const args of ["--n 10", "--type scalable"]) {
+      const out = file(`pipe-${args.replace(/\W+/g, "-")}.bloom`);
+      expect(viaPipe(`${args} -o '${out}'`).status).toBe(0);
+      expect(run(["query", out, "a", "b", "c"]).stdout).not.toMatch(/absent/);
+    }
   });
 });
 
