@@ -1,6 +1,6 @@
 // Streams for the CLI: input in chunks of whole lines, buffered output with
 // backpressure, and a progress line on stderr when it is a terminal.
-import { closeSync, openSync, read, readSync, writeSync } from "node:fs";
+import { closeSync, openSync, read, writeSync } from "node:fs";
 import { CliError } from "./args.js";
 import { AtomicFile, WRITE_BEHIND_BYTES } from "./atomic-output.js";
 import { STDIO, closeInput, openInput, type Input } from "./input.js";
@@ -26,9 +26,8 @@ export type PieceBufferSource = (bytes: number) => ArrayBuffer;
  * while the caller works on the piece just yielded (measured on dedup of the
  * 498 MB crawl log: its reads took 63 ms of a 1.08 s run in one thread, and
  * 143 ms of the main thread with --threads 2). A pipe or device is read as it
- * comes, in this thread, once the next piece is asked for: a read ahead there
- * could wait for data that never comes, and the pipe could not be closed
- * under it. Standard input is streamed. An open Input is left open; a path is
+ * comes, once the next piece is asked for: a read ahead there could wait for
+ * data that never comes, and the pipe could not be closed under it. Standard input is streamed. An open Input is left open; a path is
  * opened and closed here.
  */
 export async function* linePieces(source: string | Input, buffers?: PieceBufferSource): AsyncGenerator<Buffer> {
@@ -50,11 +49,10 @@ export async function* linePieces(source: string | Input, buffers?: PieceBufferS
       reading.catch(() => {});
       return () => reading;
     }
-    return async () => {
-      // Let the event loop run between pieces, so Ctrl-C handlers (temporary files) get their turn.
-      await new Promise((resolve) => setImmediate(resolve));
-      return readSync(input.fd, target, carry, target.length - carry, null);
-    };
+    // Read once asked for, in the thread pool too: this thread's event loop runs meanwhile, so Ctrl-C and SIGTERM
+    // (which remove the temporary files) are handled while a pipe or terminal has nothing to give; in readSync they
+    // waited for its next line, forever with a writer that stays idle.
+    return () => (running = readAt(input.fd, target, carry, null));
   };
   let buffer = fresh(CHUNK);
   let spare = buffers ? undefined : fresh(CHUNK);
@@ -100,7 +98,7 @@ export async function* linePieces(source: string | Input, buffers?: PieceBufferS
 }
 
 /** fs.read as a promise: the bytes read. */
-function readAt(fd: number, buffer: Buffer, offset: number, position: number): Promise<number> {
+function readAt(fd: number, buffer: Buffer, offset: number, position: number | null): Promise<number> {
   return new Promise((resolve, reject) => read(fd, buffer, offset, buffer.length - offset, position, (error, bytes) => (error ? reject(error) : resolve(bytes))));
 }
 

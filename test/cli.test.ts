@@ -1,6 +1,6 @@
 // The real `bloomkit` binary in a child process, on generated files.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -156,6 +156,30 @@ describe("bloomkit intersect", () => {
     child.kill("SIGINT");
     expect(await exited).not.toBe(0);
     expect(readdirSync(tmp)).toEqual([]);
+  });
+});
+
+describe("signals while a pipe has nothing to give", () => {
+  it("SIGTERM stops dedup of a FIFO whose writer is idle at once, and leaves the old output and no temporary file", async () => {
+    const fifo = file("idle.fifo");
+    spawnSync("mkfifo", [fifo]);
+    const out = file("idle-out.txt");
+    writeFileSync(out, "the old output\n");
+    const child = spawn(process.execPath, [BIN, "dedup", fifo, "-q", "-o", out], { stdio: "ignore" });
+    const exited = new Promise<string | number | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ?? code)));
+    // A writer that gives two lines and then keeps the FIFO open with nothing more.
+    const writer = spawn("sh", ["-c", `printf 'a\\nb\\n'; sleep 30`], { stdio: ["ignore", "pipe", "ignore"] });
+    writer.stdout.pipe(createWriteStream(fifo));
+    await new Promise((r) => setTimeout(r, 1000));
+    const sent = Date.now();
+    child.kill("SIGTERM");
+    const result = await Promise.race([exited, new Promise((r) => setTimeout(() => r("still running"), 5000))]);
+    writer.kill();
+    child.kill("SIGKILL");
+    expect(result).not.toBe("still running");
+    expect(Date.now() - sent).toBeLessThan(5000);
+    expect(readFileSync(out, "utf8")).toBe("the old output\n");
+    expect(readdirSync(dir).filter((name) => name.startsWith(".idle-out.txt."))).toEqual([]);
   });
 });
 
