@@ -4,8 +4,8 @@
 // An error, Ctrl-C or SIGTERM removes the temporary file; SIGKILL or a power
 // cut leaves at most a stray hidden ".name.….tmp" and the old output intact.
 import { randomBytes } from "node:crypto";
-import { close, closeSync, fchmodSync, fdatasync, fsyncSync, lstatSync, openSync, realpathSync, renameSync, statSync, unlinkSync, write, writeSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { close, closeSync, fchmodSync, fdatasync, fsyncSync, lstatSync, openSync, readlinkSync, renameSync, statSync, unlinkSync, write, writeSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { UsageError } from "./args.js";
 import { onCleanup } from "./cleanup.js";
 import { cannot } from "./os-errors.js";
@@ -28,13 +28,25 @@ export const WRITE_BEHIND_BYTES = 4 << 20;
 /** Permissions of a new output before the umask, as for any file a program creates. */
 const NEW_FILE_MODE = 0o666;
 
-/** The file the path names, following symbolic links, so a link to the output stays a link. */
+/** Most links followed from an output's name: as many as Linux follows. */
+const MAX_LINKS = 40;
+
+/**
+ * The file the path names, following symbolic links, so a link to the output
+ * stays a link; a link to a file that does not exist yet names that file (as
+ * the shell's `>` creates it), instead of being replaced by the output.
+ */
 function targetOf(path: string): string {
-  try {
-    return lstatSync(path).isSymbolicLink() ? realpathSync(path) : path;
-  } catch {
-    return path; // a new file, or a link to one that does not exist yet
+  let target = path;
+  for (let links = 0; links < MAX_LINKS; links++) {
+    try {
+      if (!lstatSync(target).isSymbolicLink()) return target;
+      target = resolve(dirname(target), readlinkSync(target));
+    } catch {
+      return target; // a new file: the last name reached
+    }
   }
+  return path; // a loop of links: opening it says so
 }
 
 /** The output's permissions if it exists as a regular file; "special" for a device, pipe or socket. */

@@ -326,4 +326,16 @@ describe("a command stopped mid-write leaves the old output intact", () => {
     expect(readFileSync(file("real-out.txt"), "utf8")).toBe("a\nb\n");
     expect(strays(dir)).toEqual([]);
   });
+
+  it("an output that is a link to a file not there yet, through a relative link to a link: that file is made, the links stay", () => {
+    mkdirSync(file("later"), { recursive: true });
+    symlinkSync("later/made.txt", file("to-made.txt"));
+    symlinkSync("to-made.txt", file("to-to-made.txt"));
+    expect(run(["dedup", file("small.txt"), "-o", file("to-to-made.txt")]).code).toBe(0);
+    expect(lstatSync(file("to-to-made.txt")).isSymbolicLink()).toBe(true);
+    expect(lstatSync(file("to-made.txt")).isSymbolicLink()).toBe(true);
+    expect(readFileSync(file("later/made.txt"), "utf8")).toBe("a\nb\n");
+    expect(strays(dir)).toEqual([]);
+    expect(strays(file("later"))).toEqual([]);
+  });
 });
