@@ -449,7 +449,8 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     if (add) this.#reserve(source);
     try {
       forEachChunk(layers[layers.length - 1].batchArena, this.#keyHash, source, (chunk) => {
-        const together = this.#together() === chunk.scratch.arena;
+        // bloomLayers takes key hashes: the independent strategy's chunks hold the keys' bytes, which each layer hashes itself.
+        const together = this.#keyHash !== null && this.#together() === chunk.scratch.arena;
         const answers = together ? (add ? this.#testAndAddTogether(chunk) : this.#hasTogether(chunk)) : add ? this.#testAndAddChunk(chunk) : this.#hasChunk(chunk).answers;
         if (visit) {
           // The line ends stay where the splitter wrote them: the layers' kernels do not touch that room.
@@ -494,7 +495,12 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     const hash = this.#keyHash;
     if (hash === null) return this.#run({ kind: "keys", keys: [key] }, add)[0] === 1;
     this.#live();
-    if (add) this.#current(); // room for one more key in the newest layer
+    if (add) {
+      const last = this.#layers.length - 1;
+      // A full filter still answers a key it holds; a new key gets #addLayer's error.
+      if (this.#layers.length >= this.#maxLayers && this.#layers[last].size >= this.#capacityAt(last) && this.#oneLayers(key, false)) return true;
+      this.#current(); // room for one more key in the newest layer
+    }
     const single = this.#single === undefined ? (this.#single = this.#singleLayout()) : this.#single;
     if (single !== null) {
       // One call: the key hashed as the layers hash it, every layer tested, the newest added to.
@@ -699,6 +705,9 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
 
   #addLayer(): void {
     const i = this.#layers.length;
+    if (i >= this.#maxLayers) {
+      throw new RangeError(`the scalable filter is full: its ${this.#maxLayers} layers hold ${this.capacity} keys, all these parameters allow; nothing was added`);
+    }
     const reserved = this.#reserved.shift();
     this.#layers.push(reserved ?? BloomFilter.create(this.#capacityAt(i), this.layerFalsePositiveRate(i), hashingOptions(this.#hashing)));
     this.#single = undefined;

@@ -84,3 +84,51 @@ describe("ScalableBloomFilter", () => {
     expect(() => filter.has("a")).toThrow(/disposed/);
   });
 });
+
+describe("ScalableBloomFilter with independent hashes (a list of hash names)", () => {
+  it("answers as an exact set would, single key and batch, across its layers: no false negatives", () => {
+    // The layers' shared kernel takes 64-bit key hashes; these layers hash the keys' bytes themselves.
+    const filter = ScalableBloomFilter.create(500, 0.01, { hash: ["djb", "sdbm", "xxh32"] });
+    const exact = new Set<string>();
+    const keys = urls(6_000, "scalable-independent", 43);
+    const stream = [...keys.slice(0, 3_000), ...keys.slice(0, 1_000), ...keys.slice(3_000)];
+    for (let at = 0; at < stream.length; at += 700) {
+      const batch = stream.slice(at, at + 700);
+      const answers = filter.testAndAddMany(batch);
+      batch.forEach((key, i) => {
+        // A key seen before must answer 1; a new one may (a false positive) but seldom does.
+        if (exact.has(key)) expect(answers[i], key).toBe(1);
+        exact.add(key);
+      });
+    }
+    expect(filter.layers).toBeGreaterThan(3);
+    expect(ones(filter.hasMany(keys))).toBe(keys.length);
+    expect(keys.every((key) => filter.has(key))).toBe(true);
+    expect(filter.testAndAdd(keys[0])).toBe(true);
+    const probes = urls(20_000, "scalable-independent-absent", 44);
+    expect(ones(filter.hasMany(probes)) / probes.length).toBeLessThan(0.02);
+  });
+});
+
+describe("a ScalableBloomFilter at its last layer, full", () => {
+  it("adding one more key says it is full and changes nothing; a key it holds still answers", () => {
+    const filter = ScalableBloomFilter.create(1, 0.01, { growth: 1e6 });
+    expect(filter.maxLayers).toBe(2);
+    filter.add("first");
+    // Both layers filled (capacity counts the layers made so far).
+    const most = filter.layerCapacity(0) + filter.layerCapacity(1);
+    let next = 1;
+    while (filter.size < most) filter.addInts(Uint32Array.from({ length: most - filter.size }, () => next++));
+    expect(filter.layers).toBe(2);
+    expect(filter.capacity).toBe(most);
+    const before = filter.serialize();
+    expect(filter.testAndAdd("first")).toBe(true);
+    expect(filter.has("first")).toBe(true);
+    // Keys it answers absent for (a full filter answers some new keys present: false positives, added as nothing).
+    const absent = Array.from({ length: 50 }, (_, i) => `new-${i}`).filter((key) => !filter.has(key));
+    expect(absent.length).toBeGreaterThan(10);
+    expect(() => filter.add(absent[0])).toThrow(new RangeError(`the scalable filter is full: its 2 layers hold ${filter.capacity} keys, all these parameters allow; nothing was added`));
+    expect(() => filter.testAndAdd(absent[1])).toThrow(/the scalable filter is full/);
+    expect(filter.serialize()).toEqual(before);
+  });
+});
