@@ -207,7 +207,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
   /** Removes one occurrence; false, changing nothing, when the key is definitely absent (a counter is 0). */
   remove(key: Key): boolean {
     const removed = this.#one(OP_REMOVE, key) === 1;
-    if (removed) this.#size--;
+    if (removed) this.#size = Math.max(0, this.#size - 1);
     return removed;
   }
 
@@ -476,7 +476,8 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
   /** Removes a batch; answers 1 where a key was removed. */
   #remove(source: KeySource): Uint8Array {
     const { answers, total } = this.runOp(OP_REMOVE, source);
-    this.#size -= total;
+    // A saturated counter never reaches 0, so it answers every remove: the size stops at 0.
+    this.#size = Math.max(0, this.#size - total);
     return answers;
   }
 }

@@ -5,7 +5,7 @@ import { defaultArena, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { CUCKOO_HEADER, BUCKET_SIZE as CORE_BUCKET_SIZE, MAX_KICKS as CORE_MAX_KICKS, OP_ADD, OP_COUNT, OP_HAS, OP_REMOVE, OP_TEST_AND_ADD } from "./constants.generated.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { sourceLength, type Kernel, type KeyHash, type KeySource } from "./batch.js";
-import { type Key } from "./keys.js";
+import { isBytes, type Key } from "./keys.js";
 import type { DeletableFilter } from "./filter.js";
 import {
   FilterType,
@@ -490,7 +490,7 @@ function pick(source: KeySource, picks: number[]): KeySource {
 
 /** Splits packed keys into views (no copy). */
 function unpack(bytes: Uint8Array, ends: Uint32Array): Uint8Array[] {
-  if (!(bytes instanceof Uint8Array)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
+  if (!isBytes(bytes)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
   if (!(ends instanceof Uint32Array)) throw new TypeError(`ends must be a Uint32Array, got ${describe(ends)}`);
   const keys: Uint8Array[] = new Array(ends.length);
   let start = 0;
@@ -506,7 +506,7 @@ function unpack(bytes: Uint8Array, ends: Uint32Array): Uint8Array[] {
 
 /** Splits newline-delimited keys into views (no copy), as the line kernels split them. */
 function splitLines(buffer: Uint8Array): Uint8Array[] {
-  if (!(buffer instanceof Uint8Array)) throw new TypeError(`buffer must be a Uint8Array of newline-delimited keys, got ${describe(buffer)}`);
+  if (!isBytes(buffer)) throw new TypeError(`buffer must be a Uint8Array of newline-delimited keys, got ${describe(buffer)}`);
   const keys: Uint8Array[] = [];
   let from = 0;
   while (from < buffer.length) {

@@ -120,6 +120,8 @@ export function optimalBits(n: number, p: number): number {
 /** Smallest m reaching rate p for n keys with exactly k hashes: ⌈−k·n / ln(1 − p^(1/k))⌉. */
 function bitsForHashes(n: number, p: number, k: number): number {
   let m = Math.max(1, Math.ceil((-k * n) / Math.log1p(-Math.exp(Math.log(p) / k))));
+  // p^(1/k) so close to 0 that 1 − p^(1/k) rounds to 1, or n so large: no m in floating point.
+  if (!Number.isFinite(m)) throw new RangeError(`no number of bits reaches p = ${p} for n = ${n} with k = ${k}: give a larger p, a smaller n or more hashes`);
   // p^(1/k) is computed through exp and log: step past a last-ulp excess so the promise holds exactly.
   for (let step = 0; step < ULP_STEPS && falsePositiveRateFor(n, m, k) > p; step++) m++;
   return m;

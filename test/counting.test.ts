@@ -206,3 +206,22 @@ describe("CountingBloomFilter", () => {
     expect(filter.serialize()).toEqual(before);
   });
 });
+
+describe("CountingBloomFilter removes past saturation", () => {
+  it("keeps its size at 0 or more when a saturated key is removed more often than added, and still round-trips", () => {
+    // 4-bit counters stop at 15: the 16th add is not counted, so 17 removes all succeed (each counter is ≥ 1).
+    const filter = CountingBloomFilter.create(100, 0.01, { counterBits: 4 });
+    for (let i = 0; i < 16; i++) filter.add("k");
+    let removed = 0;
+    for (let i = 0; i < 17; i++) removed += filter.remove("k") ? 1 : 0;
+    expect(removed).toBe(17);
+    expect(filter.size).toBe(0);
+    expect(filter.expectedFalsePositiveRate()).toBeGreaterThanOrEqual(0);
+    const loaded = CountingBloomFilter.deserialize(filter.serialize());
+    expect(loaded.size).toBe(0);
+    expect(loaded.has("k")).toBe(filter.has("k"));
+    for (let i = 0; i < 16; i++) filter.add("k");
+    expect(ones(filter.removeMany(Array.from({ length: 17 }, () => "k")))).toBe(17);
+    expect(filter.size).toBe(0);
+  });
+});

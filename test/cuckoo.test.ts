@@ -1,4 +1,5 @@
 // CuckooFilter: fingerprint sizing, load before the first failure, rollback, deletion.
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { CuckooFilter, FormatError, fingerprintBitsFor } from "../bindings/index.js";
 import { buildRecord, parseRecord, reseal } from "./records.js";
@@ -222,5 +223,24 @@ describe("CuckooFilter records", () => {
     const header = reseal(record).subarray(0, 12 + params.length + 16);
     expect(() => CuckooFilter.deserialize(header)).toThrow(new FormatError(`truncated: ${header.length} bytes, the record needs ${header.length + payloadBytes + 8}`));
     await expect(CuckooFilter.deserializeChunks([header])).rejects.toThrow(/^corrupted: 536870912 buckets of 32-bit fingerprints need 8\.00 GiB, more than a filter holds/);
+  });
+});
+
+describe("CuckooFilter batches of another realm's bytes", () => {
+  it("a batch that fails on a full table stores none of its keys, given a Uint8Array made in another realm", () => {
+    // A table over the size whose failed batches are undone by a copy: the keys added are taken out again one by one.
+    const filter = CuckooFilter.withSize(16384, 16);
+    const stored: string[] = [];
+    for (let i = 0; filter.tryAdd(`fill-${i}`); i++) stored.push(`fill-${i}`);
+    for (const key of stored.splice(0, 20)) filter.remove(key);
+    const text = Array.from({ length: 200 }, (_, j) => `new-${j}`).join("\n");
+    const foreign = runInNewContext(`new Uint8Array(${JSON.stringify([...Buffer.from(text)])})`) as Uint8Array;
+    expect(foreign instanceof Uint8Array).toBe(false);
+    for (const add of [() => filter.addLines(foreign), () => filter.addPacked(runInNewContext(`new Uint8Array(${JSON.stringify([...Buffer.from(text.replace(/\n/g, ""))])})`), Uint32Array.from(text.split("\n"), ((end) => (key: string) => (end += key.length))(0)))]) {
+      const size = filter.size;
+      expect(add).toThrow(/the cuckoo filter is full/);
+      expect(filter.size).toBe(size);
+      expect(ones(filter.hasMany(stored))).toBe(stored.length);
+    }
   });
 });

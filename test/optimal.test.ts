@@ -162,3 +162,10 @@ describe("optimal", () => {
     });
   });
 });
+
+describe("optimal({ n, p, k }) past what floating point holds", () => {
+  it("names n, p and k, not an m the caller never gave", () => {
+    expect(() => optimal({ n: 100, p: 1e-310, k: 1 })).toThrow(new RangeError("no number of bits reaches p = 1e-310 for n = 100 with k = 1: give a larger p, a smaller n or more hashes"));
+    expect(() => optimal({ n: 1e300, p: 1e-10, k: 1 })).toThrow(/^no number of bits reaches p = 1e-10 for n = 1e\+300 with k = 1/);
+  });
+});
