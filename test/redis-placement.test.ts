@@ -9,6 +9,7 @@ import { segmentIndices, type BloomShape } from "../bindings/indices.js";
 import { hashId } from "../bindings/hash.js";
 import type { KeySource } from "../bindings/batch.js";
 import { FormatError } from "../bindings/format.js";
+import { PIECE_KEYS, pieces } from "../bindings/redis/pieces.js";
 import { firstDifference, ones, urls } from "./helpers.js";
 
 /** Adds a batch through the local filter's own add kernels (not through placement). */
@@ -89,5 +90,33 @@ describe("Redis placement", () => {
     view.setUint32(segmentsAt, 7, true);
     expect(() => BloomFilter.deserialize(bytes)).toThrow(FormatError);
     for (const f of [mirror, again, single]) f.dispose();
+  });
+});
+
+describe("a batch of lines for Redis, cut into pieces (one script call each)", () => {
+  it("cuts every piece at most PIECE_KEYS lines and 256 KiB, after a newline, and loses no byte", () => {
+    const texts = [
+      "\n".repeat(1 << 20), // a megabyte of empty lines: 2^20 keys
+      "ab\n".repeat(300_000), // 2-byte lines
+      urls(20_000, "pieces", 91).join("\n"), // URLs, no final newline
+      "x".repeat(600_000) + "\n" + "y\n".repeat(5_000), // one line longer than a piece, then short ones
+    ];
+    for (const text of texts) {
+      const buffer = new TextEncoder().encode(text);
+      const parts = pieces({ kind: "lines", buffer });
+      let joined = 0;
+      for (const part of parts) {
+        const bytes = (part as { buffer: Uint8Array }).buffer;
+        expect(bytes.byteOffset - buffer.byteOffset).toBe(joined);
+        joined += bytes.length;
+        const newlines = bytes.reduce((sum, byte) => sum + (byte === 10 ? 1 : 0), 0);
+        const keys = newlines + (bytes[bytes.length - 1] === 10 ? 0 : 1);
+        expect(keys).toBeLessThanOrEqual(PIECE_KEYS);
+        // A piece ends after a newline, but for the buffer's last.
+        if (joined < buffer.length) expect(bytes[bytes.length - 1]).toBe(10);
+        if (keys > 1) expect(bytes.length).toBeLessThanOrEqual(1 << 18);
+      }
+      expect(joined).toBe(buffer.length);
+    }
   });
 });

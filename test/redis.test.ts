@@ -324,4 +324,40 @@ run("RedisBloomFilter", () => {
     await expect(filter.add("k")).rejects.toThrow(/^Redis filter "wrongtype": cannot add keys: .*WRONGTYPE/);
     await redis.flushAll();
   });
+
+  it("a batch whose keys span segments, one of them not a string, sets no bit in any (the types are checked first)", async () => {
+    const filter = await RedisBloomFilter.create(redis, "spanning", 20_000, 0.01, { segmentBits: 2 ** 14 } as object);
+    expect(filter.segmentCount).toBeGreaterThan(2);
+    await filter.addMany(urls(2_000, "spanning-before", 81));
+    const last = `{spanning}:bits:${filter.segmentCount - 1}`;
+    await redis.del(last);
+    await redis.rPush(last, "not bits");
+    const before = await Promise.all(Array.from({ length: filter.segmentCount - 1 }, (_, s) => redis.get(`{spanning}:bits:${s}`)));
+    await expect(filter.addMany(urls(100, "spanning-after", 82))).rejects.toThrow(/^Redis filter "spanning": cannot add keys: WRONGTYPE Redis key \{spanning\}:bits:\d+ holds a list/);
+    const after = await Promise.all(Array.from({ length: filter.segmentCount - 1 }, (_, s) => redis.get(`{spanning}:bits:${s}`)));
+    expect(after).toEqual(before);
+    await redis.flushAll();
+  });
+
+  it("a handle whose filter was dropped, or dropped and made again under its name, stops: no bits written, no false answers", async () => {
+    for (const remake of [false, true]) {
+      const old = await RedisBloomFilter.create(redis, "remade", 1_000, 0.01);
+      await old.addMany(["a", "b"]);
+      const stale = await RedisBloomFilter.open(redis, "remade");
+      await old.drop();
+      const fresh = remake ? await RedisBloomFilter.create(redis, "remade", remake ? 1_000 : 100_000, 0.01) : undefined;
+      for (const call of [() => stale.addMany(urls(500, "remade-keys", 83)), () => stale.hasMany(["a", "b"]), () => stale.testAndAdd("c")]) {
+        await expect(call()).rejects.toThrow(/^Redis filter "remade": cannot (add|query) keys: .*dropped, or made again under its name, since this handle opened it; open it again/);
+      }
+      // Nothing the stale handle tried reached Redis: the new filter (or no filter) holds no bit of those keys.
+      const keys = await redis.keys("{remade}:*");
+      if (fresh) {
+        expect(keys.sort()).toEqual(["{remade}:meta"]);
+        expect(ones(await fresh.hasMany(urls(500, "remade-keys", 83)))).toBe(0);
+        await fresh.add("new");
+        expect(await (await RedisBloomFilter.open(redis, "remade")).has("new")).toBe(true);
+        await fresh.drop();
+      } else expect(keys).toEqual([]);
+    }
+  });
 });

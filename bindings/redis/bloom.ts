@@ -19,7 +19,7 @@ import { HASHING_OPTION_NAMES, resolveHashing, type HashingOptions } from "../ha
 import { forEachPlacement, type BloomShape, type Placement } from "../indices.js";
 import { maxKeyBytes, type Key } from "../keys.js";
 import { concat, type KeySource } from "../batch.js";
-import { CREATE_SCRIPT, PLACE_SCRIPT, REDIS_SEGMENT_BITS, bitsKey, checkName, difference, fieldsOf, metaFields, metaKey, parseMeta, uploadId, uploadKey, type Parameters } from "./meta.js";
+import { CREATE_SCRIPT, PLACE_SCRIPT, REDIS_SEGMENT_BITS, bitsKey, checkName, difference, fieldsOf, identityOf, metaFields, metaKey, parseMeta, uploadId, uploadKey, type Parameters } from "./meta.js";
 import { pieces } from "./pieces.js";
 import { asBuffer, commandsOf, type Commands, type RedisClientLike } from "./client.js";
 import { encodeOperations, runBatchScript } from "./script.js";
@@ -108,7 +108,7 @@ export class RedisBloomFilter {
     // Internal: tests split small filters over several keys with a smaller limit than Redis's.
     const limit = checked.segmentBits === undefined ? REDIS_SEGMENT_BITS : checkInteger("options.segmentBits", checked.segmentBits, 64, REDIS_SEGMENT_BITS);
     const { bits, hashes, segments } = BloomFilter.sizeFor(n, p, hashing, false, limit);
-    return RedisBloomFilter.#create(commands, name, { bits, hashes, hashing, segments }, checked.hash !== undefined);
+    return RedisBloomFilter.#create(commands, name, { bits, hashes, hashing, segments, id: uploadId() }, checked.hash !== undefined);
   }
 
   /** Writes the meta hash unless it exists; an equal filter is opened (of any hash unless `hashChosen`), anything else refused. */
@@ -173,7 +173,7 @@ export class RedisBloomFilter {
           `and keys must stay in the segment they were added to: create it with RedisBloomFilter.create and add the keys there`,
       );
     }
-    const params: Parameters = { bits: filter.bits, hashes: filter.hashes, hashing: filter.hashing, segments };
+    const params: Parameters = { bits: filter.bits, hashes: filter.hashes, hashing: filter.hashing, segments, id: uploadId() };
     const meta = metaKey(name);
     const keys = Array.from({ length: segments }, (_, s) => bitsKey(name, s));
     // The bits go to keys of their own first, put in place with the meta hash in one step: nobody
@@ -427,7 +427,7 @@ export class RedisBloomFilter {
     const operations = encodeOperations(write, k, used.map((s) => counts[s]), order, (key, t) => offsets[key * k + t]);
     const answers =
       count === 0 ? Promise.resolve(new Uint8Array(0))
-      : runBatchScript(this.#redis, used.map((s) => this.#keys[s]), write, k, used.map((s) => counts[s]), operations).then((reply) => {
+      : runBatchScript(this.#redis, this.#meta, identityOf(this.#params), used.map((s) => this.#keys[s]), write, k, used.map((s) => counts[s]), operations).then((reply) => {
           if (reply.length !== count) throw new Error(`Redis answered for ${reply.length} keys of ${count}`);
           const out = new Uint8Array(count);
           for (let j = 0; j < count; j++) out[order[j]] = reply.charCodeAt(j) - ZERO;

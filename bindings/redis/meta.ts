@@ -63,6 +63,13 @@ export interface Parameters {
   readonly hashes: number;
   readonly hashing: Hashing;
   readonly segments: number;
+  /**
+   * A random id given when the filter is made (absent, "", in filters made
+   * before ids): a filter dropped and made again under the name gets another,
+   * so a handle to the old one stops instead of writing bits the new one
+   * does not know.
+   */
+  readonly id?: string;
 }
 
 /** Checks a filter name: a non-empty string that can sit inside a hash tag. */
@@ -97,6 +104,7 @@ export function bitsKey(name: string, segment: number): string {
 /** The meta hash's fields, flat, as HSET takes them. */
 export function metaFields(p: Parameters): string[] {
   return [
+    ...(p.id ? ["id", p.id] : []),
     "format", META_FORMAT,
     "version", String(META_VERSION),
     "bits", String(p.bits),
@@ -136,7 +144,15 @@ export function parseMeta(fields: Record<string, string>): Parameters | string {
   } catch (error) {
     return (error as Error).message;
   }
-  return { bits, hashes, hashing, segments };
+  return { bits, hashes, hashing, segments, id: fields.id ?? "" };
+}
+
+/** What a handle checks `{N}:meta` still says before each batch (the batch script's guard): the id and the numbers, as HMGET gives them. */
+export const IDENTITY_FIELDS = ["id", "bits", "hashes", "hash", "seed", "segments"] as const;
+
+/** The values of IDENTITY_FIELDS for these parameters ("" for a filter made before ids). */
+export function identityOf(p: Parameters): string[] {
+  return [p.id ?? "", String(p.bits), String(p.hashes), p.hashing.names[0], String(p.hashing.seed), String(p.segments)];
 }
 
 /** A flat [field, value, …] reply as an object. */

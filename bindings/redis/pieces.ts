@@ -15,7 +15,10 @@ export const PIECE_KEYS = 4096;
 /** Bytes of newline-delimited keys per piece (about 4,000 URLs). */
 const PIECE_LINE_BYTES = 1 << 18;
 
-/** A batch source cut into pieces of at most PIECE_KEYS keys (lines: PIECE_LINE_BYTES, cut after a newline). Checks the whole source first. */
+/**
+ * A batch source cut into pieces of at most PIECE_KEYS keys (lines: also at
+ * most PIECE_LINE_BYTES, cut after a newline). Checks the whole source first.
+ */
 export function pieces(source: KeySource): KeySource[] {
   const out: KeySource[] = [];
   if (source.kind === "keys") {
@@ -37,6 +40,14 @@ export function pieces(source: KeySource): KeySource[] {
         const newline = buffer.lastIndexOf(10, end - 1);
         const after = newline >= from ? newline : buffer.indexOf(10, end);
         end = after < 0 ? buffer.length : after + 1;
+      }
+      // Short lines: at most PIECE_KEYS of them (a megabyte of empty lines held Redis for over 5 s in one call).
+      let lines = 0;
+      for (let at = buffer.indexOf(10, from); at >= 0 && at < end; at = buffer.indexOf(10, at + 1)) {
+        if (++lines === PIECE_KEYS) {
+          end = at + 1;
+          break;
+        }
       }
       out.push({ kind: "lines", buffer: buffer.subarray(from, end) });
       from = end;

@@ -17,6 +17,7 @@
 import { describe } from "../errors.js";
 import type { Commands, RedisArgument } from "./client.js";
 import { asBuffer } from "./client.js";
+import { IDENTITY_FIELDS } from "./meta.js";
 
 /** BITFIELD operations per call of BITFIELD in the script: 4 values each stay well below the 8,000 results one Lua C call may return. */
 export const GROUP_OPERATIONS = 1000;
@@ -33,19 +34,37 @@ const GET_U1 = ASCII("GETu1");
 const ONE = "1".charCodeAt(0);
 
 /**
- * KEYS: the segments' strings. ARGV: "SET" or "GET", k, keys per group, the
- * operations, then each segment's key count, in KEYS order.
+ * KEYS: the meta hash, then the segments' strings. ARGV: the meta fields'
+ * values the handle expects (IDENTITY_FIELDS, in order), "SET" or "GET", k,
+ * keys per group, the operations, then each segment's key count, in KEYS
+ * order. Before any bit is touched it checks that the meta hash still
+ * describes the filter the handle opened (not dropped, nor made again under
+ * the name) and that every segment key holds a string or nothing: a batch
+ * that fails changes nothing.
  */
 export const BATCH_SCRIPT = `
-local write = ARGV[1] == 'SET'
-local k, per, ops = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local fields = redis.call('HMGET', KEYS[1], ${IDENTITY_FIELDS.map((f) => `'${f}'`).join(", ")})
+for i = 1, ${IDENTITY_FIELDS.length} do
+  if (fields[i] or '') ~= ARGV[i] then
+    return redis.error_reply('GONE the filter was dropped, or made again under its name, since this handle opened it; open it again')
+  end
+end
+for s = 2, #KEYS do
+  local kind = redis.call('TYPE', KEYS[s]).ok
+  if kind ~= 'string' and kind ~= 'none' then
+    return redis.error_reply('WRONGTYPE Redis key ' .. KEYS[s] .. ' holds a ' .. kind .. ', not bits of the filter')
+  end
+end
+local a = ${IDENTITY_FIELDS.length}
+local write = ARGV[a + 1] == 'SET'
+local k, per, ops = tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), ARGV[a + 4]
 local command = write and 'BITFIELD' or 'BITFIELD_RO'
 local unit = write and 'c3c2I4c1' or 'c3c2I4'
 local width = write and ${SET_BYTES} or ${GET_BYTES}
 local formats = {}
 local out, o, pos = {}, 0, 1
-for s = 1, #KEYS do
-  local left = tonumber(ARGV[4 + s])
+for s = 2, #KEYS do
+  local left = tonumber(ARGV[a + 3 + s])
   while left > 0 do
     local n = math.min(per, left)
     local format = formats[n]
@@ -118,9 +137,13 @@ function sha(): Promise<string> {
   return scriptSha;
 }
 
-/** Runs the script on `keys` (one hash slot): EVALSHA, or EVAL when this server has not seen it yet (which also caches it). */
-export async function runBatchScript(redis: Commands, keys: readonly string[], write: boolean, hashes: number, counts: readonly number[], operations: Uint8Array): Promise<string> {
-  const args: RedisArgument[] = [String(keys.length), ...keys, write ? "SET" : "GET", String(hashes), String(keysPerGroup(hashes)), asBuffer(operations), ...counts.map(String)];
+/**
+ * Runs the script on the meta hash `meta` and the segment strings `keys` (one
+ * hash slot), guarded by `identity` (identityOf the handle's parameters):
+ * EVALSHA, or EVAL when this server has not seen it yet (which also caches it).
+ */
+export async function runBatchScript(redis: Commands, meta: string, identity: readonly string[], keys: readonly string[], write: boolean, hashes: number, counts: readonly number[], operations: Uint8Array): Promise<string> {
+  const args: RedisArgument[] = [String(1 + keys.length), meta, ...keys, ...identity, write ? "SET" : "GET", String(hashes), String(keysPerGroup(hashes)), asBuffer(operations), ...counts.map(String)];
   let reply: unknown;
   try {
     reply = await redis.call(keys[0], ["EVALSHA", await sha(), ...args]);
