@@ -6,7 +6,7 @@ import { UsageError, parseBytes, parseCount, parseProbability, type OptionSpec, 
 import { closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
 import { Output, Progress, estimateLines, linePieces } from "./io.js";
 import { count, formatBytes } from "./words.js";
-import { lineEnds, openShared, redisOptions, redisTarget, type SharedFilter } from "./redis.js";
+import { inRedis, lineEnds, openShared, redisOptions, redisTarget, type SharedFilter } from "./redis.js";
 import { LinePipeline, PieceBuffers, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
 
 export const dedupOptions: OptionSpec[] = [
@@ -64,8 +64,8 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   const repeatsPath = options.has("repeats") ? String(options.get("repeats")) : undefined;
   refuseOutputsThatAreInputs([source], repeatsPath === undefined ? [outputPath] : [outputPath, repeatsPath]);
   // A filter kept in Redis is reached before any output is created: a wrong URL or name leaves no file behind.
-  const shared: SharedFilter | undefined = target ? await openShared(target, givenN === undefined ? undefined : { n: givenN, p }) : undefined;
-  const before = shared ? await shared.filter.size() : 0;
+  const shared: SharedFilter | undefined = target ? await openShared(target, givenN === undefined ? undefined : { n: givenN, p }, true) : undefined;
+  const before = shared ? await inRedis(target!, false, () => shared.filter.size()) : 0;
   const out = new Output(outputPath);
   const repeats = repeatsPath === undefined ? undefined : new Output(repeatsPath);
   const progress = new Progress("dedup", size, options.has("quiet"));
@@ -127,7 +127,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
         continue;
       }
       // Lines are split in wasm for every filter type (answers and line ends come as views); a filter kept in Redis answers a whole piece.
-      if (shared) writeRuns(piece)(await shared.filter.testAndAddLines(piece), lineEnds(piece), 0);
+      if (shared) writeRuns(piece)(await inRedis(target!, true, () => shared.filter.testAndAddLines(piece)), lineEnds(piece), 0);
       else if (repeats === undefined && !(filter instanceof ScalableBloomFilter)) {
         // Only new lines are written: wasm gathers them, and they are written from its memory as they are.
         filter!.dedupLines(piece, (fresh, newCount, lineCount) => {

@@ -18,7 +18,7 @@ import { STDIO, closeInput, openInput, refuseOutputsThatAreInputs, type Input } 
 import { Output, Progress, countNewlines, linePieces, splitLines } from "./io.js";
 import { cannot } from "./os-errors.js";
 import { count, fmt } from "./words.js";
-import { openShared, redisOptions, redisTarget } from "./redis.js";
+import { inRedis, openShared, redisOptions, redisTarget } from "./redis.js";
 import { AnsweredLines, lineEnds } from "./answered-lines.js";
 import { LinePipeline, PieceBuffers, THREADED_INPUT_BYTES, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
 
@@ -260,14 +260,14 @@ async function queryShared(target: { url: string; name: string }, keys: string[]
   if (keys.length === 1 && keys[0] === "-") {
     for await (const piece of linePieces("-")) {
       const split = splitLines(piece);
-      const answers = await filter.hasMany(split.keys);
+      const answers = await inRedis(target, false, () => filter.hasMany(split.keys));
       split.keys.forEach((key, i) => {
         out.write(key);
         out.write(`\t${answer(answers[i])}\n`);
       });
     }
   } else {
-    const answers = await filter.hasMany(keys);
+    const answers = await inRedis(target, false, () => filter.hasMany(keys));
     keys.forEach((key, i) => out.write(`${key}\t${answer(answers[i])}\n`));
   }
   await out.close();

@@ -38,15 +38,55 @@ export function redisTarget(options: Parsed["options"]): { url: string; name: st
     return undefined;
   }
   if (typeof name !== "string" || name === "") throw new UsageError("--redis needs --name NAME, the filter's name");
-  if (typeof url !== "string" || !/^rediss?:\/\//.test(url)) throw new UsageError(`--redis must be a URL such as redis://127.0.0.1:6379/0, got "${url}"`);
+  const form = `--redis must be a URL such as redis://127.0.0.1:6379/0, got "${url}"`;
+  if (typeof url !== "string" || !/^rediss?:\/\//.test(url)) throw new UsageError(form);
+  let parsed: URL;
+  try {
+    parsed = new URL(url); // a port past 65535 fails here
+  } catch {
+    throw new UsageError(form);
+  }
+  // The client reads the path as the database number: anything else is refused there, in its own words.
+  const db = decodeURIComponent(parsed.pathname.replace(/^\//, ""));
+  if (parsed.hostname === "" || !/^\d*$/.test(db)) throw new UsageError(`${form}: the host, then a database number (0 …) as the path`);
   return { url, name };
+}
+
+/** Whether a failed Redis call lost the connection (the server went away, or the network), rather than being refused by Redis. */
+function connectionLost(cause: unknown): boolean {
+  const { code, name, message } = (cause ?? {}) as NodeJS.ErrnoException;
+  return (
+    (typeof code === "string" && ["EPIPE", "ECONNRESET", "ECONNREFUSED", "ECONNABORTED", "ETIMEDOUT", "ENOTCONN", "EHOSTUNREACH"].includes(code)) ||
+    ["SocketClosedUnexpectedlyError", "ClientClosedError", "ClientOfflineError", "ConnectionTimeoutError"].includes(String(name)) ||
+    /socket closed|client is closed/i.test(String(message))
+  );
+}
+
+/**
+ * Runs a call on a filter kept in Redis; its failure becomes one line in
+ * plain words: a lost connection says so (and, for `adding`, that the lines
+ * before it are in the filter), Redis's refusals lose the script's id.
+ */
+export async function inRedis<T>(target: { url: string; name: string }, adding: boolean, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof RedisFilterError)) throw error;
+    if (connectionLost(error.cause)) {
+      const kept = adding ? `; the filter "${target.name}" holds the lines read before it` : "";
+      // An errno in words (connection reset by peer …); node-redis's own "Socket closed unexpectedly" in ours.
+      const how = typeof (error.cause as NodeJS.ErrnoException)?.code === "string" ? inWords(error.cause) : "the server closed it";
+      throw new CliError(`lost the connection to Redis at ${target.url} (${how})${kept}`);
+    }
+    throw new CliError(error.message.replace(/ script: [0-9a-f]{40}, on @user_script:\d+\.?/, "").replace(/ \(the first \d+ of the batch were added[^)]*\)/, ""));
+  }
 }
 
 /**
  * Connects and opens the filter `name`, or creates it when `size` is given
  * (opening it when it exists with the same parameters). Errors are one line.
  */
-export async function openShared({ url, name }: { url: string; name: string }, size?: { n: number; p: number }): Promise<SharedFilter> {
+export async function openShared({ url, name }: { url: string; name: string }, size?: { n: number; p: number }, creates = size !== undefined): Promise<SharedFilter> {
   let createClient: (options: object) => Client;
   try {
     ({ createClient } = (await import("redis")) as unknown as { createClient: (options: object) => Client });
@@ -77,8 +117,10 @@ export async function openShared({ url, name }: { url: string; name: string }, s
   } catch (error) {
     await close();
     if (error instanceof RedisFilterError && !size && /no such filter/.test(error.message)) {
-      throw new CliError(`there is no filter "${name}" in Redis at ${url}: give --n (and --p) to create it`);
+      throw new CliError(`there is no filter "${name}" in Redis at ${url}${creates ? ": give --n (and --p) to create it" : ""}`);
     }
+    // The library checks the name: "name must not contain …" is about --name.
+    if (error instanceof RangeError || error instanceof TypeError) throw new UsageError(`--${error.message}`);
     throw error instanceof RedisFilterError ? new CliError(error.message) : error;
   }
 }

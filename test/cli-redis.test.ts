@@ -88,4 +88,40 @@ run("bloomkit with --redis", () => {
     expect(conflict.stderr).toMatch(/^bloomkit: Redis filter "sized": a filter of that name already exists in Redis with other parameters \(bits 71888 vs 14378, asked vs existing\)\n$/);
     expect(existsSync(file("two.txt"))).toBe(false);
   });
+
+  it("refuses a malformed --redis URL or --name as wrong usage, and query, which cannot create a filter, does not offer --n", () => {
+    writeFileSync(file("in.txt"), "a\nb\n");
+    for (const bad of [`redis://127.0.0.1:${server.port}/abc`, "redis://127.0.0.1:99999/0", "redis:///tmp/no.sock"]) {
+      const result = cli(["dedup", file("in.txt"), "-o", file("bad-url.txt"), "--redis", bad, "--name", "x", "--n", "10"]);
+      expect(result.code, bad).toBe(2);
+      expect(result.stderr, bad).toMatch(new RegExp(`^bloomkit: --redis must be a URL such as redis://127\\.0\\.0\\.1:6379/0, got "${bad.replace(/[./]/g, "\\$&")}"`));
+      expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    }
+    expect(existsSync(file("bad-url.txt"))).toBe(false);
+    const braces = cli(["dedup", file("in.txt"), "-o", file("braces.txt"), "--redis", url, "--name", "a{b}", "--n", "10"]);
+    expect(braces.code).toBe(2);
+    expect(braces.stderr).toMatch(/^bloomkit: --name must not contain "\{" or "\}"/);
+    expect(cli(["query", "--redis", url, "--name", "nothing-here", "a"])).toMatchObject({ code: 1, stderr: `bloomkit: there is no filter "nothing-here" in Redis at ${url}\n` });
+  });
+
+  it("says in one line that the connection was lost when the server goes away mid-run, and writes no output", async () => {
+    const own = await startRedis();
+    try {
+      const lines = Array.from({ length: 3_000_000 }, (_, i) => `https://lost.example/${i}`);
+      writeFileSync(file("long.txt"), lines.join("\n") + "\n");
+      writeFileSync(file("lost.txt"), "the old output\n");
+      const running = cliAsync(["dedup", file("long.txt"), "-o", file("lost.txt"), "-q", "--redis", own.url, "--name", "lost", "--n", "3M"]);
+      // The filter is made, then keys arrive: stop the server under them.
+      const probe = await createClient({ url: own.url }).connect();
+      for (let i = 0; i < 400 && (await probe.exists("{lost}:bits:0")) === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      await probe.quit();
+      await own.stop();
+      const { code, stderr } = await running;
+      expect(code).toBe(1);
+      expect(stderr).toMatch(new RegExp(`^bloomkit: lost the connection to Redis at ${own.url.replace(/[./]/g, "\\$&")} \\([a-z ]+\\); the filter "lost" holds the lines read before it\n$`));
+      expect(readFileSync(file("lost.txt"), "utf8")).toBe("the old output\n");
+    } finally {
+      await own.stop();
+    }
+  });
 });
