@@ -4,7 +4,7 @@
 // An error, Ctrl-C or SIGTERM removes the temporary file; SIGKILL or a power
 // cut leaves at most a stray hidden ".name.….tmp" and the old output intact.
 import { randomBytes } from "node:crypto";
-import { close, closeSync, fchmodSync, fdatasync, fsyncSync, lstatSync, openSync, readlinkSync, renameSync, statSync, unlinkSync, write, writeSync } from "node:fs";
+import { close, closeSync, fchmodSync, fdatasync, fsyncSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, write, writeSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { UsageError } from "./args.js";
 import { onCleanup } from "./cleanup.js";
@@ -32,21 +32,34 @@ const NEW_FILE_MODE = 0o666;
 const MAX_LINKS = 40;
 
 /**
- * The file the path names, following symbolic links, so a link to the output
- * stays a link; a link to a file that does not exist yet names that file (as
- * the shell's `>` creates it), instead of being replaced by the output.
+ * The file the path names, following symbolic links as the kernel does, so a
+ * link to the output stays a link; a link to a file that does not exist yet
+ * names that file (as the shell's `>` creates it), instead of being replaced
+ * by the output. A link's text is read from its folder's real path: "../x"
+ * behind a linked folder is the kernel's "../x", not the path's.
  */
 function targetOf(path: string): string {
   let target = path;
   for (let links = 0; links < MAX_LINKS; links++) {
+    let link: string;
     try {
       if (!lstatSync(target).isSymbolicLink()) return target;
-      target = resolve(dirname(target), readlinkSync(target));
+      link = readlinkSync(target);
     } catch {
       return target; // a new file: the last name reached
     }
+    try {
+      return realpathSync(target); // a link to a file that exists
+    } catch {
+      // A link to a file not there yet (or a loop): follow it by hand.
+    }
+    try {
+      target = resolve(realpathSync(dirname(target)), link);
+    } catch {
+      return target; // its folder is gone: writing there fails with its own message
+    }
   }
-  return path; // a loop of links: opening it says so
+  throw cannot("write", path, { code: "ELOOP" });
 }
 
 /** The output's permissions if it exists as a regular file; "special" for a device, pipe or socket. */

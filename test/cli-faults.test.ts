@@ -338,4 +338,26 @@ describe("a command stopped mid-write leaves the old output intact", () => {
     expect(strays(dir)).toEqual([]);
     expect(strays(file("later"))).toEqual([]);
   });
+
+  it("a link whose text climbs out of a linked folder goes where the kernel says, never onto the input; a loop of links is refused", () => {
+    // linkdir → real/sub, and real/sub/out → ../x: the kernel reads that as real/x; the path's text would give ./x.
+    mkdirSync(file("climb/real/sub"), { recursive: true });
+    symlinkSync(file("climb/real/sub"), file("climb/linkdir"));
+    writeFileSync(file("climb/real/x"), OLD);
+    symlinkSync("../x", file("climb/real/sub/out"));
+    writeFileSync(file("climb/x"), "p\nq\np\n");
+    expect(run(["dedup", file("climb/x"), "-o", file("climb/linkdir/out")]).code).toBe(0);
+    expect(readFileSync(file("climb/x"), "utf8")).toBe("p\nq\np\n");
+    expect(readFileSync(file("climb/real/x"), "utf8")).toBe("p\nq\n");
+    // The same with the target not there yet: the kernel's real/y is made.
+    symlinkSync("../y", file("climb/real/sub/new"));
+    expect(run(["dedup", file("climb/x"), "-o", file("climb/linkdir/new")]).code).toBe(0);
+    expect(readFileSync(file("climb/real/y"), "utf8")).toBe("p\nq\n");
+    expect(existsSync(file("climb/y"))).toBe(false);
+    symlinkSync("loop-b", file("climb/loop-a"));
+    symlinkSync("loop-a", file("climb/loop-b"));
+    expectOneLineError(run(["dedup", file("climb/x"), "-o", file("climb/loop-a")]), /cannot write .*loop-a: too many symbolic links/);
+    expect(lstatSync(file("climb/loop-a")).isSymbolicLink()).toBe(true);
+    expect(strays(file("climb"))).toEqual([]);
+  });
 });
