@@ -120,7 +120,7 @@ export async function openShared({ url, name }: { url: string; name: string }, s
       throw new CliError(`there is no filter "${name}" in Redis at ${url}${creates ? ": give --n (and --p) to create it" : ""}`);
     }
     // The library checks the name: "name must not contain …" is about --name.
-    if (error instanceof RangeError || error instanceof TypeError) throw new UsageError(`--${error.message}`);
+    if ((error instanceof RangeError || error instanceof TypeError) && /^name must /.test(error.message)) throw new UsageError(`--${error.message}`);
     throw error instanceof RedisFilterError ? new CliError(error.message) : error;
   }
 }

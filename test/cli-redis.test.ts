@@ -102,6 +102,11 @@ run("bloomkit with --redis", () => {
     expect(braces.code).toBe(2);
     expect(braces.stderr).toMatch(/^bloomkit: --name must not contain "\{" or "\}"/);
     expect(cli(["query", "--redis", url, "--name", "nothing-here", "a"])).toMatchObject({ code: 1, stderr: `bloomkit: there is no filter "nothing-here" in Redis at ${url}\n` });
+    // Other refusals of the library are not about --name: plain words, exit 1.
+    const huge = cli(["dedup", file("in.txt"), "-o", file("huge.txt"), "--redis", url, "--name", "huge", "--n", "10T", "--p", "1e-9"]);
+    expect(huge.code).toBe(1);
+    expect(huge.stderr).toMatch(/^bloomkit: a filter for expectedItems = 10000000000000 /);
+    expect(huge.stderr).not.toMatch(/--a filter|see bloomkit/);
   });
 
   it("says in one line that the connection was lost when the server goes away mid-run, and writes no output", async () => {
