@@ -167,7 +167,7 @@ export function writeKey(arena: Arena, key: unknown): { scratch: Scratch; length
   // A string's room is 3 bytes per UTF-16 unit at most; past what the area holds (a shared filter's is fixed), its exact UTF-8 length.
   const bound = maxKeyBytes(key);
   const current = arena.scratch as Scratch | undefined;
-  const scratch = scratchOf(arena, typeof key === "string" && bound > (current?.capacity ?? Infinity) ? encoder.encode(key).length : bound);
+  const scratch = scratchOf(arena, typeof key === "string" && bound > (current?.capacity ?? DEFAULT_KEY_BYTES) ? encoder.encode(key).length : bound);
   if (typeof key === "string") return { scratch, length: writeString(scratch, key, 0) };
   arena.u8().set(key as Uint8Array, scratch.bytes);
   return { scratch, length: (key as Uint8Array).length };

@@ -493,14 +493,15 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
   #oneLayers(key: Key, add: boolean): boolean {
     maxKeyBytes(key);
     const hash = this.#keyHash;
-    if (hash === null) return this.#run({ kind: "keys", keys: [key] }, add)[0] === 1;
-    this.#live();
-    if (add) {
-      const last = this.#layers.length - 1;
-      // A full filter still answers a key it holds; a new key gets #addLayer's error.
-      if (this.#layers.length >= this.#maxLayers && this.#layers[last].size >= this.#capacityAt(last) && this.#oneLayers(key, false)) return true;
-      this.#current(); // room for one more key in the newest layer
+    const layers = this.#live();
+    const last = layers.length - 1;
+    if (add && layers.length >= this.#maxLayers && layers[last].size >= this.#capacityAt(last)) {
+      // Full: a key it holds still answers; a new one gets #addLayer's error.
+      if (this.#oneLayers(key, false)) return true;
+      this.#addLayer();
     }
+    if (hash === null) return this.#run({ kind: "keys", keys: [key] }, add)[0] === 1;
+    if (add) this.#current(); // room for one more key in the newest layer
     const single = this.#single === undefined ? (this.#single = this.#singleLayout()) : this.#single;
     if (single !== null) {
       // One call: the key hashed as the layers hash it, every layer tested, the newest added to.

@@ -111,14 +111,19 @@ describe("ScalableBloomFilter with independent hashes (a list of hash names)", (
 });
 
 describe("a ScalableBloomFilter at its last layer, full", () => {
-  it("adding one more key says it is full and changes nothing; a key it holds still answers", () => {
-    const filter = ScalableBloomFilter.create(1, 0.01, { growth: 1e6 });
+  it.each([
+    ["double hashing", {}],
+    ["a list of hashes", { hash: ["djb", "sdbm", "xxh32"] }],
+  ])("with %s: adding one more key says it is full and changes nothing; a key it holds still answers", (_name, hashing) => {
+    const filter = ScalableBloomFilter.create(1, 0.01, { growth: 1e6, ...hashing } as never);
     expect(filter.maxLayers).toBe(2);
     filter.add("first");
     // Both layers filled (capacity counts the layers made so far).
     const most = filter.layerCapacity(0) + filter.layerCapacity(1);
     let next = 1;
-    while (filter.size < most) filter.addInts(Uint32Array.from({ length: most - filter.size }, () => next++));
+    // Integer keys need double hashing; a list of hashes takes them as strings.
+    const fill = (count: number) => (Object.keys(hashing).length ? filter.addMany(Array.from({ length: count }, () => `fill-${next++}`)) : filter.addInts(Uint32Array.from({ length: count }, () => next++)));
+    while (filter.size < most) fill(most - filter.size);
     expect(filter.layers).toBe(2);
     expect(filter.capacity).toBe(most);
     const before = filter.serialize();

@@ -219,6 +219,10 @@ describe("a shared filter of the independent strategy (its kernel reads key byte
     const key = "k".repeat(400_000);
     using shared = BloomFilter.withSize(200_000, 3, options);
     using alone = BloomFilter.withSize(200_000, 3, { hash: options.hash });
+    // positions() as the first call of each view (no batch area taken yet), then the others.
+    expect(shared.positions(key)).toEqual(alone.positions(key));
+    using view = BloomFilter.fromShared(shared.share());
+    expect(view.positions(key)).toEqual(alone.positions(key));
     expect(shared.testAndAdd(key)).toBe(false);
     alone.add(key);
     expect(shared.has(key)).toBe(true);
