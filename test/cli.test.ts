@@ -167,10 +167,14 @@ describe("signals while a pipe has nothing to give", () => {
     writeFileSync(out, "the old output\n");
     const child = spawn(process.execPath, [BIN, "dedup", fifo, "-q", "-o", out], { stdio: "ignore" });
     const exited = new Promise<string | number | null>((resolve) => child.on("exit", (code, signal) => resolve(signal ?? code)));
-    // A writer that gives two lines and then keeps the FIFO open with nothing more.
-    const writer = spawn("sh", ["-c", `printf 'a\\nb\\n'; sleep 30`], { stdio: ["ignore", "pipe", "ignore"] });
+    // A writer that gives two lines and then keeps the FIFO open with nothing more (exec: killing it ends the sleep).
+    const writer = spawn("sh", ["-c", `printf 'a\\nb\\n'; exec sleep 30`], { stdio: ["ignore", "pipe", "ignore"] });
     writer.stdout.pipe(createWriteStream(fifo));
-    await new Promise((r) => setTimeout(r, 1000));
+    // The temporary output exists once the command's signal handlers are in place: only then does SIGTERM test them.
+    const temporary = () => readdirSync(dir).filter((name) => name.startsWith(".idle-out.txt."));
+    for (let i = 0; i < 400 && temporary().length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(temporary()).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 300)); // the two lines read, the read of more waiting
     const sent = Date.now();
     child.kill("SIGTERM");
     const result = await Promise.race([exited, new Promise((r) => setTimeout(() => r("still running"), 5000))]);
