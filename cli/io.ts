@@ -27,8 +27,9 @@ export type PieceBufferSource = (bytes: number) => ArrayBuffer;
  * 498 MB crawl log: its reads took 63 ms of a 1.08 s run in one thread, and
  * 143 ms of the main thread with --threads 2). A pipe or device is read as it
  * comes, once the next piece is asked for: a read ahead there could wait for
- * data that never comes, and the pipe could not be closed under it. Standard input is streamed. An open Input is left open; a path is
- * opened and closed here.
+ * data that never comes, and the pipe could not be closed under it. Standard
+ * input is streamed. An open Input is left open; a path is opened and closed
+ * here.
  */
 export async function* linePieces(source: string | Input, buffers?: PieceBufferSource): AsyncGenerator<Buffer> {
   const input = typeof source === "string" ? openInput(source) : source;

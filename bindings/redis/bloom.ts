@@ -71,6 +71,8 @@ export class RedisBloomFilter {
   readonly #shape: BloomShape;
   readonly #meta: string;
   readonly #keys: readonly string[];
+  /** What each batch call checks the meta hash still says (identityOf the parameters). */
+  readonly #identity: readonly string[];
   #dropped = false;
 
   private constructor(redis: Commands, name: string, params: Parameters) {
@@ -85,6 +87,7 @@ export class RedisBloomFilter {
     };
     this.#meta = metaKey(name);
     this.#keys = Array.from({ length: params.segments }, (_, s) => bitsKey(name, s));
+    this.#identity = identityOf(params);
   }
 
   /**
@@ -427,7 +430,7 @@ export class RedisBloomFilter {
     const operations = encodeOperations(write, k, used.map((s) => counts[s]), order, (key, t) => offsets[key * k + t]);
     const answers =
       count === 0 ? Promise.resolve(new Uint8Array(0))
-      : runBatchScript(this.#redis, this.#meta, identityOf(this.#params), used.map((s) => this.#keys[s]), write, k, used.map((s) => counts[s]), operations).then((reply) => {
+      : runBatchScript(this.#redis, this.#meta, this.#identity, used.map((s) => this.#keys[s]), write, k, used.map((s) => counts[s]), operations).then((reply) => {
           if (reply.length !== count) throw new Error(`Redis answered for ${reply.length} keys of ${count}`);
           const out = new Uint8Array(count);
           for (let j = 0; j < count; j++) out[order[j]] = reply.charCodeAt(j) - ZERO;

@@ -150,9 +150,10 @@ export function parseMeta(fields: Record<string, string>): Parameters | string {
 /** What a handle checks `{N}:meta` still says before each batch (the batch script's guard): the id and the numbers, as HMGET gives them. */
 export const IDENTITY_FIELDS = ["id", "bits", "hashes", "hash", "seed", "segments"] as const;
 
-/** The values of IDENTITY_FIELDS for these parameters ("" for a filter made before ids). */
+/** The values of IDENTITY_FIELDS for these parameters, as metaFields writes them ("" for a field it leaves out: the id of a filter made before ids). */
 export function identityOf(p: Parameters): string[] {
-  return [p.id ?? "", String(p.bits), String(p.hashes), p.hashing.names[0], String(p.hashing.seed), String(p.segments)];
+  const fields = fieldsOf(metaFields(p));
+  return IDENTITY_FIELDS.map((field) => fields[field] ?? "");
 }
 
 /** A flat [field, value, …] reply as an object. */
