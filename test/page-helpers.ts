@@ -2,8 +2,9 @@
 // finds Debian's Chromium for playwright-core.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
-export const SERVE = new URL("../web/serve.mjs", import.meta.url).pathname;
+export const SERVE = fileURLToPath(new URL("../web/serve.mjs", import.meta.url));
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => existsSync(path));
 export const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
@@ -14,9 +15,9 @@ export interface Served {
   said: string;
 }
 
-/** Starts the page server with `args` and `env`; resolves once it prints its URL. */
-export function serve(args: string[], env: Record<string, string | undefined> = {}): Promise<Served> {
-  const server = spawn(process.execPath, [SERVE, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PORT: undefined, ...env } });
+/** Starts the page server (`script`, web/serve.mjs unless told) with `args` and `env`; resolves once it prints its URL. */
+export function serve(args: string[], env: Record<string, string | undefined> = {}, script = SERVE): Promise<Served> {
+  const server = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PORT: undefined, ...env } });
   let said = "";
   let errors = "";
   server.stderr!.on("data", (chunk: Buffer) => (errors += chunk.toString()));

@@ -2,17 +2,23 @@
 // is one line, and every response carries the cross-origin isolation headers
 // that SharedArrayBuffer needs.
 import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { SERVE, serve, type Served } from "./page-helpers.js";
 
 const DEFAULT_PORT = 5173;
 const running: Served[] = [];
 const blockers: Server[] = [];
+const folders: string[] = [];
 
 afterEach(() => {
   for (const { server } of running.splice(0)) server.kill();
   for (const blocker of blockers.splice(0)) blocker.close();
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
 /** Holds `port` on 127.0.0.1; resolves false when something else holds it already (it is busy either way). */
@@ -61,6 +67,15 @@ describe("npm start's server", () => {
       expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
     },
   );
+
+  it("serves from a checkout whose path has a space in it", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "bloomkit page "));
+    folders.push(folder);
+    for (const part of ["web", "dist"]) cpSync(fileURLToPath(new URL(`../${part}/`, import.meta.url)), join(folder, part), { recursive: true });
+    const served = await serve(["--port", "0"], {}, join(folder, "web", "serve.mjs"));
+    running.push(served);
+    for (const path of ["/", "/web/app.js", "/dist/index.js"]) expect((await fetch(new URL(path, served.url))).status, path).toBe(200);
+  });
 
   it("sends COOP same-origin and COEP require-corp on every response, and serves an icon", async () => {
     const served = await serve(["--port", "0"]);

@@ -5,8 +5,10 @@
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
+import { fileURLToPath } from "node:url";
 
-const root = new URL("..", import.meta.url).pathname;
+// A file path, not the URL's: a checkout in "My Projects" must not become "My%20Projects".
+const root = fileURLToPath(new URL("..", import.meta.url));
 const TYPES = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
