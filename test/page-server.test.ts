@@ -55,7 +55,30 @@ describe("npm start's server", () => {
     expect(served.said).toContain(`port ${busy} is in use`);
   });
 
-  it.each([["PORT=abc", [], { PORT: "abc" }], ["PORT=70000", [], { PORT: "70000" }], ["--port -1", ["--port", "-1"], {}], ["--port", ["--port"], {}]])(
+  it("takes --port=N as it takes --port N", async () => {
+    // A port free a moment ago: the server would take the next one if it were not, and the test would say so.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const free = (probe.address() as { port: number }).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const served = await serve([`--port=${free}`]);
+    running.push(served);
+    expect(Number(new URL(served.url).port)).toBe(free);
+    expect((await fetch(served.url)).status).toBe(200);
+  });
+
+  it.each([
+    ["PORT=abc", [], { PORT: "abc" }],
+    ["PORT=70000", [], { PORT: "70000" }],
+    ["--port -1", ["--port", "-1"], {}],
+    ["--port", ["--port"], {}],
+    ["--port=", ["--port="], {}],
+    ["--port=abc", ["--port=abc"], {}],
+    ["--port=70000", ["--port=70000"], {}],
+    ["--port=1 --port 2", ["--port=1", "--port", "2"], {}],
+    ["--prot 8123", ["--prot", "8123"], {}],
+    ["8123", ["8123"], {}],
+  ])(
     "refuses %s in one line with exit code 2",
     (_, args, env) => {
       const run = spawnSync(process.execPath, [SERVE, ...(args as string[])], { env: { ...process.env, PORT: undefined, ...env }, encoding: "utf8", timeout: 10_000 });
@@ -63,7 +86,7 @@ describe("npm start's server", () => {
       expect(run.stdout).toBe("");
       const lines = run.stderr.trim().split("\n");
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^bloomkit page: (PORT|--port) /);
+      expect(lines[0]).toMatch(/^bloomkit page: (PORT|--port|unknown argument) /);
       expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace
     },
   );

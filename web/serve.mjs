@@ -1,6 +1,6 @@
 // `npm start`: serves the page and the library's browser build on localhost.
 // Static files only (no server-side part): web/ and dist/ (the library loads its wasm itself).
-//   node web/serve.mjs [--port N]     (or PORT=N; default 5173, vite's)
+//   node web/serve.mjs [--port N | --port=N]     (or PORT=N; default 5173, vite's)
 // A busy port is not an error: the next free one is taken, and said so.
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
@@ -42,11 +42,24 @@ function fail(message, code) {
   process.exit(code);
 }
 
-/** The port asked for (--port N, else PORT, else 5173). */
+/** The text of --port N or --port=N, or undefined without one; any other argument is refused rather than ignored. */
+function portArgument(args) {
+  let text;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (text !== undefined && (arg === "--port" || arg.startsWith("--port="))) fail("--port is given twice", 2);
+    if (arg === "--port") text = args[++i] ?? "";
+    else if (arg.startsWith("--port=")) text = arg.slice("--port=".length);
+    else fail(`unknown argument "${arg}": the only one is --port N (or --port=N)`, 2);
+  }
+  return text;
+}
+
+/** The port asked for (--port N or --port=N, else PORT, else 5173). */
 function requestedPort() {
-  const at = process.argv.indexOf("--port");
-  const [name, text] = at >= 0 ? ["--port", process.argv[at + 1]] : ["PORT", process.env.PORT];
-  if (text === undefined || text === "") return at >= 0 ? fail(`--port needs a number, e.g. --port ${DEFAULT_PORT}`, 2) : DEFAULT_PORT;
+  const given = portArgument(process.argv.slice(2));
+  const [name, text] = given !== undefined ? ["--port", given] : ["PORT", process.env.PORT];
+  if (text === undefined || text === "") return given !== undefined ? fail(`--port needs a number, e.g. --port ${DEFAULT_PORT}`, 2) : DEFAULT_PORT;
   const port = /^\d{1,5}$/.test(text.trim()) ? Number(text.trim()) : NaN;
   if (!(port <= HIGHEST_PORT)) fail(`${name} must be a port number from 0 to ${HIGHEST_PORT} (0: any free port), got "${text}"`, 2);
   return port;
