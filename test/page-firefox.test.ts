@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { PRINTED_URL, SERVE } from "./page-helpers.js";
 
 const SEARCHED = process.env.FIREFOX_PATH ? [process.env.FIREFOX_PATH] : ["/usr/bin/firefox-esr", "/usr/bin/firefox"];
 const FIREFOX = SEARCHED.find((path) => existsSync(path));
@@ -28,10 +29,10 @@ if (MISSING) {
   const errors: string[] = [];
 
   beforeAll(async () => {
-    server = spawn(process.execPath, [new URL("../web/serve.mjs", import.meta.url).pathname, "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+    server = spawn(process.execPath, [SERVE, "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
     const url = await new Promise<string>((resolve, reject) => {
       server.stdout!.on("data", (chunk: Buffer) => {
-        const match = /http:\/\/localhost:\d+\//.exec(chunk.toString());
+        const match = PRINTED_URL.exec(chunk.toString());
         if (match) resolve(match[0]);
       });
       server.on("exit", (code) => reject(new Error(`the page server exited with ${code}`)));

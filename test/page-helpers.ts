@@ -15,6 +15,9 @@ export interface Served {
   said: string;
 }
 
+/** The URL the page server prints (any host: a test checks which). */
+export const PRINTED_URL = /http:\/\/[^\s/]+:\d+\//;
+
 /** Starts the page server (`script`, web/serve.mjs unless told) with `args` and `env`; resolves once it prints its URL. */
 export function serve(args: string[], env: Record<string, string | undefined> = {}, script = SERVE): Promise<Served> {
   const server = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, PORT: undefined, ...env } });
@@ -24,7 +27,7 @@ export function serve(args: string[], env: Record<string, string | undefined> = 
   return new Promise<Served>((resolve, reject) => {
     server.stdout!.on("data", (chunk: Buffer) => {
       said += chunk.toString();
-      const match = /http:\/\/localhost:\d+\//.exec(said);
+      const match = PRINTED_URL.exec(said);
       if (match) resolve({ server, url: match[0], said });
     });
     server.on("exit", (code) => reject(new Error(`the page server exited with ${code}: ${errors}`)));

@@ -55,6 +55,14 @@ describe("npm start's server", () => {
     expect(served.said).toContain(`port ${busy} is in use`);
   });
 
+  it("prints the address it listens on, 127.0.0.1 (localhost may be ::1 first, where another server can answer)", async () => {
+    const served = await serve(["--port", "0"]);
+    running.push(served);
+    expect(served.said).toMatch(/^bloomkit page: http:\/\/127\.0\.0\.1:\d+\/$/m);
+    expect(new URL(served.url).hostname).toBe("127.0.0.1");
+    expect((await fetch(served.url)).status).toBe(200);
+  });
+
   it("takes --port=N as it takes --port N", async () => {
     // A port free a moment ago: the server would take the next one if it were not, and the test would say so.
     const probe = createServer();

@@ -1,4 +1,4 @@
-// `npm start`: serves the page and the library's browser build on localhost.
+// `npm start`: serves the page and the library's browser build on 127.0.0.1.
 // Static files only (no server-side part): web/ and dist/ (the library loads its wasm itself).
 //   node web/serve.mjs [--port N | --port=N]     (or PORT=N; default 5173, vite's)
 // A busy port is not an error: the next free one is taken, and said so.
@@ -31,6 +31,8 @@ const FILES = { "/": "web/index.html", "/favicon.ico": "web/favicon.svg" };
  * with Web Workers need; every file here is same-origin, so nothing breaks.
  */
 const HEADERS = { "cross-origin-opener-policy": "same-origin", "cross-origin-embedder-policy": "require-corp", "cache-control": "no-store" };
+/** This machine only, over IPv4. */
+const HOST = "127.0.0.1";
 const DEFAULT_PORT = 5173;
 const HIGHEST_PORT = 65535;
 /** Busy ports skipped before giving up. */
@@ -94,7 +96,7 @@ const server = createServer(async (request, response) => {
 const first = requestedPort();
 let port = first;
 server.on("error", (error) => {
-  if (error.code === "EADDRINUSE" && port !== 0 && port < HIGHEST_PORT && port - first < PORT_TRIES) server.listen(++port, "127.0.0.1");
+  if (error.code === "EADDRINUSE" && port !== 0 && port < HIGHEST_PORT && port - first < PORT_TRIES) server.listen(++port, HOST);
   else if (error.code === "EADDRINUSE") fail(`ports ${first} to ${port} are all in use; choose another with PORT=…`, 1);
   else if (error.code === "EACCES") fail(`no permission to listen on port ${port}; choose one above 1023 with PORT=…`, 1);
   else fail(`cannot listen on port ${port}: ${error.message}`, 1);
@@ -102,7 +104,8 @@ server.on("error", (error) => {
 server.once("listening", () => {
   const { port: actual } = server.address();
   if (port !== first) console.log(`bloomkit page: port ${first} is in use, so using ${actual}`);
-  console.log(`bloomkit page: http://localhost:${actual}/`);
+  // The address listened on, not "localhost": where localhost is ::1 first, a browser could reach another server on this port.
+  console.log(`bloomkit page: http://${HOST}:${actual}/`);
 });
 // A busy port is tried again on the next one (the error handler above).
-server.listen(port, "127.0.0.1");
+server.listen(port, HOST);
