@@ -15,12 +15,22 @@ export function plural(value, one, many = `${one}s`) {
   return `${count(value)} ${value === 1 ? one : many}`;
 }
 
+/** Names for large "1 in N", largest first. */
+const UNITS = [
+  [1e15, "quadrillion"],
+  [1e12, "trillion"],
+  [1e9, "billion"],
+];
+
+/** `value` (> 0) rounded to `digits` significant digits. */
+function rounded(value, digits) {
+  const unit = 10 ** (Math.floor(Math.log10(value)) - digits + 1);
+  return Math.round(value / unit) * unit;
+}
+
 /** A number with `digits` significant digits, no exponent, separators in the integer part. */
 function significant(value, digits) {
-  if (value >= 10 ** digits) {
-    const unit = 10 ** (Math.floor(Math.log10(value)) - digits + 1);
-    return count(Math.round(value / unit) * unit);
-  }
+  if (value >= 10 ** digits) return count(rounded(value, digits));
   return new Intl.NumberFormat("en-US", { maximumSignificantDigits: digits }).format(value);
 }
 
@@ -31,10 +41,11 @@ export function rate(value) {
   if (value > 0.999) return "over 99.9%";
   if (value >= ONE_IN_BELOW) return `${significant(value * 100, 3)}%`;
   const oneIn = 1 / value;
-  if (oneIn < 1e9) return `1 in ${significant(oneIn, 2)}`;
-  if (oneIn < 1e12) return `1 in ${significant(oneIn / 1e9, 2)} billion`;
-  if (oneIn < 1e15) return `1 in ${significant(oneIn / 1e12, 2)} trillion`;
-  return "below 1 in a quadrillion";
+  if (oneIn >= 1e15) return "below 1 in a quadrillion";
+  // Rounded before the unit is chosen: 999,000,000 reads "1 billion", not "1,000,000,000" (nor 999 billion "1,000 billion").
+  const shown = rounded(oneIn, 2);
+  const [unit, name] = UNITS.find(([size]) => shown >= size) ?? [1, ""];
+  return `1 in ${significant(shown / unit, 2)}${name ? ` ${name}` : ""}`;
 }
 
 /** Bits per key, one decimal: "9.6", "2,875.5". */

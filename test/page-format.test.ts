@@ -1,0 +1,55 @@
+// The page's pure helpers, in Node: web/format.js (how numbers and keys read
+// on the page).
+import { describe, expect, it } from "vitest";
+// @ts-expect-error: plain JavaScript without types, served to the browser as it is
+import { rate } from "../web/format.js";
+
+const UNIT_SIZES: Record<string, number> = { billion: 1e9, trillion: 1e12, quadrillion: 1e15 };
+
+/** "1 in 4.5 billion" → { value: 4.5e9, mantissa: "4.5", unit: "billion" }; undefined when it does not read so. */
+function readOneIn(text: string): { value: number; mantissa: string; unit?: string } | undefined {
+  const match = /^1 in ([\d.,]+)(?: (billion|trillion|quadrillion))?$/.exec(text);
+  if (!match) return undefined;
+  const mantissa = match[1];
+  return { value: Number(mantissa.replaceAll(",", "")) * (match[2] ? UNIT_SIZES[match[2]] : 1), mantissa, unit: match[2] };
+}
+
+/** Significant digits written: "1,200" → 2, "4.5" → 2, "10,000" → 1. */
+function significantDigits(mantissa: string): number {
+  const digits = mantissa.replace(/[.,]/g, "").replace(/^0+/, "");
+  return mantissa.includes(".") ? digits.length : digits.replace(/0+$/, "").length;
+}
+
+describe("rate", () => {
+  // Every unit's edge, from just below (where rounding reaches the next unit) to just above, and the decades between.
+  const edges = [1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+  const factors = [0.9, 0.949, 0.95, 0.9949, 0.995, 0.996, 0.999, 0.9999, 1, 1.0001, 1.004, 1.05, 1.5];
+  const oneIns = [...edges.flatMap((edge) => factors.map((factor) => edge * factor)), ...Array.from({ length: 2000 }, (_, i) => 10 ** (4 + (11 * i) / 2000))].filter((n) => n > 1e4);
+
+  it("reads 1 in N with two significant digits, in the largest unit the rounded N reaches", () => {
+    for (const asked of oneIns) {
+      const value = 1 / asked;
+      const oneIn = 1 / value; // what rate() sees: 1/(1/x) need not be x
+      const text = rate(value);
+      if (oneIn >= 1e15) {
+        expect(text, `1/${oneIn}`).toBe("below 1 in a quadrillion");
+        continue;
+      }
+      const read = readOneIn(text);
+      expect(read, `1/${oneIn}: ${text}`).toBeDefined();
+      const { value: shown, mantissa, unit } = read!;
+      expect(Math.abs(shown - oneIn) / oneIn, `1/${oneIn}: ${text}`).toBeLessThanOrEqual(0.05);
+      expect(significantDigits(mantissa), `1/${oneIn}: ${text}`).toBeLessThanOrEqual(2);
+      // No "1,000 billion" and no "1,000,000,000": a unit's number stays below 1,000, and N without a unit below a billion.
+      const number = Number(mantissa.replaceAll(",", ""));
+      if (unit) expect(number, `1/${oneIn}: ${text}`).toBeGreaterThanOrEqual(1);
+      if (unit) expect(number, `1/${oneIn}: ${text}`).toBeLessThan(1000);
+      else expect(number, `1/${oneIn}: ${text}`).toBeLessThan(1e9);
+    }
+  });
+
+  it("says 1 in 1 trillion for 1/9.99e11 and 1 in 1 billion for 1/9.99e8, as the reviewer expected", () => {
+    expect(rate(1 / 9.99e11)).toBe("1 in 1 trillion");
+    expect(rate(1 / 9.99e8)).toBe("1 in 1 billion");
+  });
+});
