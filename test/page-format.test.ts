@@ -2,7 +2,7 @@
 // on the page).
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: plain JavaScript without types, served to the browser as it is
-import { rate } from "../web/format.js";
+import { count, quoted, rate } from "../web/format.js";
 
 const UNIT_SIZES: Record<string, number> = { billion: 1e9, trillion: 1e12, quadrillion: 1e15 };
 
@@ -51,5 +51,30 @@ describe("rate", () => {
   it("says 1 in 1 trillion for 1/9.99e11 and 1 in 1 billion for 1/9.99e8, as the reviewer expected", () => {
     expect(rate(1 / 9.99e11)).toBe("1 in 1 trillion");
     expect(rate(1 / 9.99e8)).toBe("1 in 1 billion");
+  });
+});
+
+describe("quoted", () => {
+  it("writes a short key whole, in quotes", () => {
+    for (const key of ["a", "https://example.com/", "x".repeat(200)]) expect(quoted(key)).toBe(`“${key}”`);
+  });
+
+  it("writes a long key's start and its length, in a few hundred characters however long the key", () => {
+    for (const length of [201, 1000, 1_000_000, 50_000_000]) {
+      const key = "k".repeat(length);
+      const text = quoted(key);
+      expect(text.length, `${length}`).toBeLessThan(300);
+      expect(text.startsWith(`“${key.slice(0, 100)}`), `${length}`).toBe(true);
+      expect(text, `${length}`).toContain(`…” (${count(length)} characters)`);
+    }
+  });
+
+  it("cuts between characters, never between the two halves of an emoji", () => {
+    for (let before = 195; before <= 201; before++) {
+      const text = quoted(`${"a".repeat(before)}${"😀".repeat(100)}`);
+      const shown = text.slice(1, text.indexOf("…"));
+      expect(shown.length, `${before}`).toBeGreaterThan(190);
+      expect(shown.isWellFormed(), `${before}: ${shown.slice(-3)}`).toBe(true);
+    }
   });
 });

@@ -332,6 +332,27 @@ const status = (page: Page) => page.getByRole("status").textContent();
     expect(errors).toEqual([]);
   });
 
+  it("writes a huge key's start and length, not the whole key, and still gives the filter all of it", async () => {
+    const fresh = await open(1280, 900);
+    const length = 2_000_000;
+    const pressLong = (key: string, button: string) =>
+      fresh.evaluate(([value, id]) => {
+        (document.getElementById("key") as HTMLInputElement).value = value;
+        document.getElementById(id)!.click();
+      }, [key, button] as const);
+    const key = "k".repeat(length - 1);
+    await pressLong(`${key}a`, "add");
+    await expect.poll(() => status(fresh)).toMatch(/^added “k+…” \(2,000,000 characters\)$/);
+    for (const id of ["#verdict", "#explain"]) expect((await fresh.locator(id).textContent())!.length, id).toBeLessThan(2000);
+    await pressLong(`${key}a`, "query");
+    await expect.poll(() => status(fresh)).toBe("probably present");
+    // A key that differs only past the characters shown is another key.
+    await pressLong(`${key}b`, "query");
+    await expect.poll(() => status(fresh)).toBe("definitely not present");
+    expect((await fresh.locator("#explain").textContent())!.length).toBeLessThan(2000);
+    await fresh.close();
+  });
+
   it("fits 360 px without sideways scrolling, and keeps the chart inside its panel at 390 px", async () => {
     for (const width of [360, 390]) {
       const narrow = await open(width, 800);

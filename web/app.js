@@ -5,7 +5,7 @@ import { BloomFilter, CountingBloomFilter, CuckooFilter, DEFAULT_HASH, falsePosi
 import { layout, cellBox, scrollFor, scrollHeight, sheetTop } from "./grid.js";
 import { colors, paint } from "./draw.js";
 import { drawChart } from "./chart.js";
-import { count, hex, percent, perKey, plural, rate } from "./format.js";
+import { count, hex, percent, perKey, plural, quoted, rate } from "./format.js";
 import { explainBuckets, explainPositions, el } from "./explain.js";
 import { presets } from "./presets.js";
 
@@ -267,12 +267,12 @@ function add() {
   const wasSet = positionsSet(k);
   if (state.type === "cuckoo" && !state.filter.tryAdd(k)) {
     state.failedAdds++;
-    verdict(`the filter is full: “${k}” was not added`, "absent");
+    verdict(`the filter is full: ${quoted(k)} was not added`, "absent");
   } else {
     if (state.type !== "cuckoo") state.filter.add(k);
     remember(k);
-    if (overfull()) verdict(`added “${k}”, but the filter is overfull: see the warning`, "warn");
-    else verdict(`added “${k}”`, "present");
+    if (overfull()) verdict(`added ${quoted(k)}, but the filter is overfull: see the warning`, "warn");
+    else verdict(`added ${quoted(k)}`, "present");
   }
   changed();
   showKey(k, "add", wasSet);
@@ -295,10 +295,10 @@ function remove() {
   if (k === undefined) return;
   if (!state.exact.has(k) && state.filter.has(k)) {
     // Removing a key that was never added would clear another key's cells and make it a false negative.
-    verdict(`“${k}” was never added (the filter only thinks so: a false positive); removing it would break other keys, so nothing was removed`, "false-positive");
+    verdict(`${quoted(k)} was never added (the filter only thinks so: a false positive); removing it would break other keys, so nothing was removed`, "false-positive");
   } else if (state.filter.remove(k)) {
     forget(k);
-    verdict(`removed “${k}”`, "present");
+    verdict(`removed ${quoted(k)}`, "present");
     changed();
     showKey(k, "remove");
     refresh();

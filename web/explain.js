@@ -1,6 +1,6 @@
 // The words under the verdict: where a key lands and why the answer is what
 // it is, for bits and counters (positions) and for cuckoo buckets.
-import { count, hex, percent, plural, rate } from "./format.js";
+import { count, hex, percent, plural, quoted, rate } from "./format.js";
 
 /** A DOM element with attributes and children (strings become text). */
 export function el(tag, attributes = {}, ...children) {
@@ -13,8 +13,6 @@ export function el(tag, attributes = {}, ...children) {
   element.append(...children.filter((child) => child !== undefined && child !== ""));
   return element;
 }
-
-const quoted = (key) => `“${key}”`;
 
 /**
  * Bits or counters: `cells` = [{ index, set, counter? }] in hash order; `action`

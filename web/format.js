@@ -58,6 +58,17 @@ export function percent(value) {
   return `${(Math.min(1, Math.max(0, value)) * 100).toFixed(1)}%`;
 }
 
+/** Characters of a key the page writes out: a key of millions of characters would take the tab seconds to lay out, several times over. */
+const KEY_SHOWN = 200;
+
+/** A key in quotes as the page writes it: “key”, or its first 200 characters, “…” and its length. The filter always gets the whole key. */
+export function quoted(key) {
+  if (key.length <= KEY_SHOWN) return `“${key}”`;
+  // Cut between characters, not between the two halves of one (an emoji's, say).
+  const end = /[\uD800-\uDBFF]/.test(key[KEY_SHOWN - 1]) ? KEY_SHOWN - 1 : KEY_SHOWN;
+  return `“${key.slice(0, end)}…” (${count(key.length)} characters)`;
+}
+
 /** A 64-bit or 32-bit hash value in hex. */
 export function hex(value, digits) {
   return `0x${value.toString(16).padStart(digits, "0")}`;
