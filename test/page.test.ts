@@ -356,11 +356,16 @@ const status = (page: Page) => page.getByRole("status").textContent();
   it("fits 360 px without sideways scrolling, and keeps the chart inside its panel at 390 px", async () => {
     for (const width of [360, 390]) {
       const narrow = await open(width, 800);
-      for (const type of ["standard", "cuckoo"]) {
+      // A URL with no space or hyphen to break at, written in the verdict and the explanation.
+      const longKey = `https://example.com/${"averylongpathsegment".repeat(4)}?q=${"0123456789".repeat(5)}`;
+      for (const type of ["standard", "counting", "cuckoo"]) {
         await narrow.getByLabel("Filter type").selectOption(type);
-        await press(narrow, "a-rather-long-key-for-a-narrow-screen-https://example.com/", "Add");
-        const { scrollWidth, clientWidth } = await narrow.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
-        expect(scrollWidth, `${type} at ${width} px`).toBeLessThanOrEqual(clientWidth);
+        for (const [key, button] of [["a-rather-long-key-for-a-narrow-screen-https://example.com/", "Add"], [longKey, "Add"], [longKey, "Query"], [`${longKey}-never-added`, "Query"]] as const) {
+          await press(narrow, key, button);
+          await expect.poll(() => narrow.getByRole("status").textContent()).not.toBe("");
+          const { scrollWidth, clientWidth } = await narrow.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+          expect(scrollWidth, `${button} ${key.slice(0, 30)}… to ${type} at ${width} px`).toBeLessThanOrEqual(clientWidth);
+        }
       }
       for (const id of ["fpr-chart", "fill-chart"]) {
         const { chart, panel } = await narrow.evaluate((chartId) => ({
