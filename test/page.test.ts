@@ -63,6 +63,18 @@ async function press(page: Page, key: string, button: "Add" | "Query" | "Remove"
 
 const status = (page: Page) => page.getByRole("status").textContent();
 
+/** What the controls say about the filter, beside the filter in use. */
+function described(page: Page) {
+  return page.evaluate(() => {
+    const { state } = (window as unknown as { bloomkitPage: { state: { type: string; filter: { hash: string } } } }).bloomkitPage;
+    const value = (id: string) => (document.getElementById(id) as HTMLSelectElement).value;
+    return {
+      shown: { type: value("type"), hash: value("hash"), remove: !document.getElementById("remove")!.hidden },
+      inUse: { type: state.type, hash: state.filter.hash, remove: state.type !== "standard" },
+    };
+  });
+}
+
 (MISSING ? describe.skip : describe)("the page", () => {
   let server: ChildProcess;
   let browser: Browser;
@@ -330,6 +342,36 @@ const status = (page: Page) => page.getByRole("status").textContent();
       expect(await page.locator("#story").textContent()).not.toBe("");
     }
     expect(errors).toEqual([]);
+  });
+
+  it("a filter that cannot be made leaves the controls describing the filter in use, and Remove hidden for a standard one", async () => {
+    const fresh = await open(1280, 900);
+    await fresh.getByLabel("n (expected keys)").fill("100000000");
+    for (const type of ["counting", "cuckoo"]) {
+      await fresh.getByLabel("Filter type").selectOption(type);
+      const { shown, inUse } = await described(fresh);
+      expect(shown, type).toEqual(inUse);
+      expect(inUse.type).toBe("standard");
+      expect(await status(fresh)).toMatch(/16,777,216[^]*The filter in use stays: standard \(bits\)/);
+    }
+    await fresh.getByLabel("Hash function").selectOption("murmur3_128");
+    let { shown, inUse } = await described(fresh);
+    expect(shown).toEqual(inUse);
+    // From "m and k directly", a cuckoo filter (sized from n and p only) that fails puts the sizing back too.
+    await fresh.getByLabel("m and k directly").check();
+    await fresh.getByLabel("Filter type").selectOption("cuckoo");
+    ({ shown, inUse } = await described(fresh));
+    expect(shown).toEqual(inUse);
+    expect(await fresh.getByLabel("m and k directly").isChecked()).toBe(true);
+    // A type that can be made is made, and then Remove shows.
+    await fresh.getByLabel("Filter type").selectOption("counting");
+    ({ shown, inUse } = await described(fresh));
+    expect(shown).toEqual(inUse);
+    expect(inUse.type).toBe("counting");
+    await press(fresh, "kept", "Add");
+    await press(fresh, "kept", "Remove");
+    await expect.poll(() => status(fresh)).toBe("removed “kept”");
+    await fresh.close();
   });
 
   it("writes a huge key's start and length, not the whole key, and still gives the filter all of it", async () => {

@@ -64,8 +64,13 @@ for (const input of document.querySelectorAll('input[name="sizing"]')) input.add
 for (const id of ["n", "p", "m", "k", "type"]) $(id).addEventListener("input", showDerived);
 $("preset").addEventListener("change", () => usePreset($("preset").value));
 $("type").addEventListener("change", () => {
+  const before = sizing();
   syncSizing();
-  create();
+  // A type the filter cannot be made as leaves the sizing as it was, with the filter in use.
+  if (!create()) {
+    document.querySelector(`input[name="sizing"][value="${before}"]`).checked = true;
+    syncSizing();
+  }
 });
 $("hash").addEventListener("change", create);
 $("create").addEventListener("click", create);
@@ -115,7 +120,6 @@ function syncSizing() {
   const cuckoo = $("type").value === "cuckoo";
   if (cuckoo) document.querySelector('input[name="sizing"][value="np"]').checked = true;
   for (const input of document.querySelectorAll('input[name="sizing"]')) input.disabled = cuckoo && input.value === "mk";
-  $("remove").hidden = $("type").value === "standard";
   document.querySelector(".sizing-np").hidden = sizing() !== "np";
   document.querySelector(".sizing-mk").hidden = sizing() !== "mk";
   showDerived();
@@ -187,11 +191,13 @@ function create() {
       throw new RangeError(`${count(slots)} slots; the page makes filters of at most ${count(MAX_CELLS)}`);
     }
   } catch (error) {
-    verdict(error.message, "absent");
+    keepFilterInUse(error.message);
     return false;
   }
   state.filter?.dispose();
   Object.assign(state, { filter, type: $("type").value, sizedFor, exact: new Map(), history: [], marks: new Map(), frames: [], failedAdds: 0 });
+  // Only counting and cuckoo filters can remove a key.
+  $("remove").hidden = state.type === "standard";
   view.scrollTop = 0;
   verdict("");
   $("explain").replaceChildren(el("p", { class: "note" }, "Add or query a key to see the cells it maps to, and why the answer is what it is."));
@@ -199,6 +205,23 @@ function create() {
   record();
   refresh();
   return true;
+}
+
+/**
+ * After a filter could not be made: the one in use stays, so the type and hash
+ * controls go back to it (a type picked but not made would show its Remove
+ * button and its sizing for a filter that has neither), and the verdict says why.
+ */
+function keepFilterInUse(message) {
+  const filter = state.filter;
+  if (!filter || ($("type").value === state.type && $("hash").value === filter.hash)) {
+    verdict(message, "absent");
+    return;
+  }
+  $("type").value = state.type;
+  $("hash").value = filter.hash;
+  syncSizing();
+  verdict(`${message}. The filter in use stays: ${$("type").selectedOptions[0].text}, hash ${filter.hash}.`, "absent");
 }
 
 /** The key field, or undefined (and a verdict saying so) when it is empty. */
