@@ -374,6 +374,52 @@ function described(page: Page) {
     await fresh.close();
   });
 
+  it("refuses a cuckoo filter too large before making it, and frees every filter it replaces", async () => {
+    const fresh = await open(1280, 900);
+    // Every filter the page makes, through the library module it imports (the same module: the same URL).
+    await fresh.evaluate(async () => {
+      const lib = (await (0, eval)('import("/dist/index.js")')) as Record<string, Record<string, (...args: unknown[]) => unknown>>;
+      const made: unknown[] = [];
+      (window as unknown as { made: unknown[] }).made = made;
+      for (const [name, method] of [["BloomFilter", "withSize"], ["CountingBloomFilter", "withSize"], ["CuckooFilter", "create"]]) {
+        const original = lib[name][method];
+        lib[name][method] = function (this: unknown, ...args: unknown[]) {
+          const filter = original.apply(this, args);
+          made.push(filter);
+          return filter;
+        };
+      }
+    });
+    const made = () =>
+      fresh.evaluate(() => {
+        const { made: filters, bloomkitPage } = window as unknown as { made: { disposed: boolean; capacity?: number }[]; bloomkitPage: { state: { filter: unknown } } };
+        return { count: filters.length, live: filters.filter((filter) => !filter.disposed).length, inUse: filters.indexOf(bloomkitPage.state.filter), last: filters.at(-1)?.capacity };
+      });
+    const maxCells = 2 ** 24;
+    // The largest n whose table fits the page's 16,777,216 slots (room for n at 95%), and the next one, which needs twice that.
+    const largest = Math.floor(maxCells * 0.95);
+    await fresh.getByLabel("n (expected keys)").fill(String(largest + 1));
+    const started = Date.now();
+    await fresh.getByLabel("Filter type").selectOption("cuckoo");
+    expect(await status(fresh)).toContain(`${(2 * maxCells).toLocaleString("en-US")} slots`);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(await made()).toEqual({ count: 0, live: 0, inUse: -1, last: undefined });
+    await fresh.getByLabel("n (expected keys)").fill(String(largest));
+    await fresh.getByLabel("Filter type").selectOption("cuckoo");
+    expect(await made()).toEqual({ count: 1, live: 1, inUse: 0, last: maxCells });
+    for (const type of ["standard", "counting", "cuckoo"]) {
+      await fresh.getByLabel("n (expected keys)").fill("1000");
+      await fresh.getByLabel("Filter type").selectOption(type);
+      await fresh.getByRole("button", { name: "New filter" }).click();
+    }
+    // Seven made in all, and one left live: the last, in use; every one replaced was freed.
+    const after = await made();
+    expect(after.count).toBe(7);
+    expect(after.live).toBe(1);
+    expect(after.inUse).toBe(6);
+    await fresh.close();
+  });
+
   it("writes a huge key's start and length, not the whole key, and still gives the filter all of it", async () => {
     const fresh = await open(1280, 900);
     const length = 2_000_000;

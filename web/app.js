@@ -8,21 +8,17 @@ import { drawChart } from "./chart.js";
 import { count, hex, percent, perKey, plural, quoted, rate } from "./format.js";
 import { explainBuckets, explainPositions, el } from "./explain.js";
 import { presets } from "./presets.js";
+import { CUCKOO_LOAD, MAX_CELLS, SLOTS, cuckooSlots } from "./limits.js";
 
 const $ = (id) => document.getElementById(id);
 /** m: the bits of a standard filter, the counters of a counting one (whose `bits` counts the memory they take). */
 const cellsOf = (filter) => (filter.counters !== undefined && typeof filter.counters === "number" ? filter.counters : filter.bits);
-/** The most cells the page makes a filter of: 2^24, enough for the crawler preset's 14.4 million bits. */
-const MAX_CELLS = 2 ** 24;
 /** Random keys never added, behind the measured false-positive rate. */
 const PROBES = 10_000;
 /** Most random keys one click adds. */
 const MAX_RANDOM = 1_000_000;
 /** The tallest the cell view gets, in px (and at most 70% of the window). */
 const VIEW_HEIGHT = 560;
-/** A cuckoo filter is sized to be this full at n; past it, inserts start to fail. */
-const CUCKOO_LOAD = 0.95;
-const SLOTS = 4;
 /** Counter colours from 1 (light) to the 4-bit maximum 15 (dark); counters of 5 and up get white text. */
 const COUNTER_MAX = 15;
 const COUNTER_LIGHT = [160, 218, 174];
@@ -140,7 +136,13 @@ function parameters() {
   const p = Number($("p").value);
   if (!(n >= 1)) throw new RangeError(`n (expected keys) must be at least 1, got “${$("n").value}”`);
   if (!(p > 0 && p < 1)) throw new RangeError(`p (false-positive rate) must be between 0 and 1, e.g. 0.01, got “${$("p").value}”`);
-  return { type, n, p, sizedFor: n, ...(type === "cuckoo" ? {} : optimal({ n, p })) };
+  if (type === "cuckoo") {
+    // Worked out before the filter is made: a table too large would take seconds and gigabytes only to be refused.
+    const slots = cuckooSlots(n);
+    if (slots > MAX_CELLS) throw new RangeError(`n (expected keys) = ${count(n)} needs a cuckoo filter of ${count(slots)} slots (buckets of 4, a power of two of them, with room for n at ${percent(CUCKOO_LOAD)} full); the page makes filters of at most ${count(MAX_CELLS)} slots`);
+    return { type, n, p, sizedFor: n };
+  }
+  return { type, n, p, sizedFor: n, ...optimal({ n, p }) };
 }
 
 function showDerived() {
@@ -185,12 +187,10 @@ function create() {
     if (type === "standard") filter = BloomFilter.withSize(m, k, { hash: hashName });
     else if (type === "counting") filter = CountingBloomFilter.withSize(m, k, { hash: hashName });
     else filter = CuckooFilter.create(n, p, { hash: hashName });
-    if (type === "cuckoo" && filter.capacity > MAX_CELLS) {
-      const slots = filter.capacity;
-      filter.dispose();
-      throw new RangeError(`${count(slots)} slots; the page makes filters of at most ${count(MAX_CELLS)}`);
-    }
+    // parameters() repeats the library's cuckoo sizing; should the two ever part, a table too large is still refused.
+    if (type === "cuckoo" && filter.capacity > MAX_CELLS) throw new RangeError(`${count(filter.capacity)} slots; the page makes filters of at most ${count(MAX_CELLS)}`);
   } catch (error) {
+    filter?.dispose(); // made, then refused: freed now, not whenever the garbage collector gets to it
     keepFilterInUse(error.message);
     return false;
   }
