@@ -374,6 +374,33 @@ function described(page: Page) {
     await fresh.close();
   });
 
+  it("refuses an n that is not a whole number, or too large, naming the field and showing what it holds", async () => {
+    const fresh = await open(1280, 900);
+    const field = fresh.getByLabel("n (expected keys)");
+    const label = await fresh.locator('label[for="n"]').textContent();
+    const sizedFor = () => fresh.evaluate(() => (window as unknown as { bloomkitPage: { state: { sizedFor: number } } }).bloomkitPage.state.sizedFor);
+    const before = await sizedFor();
+    for (const type of ["standard", "cuckoo"]) {
+      await fresh.getByLabel("Filter type").selectOption(type);
+      for (const typed of ["1.5", "0.5", "100.25", "1e308", "1e400", String(Number(await field.getAttribute("max")) + 1)]) {
+        await field.fill("");
+        await field.pressSequentially(typed); // as typed: fill() refuses text a number field cannot read
+        await fresh.getByRole("button", { name: "New filter" }).click();
+        const message = (await status(fresh))!;
+        expect(message, typed).toMatch(new RegExp(`^${label!.replace(/[()]/g, "\\$&")} must be a whole number from 1 to `));
+        const held = await field.inputValue();
+        if (held === "") expect(message, typed).toContain("got a number too large, or not a number");
+        else expect(message, typed).toContain(`got “${held}”`);
+        expect(message, typed).not.toMatch(/Infinity|NaN/);
+        expect(await fresh.locator("#derived").textContent(), typed).toBe(message);
+        expect(await sizedFor(), typed).toBe(before);
+      }
+      await field.fill("100");
+      await fresh.getByRole("button", { name: "New filter" }).click();
+    }
+    await fresh.close();
+  });
+
   it("refuses a cuckoo filter too large before making it, and frees every filter it replaces", async () => {
     const fresh = await open(1280, 900);
     // Every filter the page makes, through the library module it imports (the same module: the same URL).

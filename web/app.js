@@ -54,6 +54,8 @@ const state = {
 };
 
 // --- Controls --------------------------------------------------------------------
+// The fields offer the limits the checks below apply.
+$("n").max = String(MAX_CELLS);
 for (const preset of presets) $("preset").add(new Option(preset.title, preset.id));
 for (const name of hashNames.filter((n) => hashBits(n) > 32)) $("hash").add(new Option(name, name, name === DEFAULT_HASH, name === DEFAULT_HASH));
 for (const input of document.querySelectorAll('input[name="sizing"]')) input.addEventListener("change", syncSizing);
@@ -121,6 +123,24 @@ function syncSizing() {
   showDerived();
 }
 
+/** The label of control `id` as the page shows it: messages name fields so. */
+function labelOf(id) {
+  return document.querySelector(`label[for="${id}"]`).textContent;
+}
+
+/** What a number field holds, for a message: “1.5”, or why there is nothing (a number field reads text it cannot parse, such as 1e400, as ""). */
+function got(input) {
+  if (input.value !== "") return `got “${input.value}”`;
+  return input.validity.badInput ? "got a number too large, or not a number" : "got nothing";
+}
+
+/** Field `id` as a whole number from `low` to `high` (throws a RangeError naming the field otherwise). */
+function wholeNumber(id, low, high) {
+  const value = Number($(id).value);
+  if ($(id).value !== "" && Number.isInteger(value) && value >= low && value <= high) return value;
+  throw new RangeError(`${labelOf(id)} must be a whole number from ${count(low)} to ${count(high)}, ${got($(id))}`);
+}
+
 /** The parameters the controls ask for (throws a RangeError naming the field). */
 function parameters() {
   const type = $("type").value;
@@ -132,14 +152,14 @@ function parameters() {
     // The n at which such a filter is half full, the most it is meant to hold: m·ln 2 / k.
     return { type, m, k, sizedFor: Math.max(1, Math.round((m * Math.LN2) / k)) };
   }
-  const n = Number($("n").value);
+  // Whole: the page counts keys one by one, and a filter holds no more keys than the page's largest has cells.
+  const n = wholeNumber("n", 1, MAX_CELLS);
   const p = Number($("p").value);
-  if (!(n >= 1)) throw new RangeError(`n (expected keys) must be at least 1, got “${$("n").value}”`);
-  if (!(p > 0 && p < 1)) throw new RangeError(`p (false-positive rate) must be between 0 and 1, e.g. 0.01, got “${$("p").value}”`);
+  if (!($("p").value !== "" && p > 0 && p < 1)) throw new RangeError(`${labelOf("p")} must be between 0 and 1, e.g. 0.01, ${got($("p"))}`);
   if (type === "cuckoo") {
     // Worked out before the filter is made: a table too large would take seconds and gigabytes only to be refused.
     const slots = cuckooSlots(n);
-    if (slots > MAX_CELLS) throw new RangeError(`n (expected keys) = ${count(n)} needs a cuckoo filter of ${count(slots)} slots (buckets of 4, a power of two of them, with room for n at ${percent(CUCKOO_LOAD)} full); the page makes filters of at most ${count(MAX_CELLS)} slots`);
+    if (slots > MAX_CELLS) throw new RangeError(`${labelOf("n")} = ${count(n)} needs a cuckoo filter of ${count(slots)} slots (buckets of 4, a power of two of them, with room for n at ${percent(CUCKOO_LOAD)} full); the page makes filters of at most ${count(MAX_CELLS)} slots`);
     return { type, n, p, sizedFor: n };
   }
   return { type, n, p, sizedFor: n, ...optimal({ n, p }) };
