@@ -401,6 +401,47 @@ function described(page: Page) {
     await fresh.close();
   });
 
+  it("takes at most as many hash functions from n and p as from m and k, and says so naming the field", async () => {
+    const fresh = await open(1280, 900);
+    const most = Number(await fresh.getByLabel("k (hashes)").getAttribute("max"));
+    expect(most).toBeGreaterThanOrEqual(7);
+    const hashes = () => fresh.evaluate(() => (window as unknown as { bloomkitPage: { state: { filter: { hashes: number } } } }).bloomkitPage.state.filter.hashes);
+    // From n and p: accepted exactly when the library's best k is at most the page's, for a rate around that edge and far below it.
+    const seen = new Set<boolean>();
+    for (const [n, p] of [[1000, 2 ** -(most - 1)], [1000, 2 ** -most], [1000, 2 ** -(most + 1)], [3, 1e-30], [3, 1e-300]] as const) {
+      const wanted = await fresh.evaluate(async ([keys, rate]) => {
+        const lib = (await (0, eval)('import("/dist/index.js")')) as { optimal(input: { n: number; p: number }): { k: number } };
+        try {
+          return lib.optimal({ n: keys, p: rate }).k;
+        } catch {
+          return Infinity;
+        }
+      }, [n, p] as const);
+      await fresh.getByLabel("n (expected keys)").fill(String(n));
+      await fresh.getByLabel("p (false-positive rate)").fill(String(p));
+      await fresh.getByRole("button", { name: "New filter" }).click();
+      seen.add(wanted <= most);
+      if (wanted <= most) {
+        expect(await status(fresh), `n = ${n}, p = ${p}`).toBe("");
+        expect(await hashes()).toBe(wanted);
+      } else {
+        expect(await status(fresh), `n = ${n}, p = ${p}`).toMatch(new RegExp(`^p \\(false-positive rate\\) = ${String(p).replace(/[.+]/g, "\\$&")} needs .* hash functions .*at most ${most}\\b`));
+        expect(await hashes()).toBeLessThanOrEqual(most);
+      }
+    }
+    expect([...seen].sort()).toEqual([false, true]); // both sides of the edge were tried
+    // From m and k: the same most.
+    await fresh.getByLabel("m and k directly").check();
+    await fresh.getByLabel("k (hashes)").fill(String(most));
+    await fresh.getByRole("button", { name: "New filter" }).click();
+    expect(await hashes()).toBe(most);
+    await fresh.getByLabel("k (hashes)").fill(String(most + 1));
+    await fresh.getByRole("button", { name: "New filter" }).click();
+    expect(await status(fresh)).toBe(`k (hashes) must be a whole number from 1 to ${most}, got “${most + 1}”`);
+    expect(await hashes()).toBe(most);
+    await fresh.close();
+  });
+
   it("refuses a cuckoo filter too large before making it, and frees every filter it replaces", async () => {
     const fresh = await open(1280, 900);
     // Every filter the page makes, through the library module it imports (the same module: the same URL).

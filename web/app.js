@@ -8,7 +8,7 @@ import { drawChart } from "./chart.js";
 import { count, hex, percent, perKey, plural, quoted, rate } from "./format.js";
 import { explainBuckets, explainPositions, el } from "./explain.js";
 import { presets } from "./presets.js";
-import { CUCKOO_LOAD, MAX_CELLS, SLOTS, cuckooSlots } from "./limits.js";
+import { CUCKOO_LOAD, MAX_CELLS, MAX_HASHES, SLOTS, cuckooSlots } from "./limits.js";
 
 const $ = (id) => document.getElementById(id);
 /** m: the bits of a standard filter, the counters of a counting one (whose `bits` counts the memory they take). */
@@ -56,6 +56,7 @@ const state = {
 // --- Controls --------------------------------------------------------------------
 // The fields offer the limits the checks below apply.
 $("n").max = String(MAX_CELLS);
+$("k").max = String(MAX_HASHES);
 for (const preset of presets) $("preset").add(new Option(preset.title, preset.id));
 for (const name of hashNames.filter((n) => hashBits(n) > 32)) $("hash").add(new Option(name, name, name === DEFAULT_HASH, name === DEFAULT_HASH));
 for (const input of document.querySelectorAll('input[name="sizing"]')) input.addEventListener("change", syncSizing);
@@ -146,9 +147,8 @@ function parameters() {
   const type = $("type").value;
   if (sizing() === "mk") {
     const m = Number($("m").value);
-    const k = Number($("k").value);
     if (!(Number.isInteger(m) && m >= 1 && m <= MAX_CELLS)) throw new RangeError(`m (bits) must be a whole number from 1 to ${count(MAX_CELLS)}, got “${$("m").value}”`);
-    if (!(Number.isInteger(k) && k >= 1 && k <= 32)) throw new RangeError(`k (hashes) must be a whole number from 1 to 32, got “${$("k").value}”`);
+    const k = wholeNumber("k", 1, MAX_HASHES);
     // The n at which such a filter is half full, the most it is meant to hold: m·ln 2 / k.
     return { type, m, k, sizedFor: Math.max(1, Math.round((m * Math.LN2) / k)) };
   }
@@ -162,7 +162,20 @@ function parameters() {
     if (slots > MAX_CELLS) throw new RangeError(`${labelOf("n")} = ${count(n)} needs a cuckoo filter of ${count(slots)} slots (buckets of 4, a power of two of them, with room for n at ${percent(CUCKOO_LOAD)} full); the page makes filters of at most ${count(MAX_CELLS)} slots`);
     return { type, n, p, sizedFor: n };
   }
-  return { type, n, p, sizedFor: n, ...optimal({ n, p }) };
+  return { type, n, p, sizedFor: n, ...optimalFor(n, p) };
+}
+
+/** The library's m and k for n keys at rate p, refused when k is more than the page takes in either sizing. */
+function optimalFor(n, p) {
+  let sized;
+  try {
+    sized = optimal({ n, p });
+  } catch {
+    // n and p are checked: what is left is a k past the library's own limit, more than the page's too.
+  }
+  if (sized && sized.k <= MAX_HASHES) return sized;
+  const needs = sized ? `k = ${sized.k}` : "hundreds of";
+  throw new RangeError(`${labelOf("p")} = ${$("p").value} needs ${needs} hash functions at ${labelOf("n")} = ${count(n)}; the page uses at most ${MAX_HASHES}, as for ${labelOf("k")}: give a larger p`);
 }
 
 function showDerived() {
