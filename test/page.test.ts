@@ -442,6 +442,41 @@ function described(page: Page) {
     await fresh.close();
   });
 
+  it("calls m counters in a counting filter, in its label and its messages, and takes the m its field offers", async () => {
+    const fresh = await open(1280, 900);
+    const cells = () => fresh.evaluate(() => (window as unknown as { bloomkitPage: { state: { filter: { counters?: number; bits: number } } } }).bloomkitPage.state.filter);
+    for (const [type, word] of [["counting", "counters"], ["standard", "bits"]]) {
+      await fresh.getByLabel("Filter type").selectOption(type);
+      // From n and p, a filter too large says what its m counts.
+      await fresh.getByLabel("n (expected keys)").fill("10000000");
+      await fresh.getByRole("button", { name: "New filter" }).click();
+      expect(await status(fresh), type).toMatch(new RegExp(`needs m = [\\d,]+ ${word};`));
+      await fresh.getByLabel("n (expected keys)").fill("100");
+      await fresh.getByLabel("m and k directly").check();
+      const label = `m (${word})`;
+      expect(await fresh.locator('label[for="m"]').textContent()).toBe(label);
+      const field = fresh.getByLabel(label, { exact: true });
+      const [low, high] = [Number(await field.getAttribute("min")), Number(await field.getAttribute("max"))];
+      expect(low).toBeGreaterThanOrEqual(1);
+      expect(high).toBeGreaterThan(low);
+      for (const [m, takes] of [[low - 1, false], [low, true], [high, true], [high + 1, false]] as const) {
+        await field.fill(String(m));
+        await fresh.getByRole("button", { name: "New filter" }).click();
+        if (takes) {
+          expect(await status(fresh), `${type}, m = ${m}`).toBe("");
+          const made = await cells();
+          expect(type === "counting" ? made.counters : made.bits, `${type}, m = ${m}`).toBe(m);
+        } else {
+          expect(await status(fresh), `${type}, m = ${m}`).toBe(`${label} must be a whole number from ${low.toLocaleString("en-US")} to ${high.toLocaleString("en-US")}, got “${m}”`);
+        }
+      }
+      await field.fill("960");
+      await fresh.getByRole("button", { name: "New filter" }).click();
+      await fresh.getByLabel("from n and p").check();
+    }
+    await fresh.close();
+  });
+
   it("refuses a cuckoo filter too large before making it, and frees every filter it replaces", async () => {
     const fresh = await open(1280, 900);
     // Every filter the page makes, through the library module it imports (the same module: the same URL).

@@ -8,7 +8,7 @@ import { drawChart } from "./chart.js";
 import { count, hex, percent, perKey, plural, quoted, rate } from "./format.js";
 import { explainBuckets, explainPositions, el } from "./explain.js";
 import { presets } from "./presets.js";
-import { CUCKOO_LOAD, MAX_CELLS, MAX_HASHES, SLOTS, cuckooSlots } from "./limits.js";
+import { CUCKOO_LOAD, MAX_CELLS, MAX_HASHES, MIN_CELLS, SLOTS, cuckooSlots } from "./limits.js";
 
 const $ = (id) => document.getElementById(id);
 /** m: the bits of a standard filter, the counters of a counting one (whose `bits` counts the memory they take). */
@@ -57,6 +57,8 @@ const state = {
 // The fields offer the limits the checks below apply.
 $("n").max = String(MAX_CELLS);
 $("k").max = String(MAX_HASHES);
+$("m").min = String(MIN_CELLS);
+$("m").max = String(MAX_CELLS);
 for (const preset of presets) $("preset").add(new Option(preset.title, preset.id));
 for (const name of hashNames.filter((n) => hashBits(n) > 32)) $("hash").add(new Option(name, name, name === DEFAULT_HASH, name === DEFAULT_HASH));
 for (const input of document.querySelectorAll('input[name="sizing"]')) input.addEventListener("change", syncSizing);
@@ -115,8 +117,12 @@ function sizing() {
   return document.querySelector('input[name="sizing"]:checked').value;
 }
 
+/** What m counts in a filter of `type`: bits, or (counting) counters. */
+const cellWord = (type) => (type === "counting" ? "counters" : "bits");
+
 function syncSizing() {
   const cuckoo = $("type").value === "cuckoo";
+  document.querySelector('label[for="m"]').textContent = `m (${cellWord($("type").value)})`;
   if (cuckoo) document.querySelector('input[name="sizing"][value="np"]').checked = true;
   for (const input of document.querySelectorAll('input[name="sizing"]')) input.disabled = cuckoo && input.value === "mk";
   document.querySelector(".sizing-np").hidden = sizing() !== "np";
@@ -146,8 +152,7 @@ function wholeNumber(id, low, high) {
 function parameters() {
   const type = $("type").value;
   if (sizing() === "mk") {
-    const m = Number($("m").value);
-    if (!(Number.isInteger(m) && m >= 1 && m <= MAX_CELLS)) throw new RangeError(`m (bits) must be a whole number from 1 to ${count(MAX_CELLS)}, got “${$("m").value}”`);
+    const m = wholeNumber("m", MIN_CELLS, MAX_CELLS);
     const k = wholeNumber("k", 1, MAX_HASHES);
     // The n at which such a filter is half full, the most it is meant to hold: m·ln 2 / k.
     return { type, m, k, sizedFor: Math.max(1, Math.round((m * Math.LN2) / k)) };
@@ -162,7 +167,11 @@ function parameters() {
     if (slots > MAX_CELLS) throw new RangeError(`${labelOf("n")} = ${count(n)} needs a cuckoo filter of ${count(slots)} slots (buckets of 4, a power of two of them, with room for n at ${percent(CUCKOO_LOAD)} full); the page makes filters of at most ${count(MAX_CELLS)} slots`);
     return { type, n, p, sizedFor: n };
   }
-  return { type, n, p, sizedFor: n, ...optimalFor(n, p) };
+  const sized = optimalFor(n, p);
+  if (sized.m > MAX_CELLS) {
+    throw new RangeError(`${labelOf("n")} = ${count(n)} at ${labelOf("p")} = ${$("p").value} needs m = ${count(sized.m)} ${cellWord(type)}; the page makes filters of at most ${count(MAX_CELLS)} (the library goes far beyond)`);
+  }
+  return { type, n, p, sizedFor: n, ...sized };
 }
 
 /** The library's m and k for n keys at rate p, refused when k is more than the page takes in either sizing. */
@@ -183,8 +192,8 @@ function showDerived() {
     const { type, n, p, m, k, sizedFor } = parameters();
     $("derived").textContent =
       type === "cuckoo" ? `cuckoo: buckets of 4 fingerprints, fingerprints sized from p (see “How full, how wrong”)`
-      : sizing() === "np" ? `m = ${count(m)} ${type === "counting" ? "counters" : "bits"} (${perKey(m / n)} per key), k = ${k}: p = ${rate(p)} at n = ${count(n)}`
-      : `meant for about ${count(sizedFor)} keys (half the bits set); p there: ${rate(falsePositiveRateFor(sizedFor, m, k))}`;
+      : sizing() === "np" ? `m = ${count(m)} ${cellWord(type)} (${perKey(m / n)} per key), k = ${k}: p = ${rate(p)} at n = ${count(n)}`
+      : `meant for about ${count(sizedFor)} keys (half the ${cellWord(type)} set); p there: ${rate(falsePositiveRateFor(sizedFor, m, k))}`;
   } catch (error) {
     $("derived").textContent = error.message;
   }
@@ -216,7 +225,6 @@ function create() {
     const wanted = parameters();
     const { type, n, p, m, k } = wanted;
     sizedFor = wanted.sizedFor;
-    if (type !== "cuckoo" && m > MAX_CELLS) throw new RangeError(`m = ${count(m)} bits; the page makes filters of at most ${count(MAX_CELLS)} (the library goes far beyond)`);
     if (type === "standard") filter = BloomFilter.withSize(m, k, { hash: hashName });
     else if (type === "counting") filter = CountingBloomFilter.withSize(m, k, { hash: hashName });
     else filter = CuckooFilter.create(n, p, { hash: hashName });
