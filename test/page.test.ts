@@ -477,6 +477,30 @@ function described(page: Page) {
     await fresh.close();
   });
 
+  it("refuses a p too small for a cuckoo filter's fingerprints, naming the field", async () => {
+    const fresh = await open(1280, 900);
+    await fresh.getByLabel("Filter type").selectOption("cuckoo");
+    for (const p of [1e-8, 2e-9, 1.8e-9, 1e-30]) {
+      const bits = await fresh.evaluate(async (rate) => {
+        const lib = (await (0, eval)('import("/dist/index.js")')) as { fingerprintBitsFor(p: number): number };
+        try {
+          return lib.fingerprintBitsFor(rate);
+        } catch {
+          return undefined;
+        }
+      }, p);
+      await fresh.getByLabel("p (false-positive rate)").fill(String(p));
+      await fresh.getByRole("button", { name: "New filter" }).click();
+      const made = await fresh.evaluate(() => (window as unknown as { bloomkitPage: { state: { filter: { fingerprintBits: number } } } }).bloomkitPage.state.filter.fingerprintBits);
+      if (bits === undefined) expect(await status(fresh), `p = ${p}`).toMatch(new RegExp(`^p \\(false-positive rate\\) = ${String(p).replace(/[.+]/g, "\\$&")} is too small for a cuckoo filter`));
+      else {
+        expect(await status(fresh), `p = ${p}`).toBe("");
+        expect(made, `p = ${p}`).toBe(bits);
+      }
+    }
+    await fresh.close();
+  });
+
   it("refuses a cuckoo filter too large before making it, and frees every filter it replaces", async () => {
     const fresh = await open(1280, 900);
     // Every filter the page makes, through the library module it imports (the same module: the same URL).

@@ -1,7 +1,7 @@
 // The bloomkit page: a filter from the library's browser build (the same wasm
 // core), the cells a key maps to and why, verdicts, bulk keys, and the fill
 // and false-positive rate beside their formulas as keys are added.
-import { BloomFilter, CountingBloomFilter, CuckooFilter, DEFAULT_HASH, falsePositiveRateFor, hash, hashBits, hashNames, optimal } from "/dist/index.js";
+import { BloomFilter, CountingBloomFilter, CuckooFilter, DEFAULT_HASH, falsePositiveRateFor, fingerprintBitsFor, hash, hashBits, hashNames, optimal } from "/dist/index.js";
 import { layout, cellBox, scrollFor, scrollHeight, sheetTop } from "./grid.js";
 import { colors, paint } from "./draw.js";
 import { drawChart } from "./chart.js";
@@ -162,6 +162,12 @@ function parameters() {
   const p = Number($("p").value);
   if (!($("p").value !== "" && p > 0 && p < 1)) throw new RangeError(`${labelOf("p")} must be between 0 and 1, e.g. 0.01, ${got($("p"))}`);
   if (type === "cuckoo") {
+    try {
+      fingerprintBitsFor(p);
+    } catch {
+      // The library's own message names its argument, not this field.
+      throw new RangeError(`${labelOf("p")} = ${$("p").value} is too small for a cuckoo filter: its fingerprints have at most 32 bits, enough for p down to about ${rate((2 * SLOTS) / 2 ** 32)}`);
+    }
     // Worked out before the filter is made: a table too large would take seconds and gigabytes only to be refused.
     const slots = cuckooSlots(n);
     if (slots > MAX_CELLS) throw new RangeError(`${labelOf("n")} = ${count(n)} needs a cuckoo filter of ${count(slots)} slots (buckets of 4, a power of two of them, with room for n at ${percent(CUCKOO_LOAD)} full); the page makes filters of at most ${count(MAX_CELLS)} slots`);
