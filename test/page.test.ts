@@ -547,6 +547,29 @@ function described(page: Page) {
     await fresh.close();
   });
 
+  it("an add of a key already in a standard filter says who set its bits: the key itself, or other keys when it was a false positive", async () => {
+    const fresh = await open(1280, 900);
+    const explained = () => fresh.locator("#explain").textContent();
+    await press(fresh, "twice", "Add");
+    const k = await fresh.locator("#positions li").count();
+    expect(await explained()).not.toMatch(/were 1 already/);
+    await press(fresh, "twice", "Add");
+    expect(await explained()).toContain(`(all ${k} were 1 already: “twice” had been added before, and set them itself)`);
+    expect(await explained()).not.toContain("set by other keys");
+    // Overfull, many keys never added look present; adding one of them finds its bits set by the others.
+    await fresh.getByLabel("Random keys").fill("300");
+    await fresh.getByRole("button", { name: "Add random keys" }).click();
+    let falsePositive: string | undefined;
+    for (let i = 0; i < 100 && falsePositive === undefined; i++) {
+      await press(fresh, `never-added-${i}`, "Query");
+      if ((await status(fresh)) === "false positive") falsePositive = `never-added-${i}`;
+    }
+    expect(falsePositive).toBeDefined();
+    await press(fresh, falsePositive!, "Add");
+    expect(await explained()).toContain(`(all ${k} were 1 already, set by other keys: until this add, “${falsePositive}” was a false positive)`);
+    await fresh.close();
+  });
+
   it("writes a huge key's start and length, not the whole key, and still gives the filter all of it", async () => {
     const fresh = await open(1280, 900);
     const length = 2_000_000;

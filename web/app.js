@@ -297,8 +297,11 @@ function isSet(index) {
   return state.counters[index] > 0;
 }
 
-/** Shows where key `k` lands and why, after `action` ("add", "query", "remove"). */
-function showKey(k, action, wasSet = 0) {
+/**
+ * Shows where key `k` lands and why, after `action` ("add", "query", "remove");
+ * for an add, `before`: how many of its positions were set and whether the page had added it already.
+ */
+function showKey(k, action, before = { wasSet: 0, known: false }) {
   const filter = state.filter;
   if (state.type === "cuckoo") {
     const { fingerprint, buckets } = filter.locate(k);
@@ -315,7 +318,7 @@ function showKey(k, action, wasSet = 0) {
   state.frames = [];
   const digest = hex(BigInt.asUintN(64, BigInt(hash(filter.hash, k, filter.seed))), 16);
   $("explain").replaceChildren(
-    ...explainPositions({ key: k, cells, action, wasSet, m: cellsOf(filter), k: filter.hashes, hashName: filter.hash, digest, fill: filter.fillRatio, known: state.exact.has(k), counting: state.type === "counting" }),
+    ...explainPositions({ key: k, cells, action, before, m: cellsOf(filter), k: filter.hashes, hashName: filter.hash, digest, fill: filter.fillRatio, known: state.exact.has(k), counting: state.type === "counting" }),
   );
 }
 
@@ -334,7 +337,7 @@ function positionsSet(k) {
 function add() {
   const k = key();
   if (k === undefined) return;
-  const wasSet = positionsSet(k);
+  const before = { wasSet: positionsSet(k), known: state.exact.has(k) };
   if (state.type === "cuckoo" && !state.filter.tryAdd(k)) {
     state.failedAdds++;
     verdict(`the filter is full: ${quoted(k)} was not added`, "absent");
@@ -345,7 +348,7 @@ function add() {
     else verdict(`added ${quoted(k)}`, "present");
   }
   changed();
-  showKey(k, "add", wasSet);
+  showKey(k, "add", before);
   refresh();
 }
 

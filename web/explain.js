@@ -16,9 +16,9 @@ export function el(tag, attributes = {}, ...children) {
 
 /**
  * Bits or counters: `cells` = [{ index, set, counter? }] in hash order; `action`
- * "add" | "query" | "remove"; `wasSet`: how many were set before an add.
+ * "add" | "query" | "remove"; `before` an add: { wasSet: how many were set, known: whether the key had been added }.
  */
-export function explainPositions({ key, cells, action, wasSet, m, k, hashName, digest, fill, known, counting }) {
+export function explainPositions({ key, cells, action, before, m, k, hashName, digest, fill, known, counting }) {
   const unset = cells.filter((cell) => !cell.set);
   const chips = el(
     "ol",
@@ -39,7 +39,7 @@ export function explainPositions({ key, cells, action, wasSet, m, k, hashName, d
   if (action === "add") {
     why = counting
       ? `Add counted each of these ${plural(k, "counter")} up by one.`
-      : `Add set these bits to 1${wasSet > 0 ? ` (${wasSet} of them were 1 already, set by other keys)` : ""}.`;
+      : `Add set these bits to 1${alreadySet(key, k, before)}.`;
   } else if (action === "remove") {
     why = `Remove counted each of these counters down by one; a position stays “set” while another key still counts there.`;
   } else if (unset.length > 0) {
@@ -52,6 +52,14 @@ export function explainPositions({ key, cells, action, wasSet, m, k, hashName, d
       `a key never added finds all ${k} set about ${rate(fill ** k)} of the time (the fill to the power k).`;
   }
   return [how, chips, el("p", {}, why)];
+}
+
+/** Which of an added key's bits were 1 before, and who set them: the key itself when it had been added, else other keys. */
+function alreadySet(key, k, { wasSet, known }) {
+  if (wasSet === 0) return "";
+  if (known) return ` (all ${k} were 1 already: ${quoted(key)} had been added before, and set them itself)`;
+  if (wasSet >= k) return ` (all ${k} were 1 already, set by other keys: until this add, ${quoted(key)} was a false positive)`;
+  return ` (${wasSet} of them were 1 already, set by other keys)`;
 }
 
 /** Cuckoo: the key's fingerprint, its two buckets and their slots (`slots`: the table). */
