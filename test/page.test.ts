@@ -570,6 +570,36 @@ function described(page: Page) {
     await fresh.close();
   });
 
+  it("a cuckoo filter that refuses a key for its own copies says so, not that the filter is full", async () => {
+    const fresh = await open(1280, 900);
+    await fresh.getByLabel("Filter type").selectOption("cuckoo");
+    const look = (key: string) =>
+      fresh.evaluate((k) => {
+        const { filter } = (window as unknown as { bloomkitPage: { state: { filter: { count(key: string): number; locate(key: string): { buckets: number[] }; loadFactor: number } } } }).bloomkitPage.state;
+        return { copies: filter.count(k), most: new Set(filter.locate(k).buckets).size * 4, load: filter.loadFactor };
+      }, key);
+    const { most } = await look("again");
+    for (let i = 0; i < most; i++) {
+      await press(fresh, "again", "Add");
+      expect(await status(fresh), `add ${i + 1}`).toBe("added “again”");
+    }
+    await press(fresh, "again", "Add");
+    const { copies, load } = await look("again");
+    expect(copies).toBe(most);
+    expect(load).toBeLessThan(0.5);
+    const loadText = `${(load * 100).toFixed(1)}%`;
+    expect(await status(fresh)).toBe(`“again” was not added: the filter holds it ${most} times already, the most one key can be (its ${most === 8 ? "two buckets" : "one bucket"} of 4 slots); the filter itself is ${loadText} full`);
+    expect(await fresh.locator("#explain").textContent()).toContain(`${most} copies of “again”, the most one key can have`);
+    expect(await fresh.getByRole("alert").isVisible()).toBe(false);
+    // The same from pasted lines: one too many copies of a key.
+    const { most: most2 } = await look("lines");
+    await fresh.getByLabel("Keys, one per line").fill(Array(most2 + 1).fill("lines").join("\n"));
+    await fresh.getByRole("button", { name: "Add lines" }).click();
+    expect(await status(fresh)).toMatch(new RegExp(`^added ${most2} of ${most2 + 1} keys: 1 was refused because the filter holds that key as many times as one key can be`));
+    expect(await fresh.getByRole("alert").isVisible()).toBe(false);
+    await fresh.close();
+  });
+
   it("writes a huge key's start and length, not the whole key, and still gives the filter all of it", async () => {
     const fresh = await open(1280, 900);
     const length = 2_000_000;

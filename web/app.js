@@ -299,9 +299,10 @@ function isSet(index) {
 
 /**
  * Shows where key `k` lands and why, after `action` ("add", "query", "remove");
- * for an add, `before`: how many of its positions were set and whether the page had added it already.
+ * for an add, `before`: how many of its positions were set and whether the page had added it already,
+ * and `stored`: whether a cuckoo filter took it.
  */
-function showKey(k, action, before = { wasSet: 0, known: false }) {
+function showKey(k, action, before = { wasSet: 0, known: false }, stored = true) {
   const filter = state.filter;
   if (state.type === "cuckoo") {
     const { fingerprint, buckets } = filter.locate(k);
@@ -309,7 +310,7 @@ function showKey(k, action, before = { wasSet: 0, known: false }) {
     for (const bucket of new Set(buckets)) for (let j = 0; j < SLOTS; j++) if (state.slots[bucket * SLOTS + j] === fingerprint) found.push(bucket * SLOTS + j);
     state.marks = new Map(found.map((slot) => [slot, "match"]));
     state.frames = [...new Set(buckets)];
-    $("explain").replaceChildren(...explainBuckets({ key: k, fingerprint, buckets, slots: state.slots, fingerprintBits: filter.fingerprintBits, action, found, known: state.exact.has(k) }));
+    $("explain").replaceChildren(...explainBuckets({ key: k, fingerprint, buckets, slots: state.slots, fingerprintBits: filter.fingerprintBits, action, stored, found, known: state.exact.has(k) }));
     return;
   }
   const positions = filter.positions(k);
@@ -334,13 +335,38 @@ function positionsSet(k) {
   return state.filter.positions(k).filter(isSet).length;
 }
 
+/** Copies of key `k` in its cuckoo buckets, and the most they hold: 8, or 4 when its two buckets are one. */
+function copiesOf(k) {
+  return { copies: state.filter.count(k), most: new Set(state.filter.locate(k).buckets).size * SLOTS };
+}
+
+/** "its two buckets of 4 slots", or "its one bucket of 4 slots" (both candidates the same bucket). */
+const bucketsOf = (most) => (most > SLOTS ? `its two buckets of ${SLOTS} slots` : `its one bucket of ${SLOTS} slots`);
+
+/**
+ * Whether a cuckoo filter refused key `k` for its own copies, which fill its
+ * buckets, rather than for want of room: the filter may be nearly empty.
+ */
+function atCopyLimit(k) {
+  // The page's record first: a key it stored fewer than 4 times cannot fill even one bucket (and a million refused random keys stay quick).
+  if ((state.exact.get(k) ?? 0) < SLOTS) return false;
+  const { copies, most } = copiesOf(k);
+  return copies >= most;
+}
+
 function add() {
   const k = key();
   if (k === undefined) return;
   const before = { wasSet: positionsSet(k), known: state.exact.has(k) };
-  if (state.type === "cuckoo" && !state.filter.tryAdd(k)) {
-    state.failedAdds++;
-    verdict(`the filter is full: ${quoted(k)} was not added`, "absent");
+  const stored = state.type !== "cuckoo" || state.filter.tryAdd(k);
+  if (!stored) {
+    const { copies, most } = copiesOf(k);
+    if (copies >= most) {
+      verdict(`${quoted(k)} was not added: the filter holds it ${copies} times already, the most one key can be (${bucketsOf(most)}); the filter itself is ${percent(state.filter.loadFactor)} full`, "absent");
+    } else {
+      state.failedAdds++;
+      verdict(`the filter is full: ${quoted(k)} was not added`, "absent");
+    }
   } else {
     if (state.type !== "cuckoo") state.filter.add(k);
     remember(k);
@@ -348,7 +374,7 @@ function add() {
     else verdict(`added ${quoted(k)}`, "present");
   }
   changed();
-  showKey(k, "add", before);
+  showKey(k, "add", before, stored);
   refresh();
 }
 
@@ -389,15 +415,21 @@ function addBulk(keys) {
   // A cuckoo filter that is full stores what fits and says which: tryAddMany; the others add all.
   const answers = state.type === "cuckoo" ? state.filter.tryAddMany(keys) : (state.filter.addMany(keys), undefined);
   let stored = 0;
+  const refused = [];
   keys.forEach((k, i) => {
     if (answers === undefined || answers[i] === 1) {
       remember(k);
       stored++;
-    }
+    } else refused.push(k);
   });
-  state.failedAdds += keys.length - stored;
+  // A key refused because its own copies fill its buckets says nothing about the filter's room.
+  const limited = refused.filter(atCopyLimit).length;
+  state.failedAdds += refused.length - limited;
   const what = `added ${count(stored)} of ${plural(keys.length, "key")}`;
-  if (stored < keys.length) verdict(`${what}: the filter is full`, "absent");
+  if (refused.length > limited) verdict(`${what}: the filter is full`, "absent");
+  else if (limited > 0) {
+    verdict(`${what}: ${count(limited)} ${limited === 1 ? "was" : "were"} refused because the filter holds ${limited === 1 ? "that key" : "those keys"} as many times as one key can be (${2 * SLOTS} copies fill a key's two buckets); the filter itself is ${percent(state.filter.loadFactor)} full`, "absent");
+  }
   else if (overfull()) verdict(`${what}, but the filter is overfull: see the warning`, "warn");
   else verdict(what, "present");
   changed();

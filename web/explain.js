@@ -63,7 +63,7 @@ function alreadySet(key, k, { wasSet, known }) {
 }
 
 /** Cuckoo: the key's fingerprint, its two buckets and their slots (`slots`: the table). */
-export function explainBuckets({ key, fingerprint, buckets, slots, fingerprintBits, action, found, known }) {
+export function explainBuckets({ key, fingerprint, buckets, slots, fingerprintBits, action, stored, found, known }) {
   const digits = fingerprintBits / 4;
   const distinct = [...new Set(buckets)];
   const boxes = el(
@@ -95,7 +95,10 @@ export function explainBuckets({ key, fingerprint, buckets, slots, fingerprintBi
   );
   let why;
   const where = found.length > 0 ? `bucket ${count(Math.floor(found[0] / 4))}, slot ${found[0] % 4}` : "";
-  if (action === "add") why = found.length > 0 ? `Add stored the fingerprint; it now sits in ${where}.` : `Neither bucket had room, even after moving other fingerprints: the filter is full.`;
+  if (action === "add" && stored) why = `Add stored the fingerprint; it now sits in ${where}.`;
+  else if (action === "add" && found.length >= distinct.length * 4) {
+    why = `Add was refused: every slot of ${distinct.length > 1 ? "both buckets" : "its bucket"} holds this fingerprint already, ${found.length} copies of ${quoted(key)}, the most one key can have. Remove a copy to add it again.`;
+  } else if (action === "add") why = `Neither bucket had room, even after moving other fingerprints: the filter is full.`;
   else if (action === "remove") why = `Remove deleted one copy of the fingerprint from these buckets.`;
   else if (found.length === 0) why = `The fingerprint is in neither bucket, so ${quoted(key)} was definitely never added.`;
   else if (known) why = `The fingerprint is in ${where}: probably present, and indeed it was added.`;
