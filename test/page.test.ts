@@ -600,6 +600,21 @@ function described(page: Page) {
     await fresh.close();
   });
 
+  it("a cuckoo filter's load says how full it will be at its n, not that it was sized for 95%", async () => {
+    const fresh = await open(1280, 900);
+    await fresh.getByLabel("Start from").selectOption("cuckoo");
+    await expect.poll(() => fresh.locator('dd[data-stat="n"]').textContent()).toBe("1,000");
+    const { sizedFor, capacity, load } = await fresh.evaluate(() => {
+      const { state } = (window as unknown as { bloomkitPage: { state: { sizedFor: number; filter: { capacity: number; loadFactor: number } } } }).bloomkitPage;
+      return { sizedFor: state.sizedFor, capacity: state.filter.capacity, load: state.filter.loadFactor };
+    });
+    const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
+    expect(await fresh.locator('dd[data-stat="fill"]').textContent()).toBe(
+      `${percent(load)} of slots hold a fingerprint; ${percent(sizedFor / capacity)} will at n = ${sizedFor.toLocaleString("en-US")}, and adds start to fail near 95.0%`,
+    );
+    await fresh.close();
+  });
+
   it("writes a huge key's start and length, not the whole key, and still gives the filter all of it", async () => {
     const fresh = await open(1280, 900);
     const length = 2_000_000;

@@ -511,7 +511,8 @@ function showStats() {
         ["n", "keys added (n)", count(n)],
         ["slots", "slots", `${count(filter.capacity)}: ${count(filter.buckets)} buckets of 4`],
         ["fingerprint", "fingerprint", `${filter.fingerprintBits} bits`],
-        ["fill", "load", `${percent(fill)} of slots hold a fingerprint (sized for ${percent(CUCKOO_LOAD)})`],
+        // The table is a power of two of buckets, so at its n it is anywhere from about half to 95% full.
+        ["fill", "load", `${percent(fill)} of slots hold a fingerprint; ${percent(state.sizedFor / filter.capacity)} will at n = ${count(state.sizedFor)}, and adds start to fail near ${percent(CUCKOO_LOAD)}`],
         ["formula", "formula", `1 − (1 − 1/(2^f − 1))^(8·load) = ${rate(theory(n))}`],
         ["measured", "measured", measured],
       ]
