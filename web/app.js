@@ -427,9 +427,7 @@ function addBulk(keys) {
   state.failedAdds += refused.length - limited;
   const what = `added ${count(stored)} of ${plural(keys.length, "key")}`;
   if (refused.length > limited) verdict(`${what}: the filter is full`, "absent");
-  else if (limited > 0) {
-    verdict(`${what}: ${count(limited)} ${limited === 1 ? "was" : "were"} refused because the filter holds ${limited === 1 ? "that key" : "those keys"} as many times as one key can be (${2 * SLOTS} copies fill a key's two buckets); the filter itself is ${percent(state.filter.loadFactor)} full`, "absent");
-  }
+  else if (limited > 0) verdict(`${what}: ${count(limited)} ${limited === 1 ? "was" : "were"} refused because the filter holds ${limited === 1 ? "that key" : "those keys"} as many times as one key can be (${2 * SLOTS} copies fill a key's two buckets); the filter itself is ${percent(state.filter.loadFactor)} full`, "absent");
   else if (overfull()) verdict(`${what}, but the filter is overfull: see the warning`, "warn");
   else verdict(what, "present");
   changed();
