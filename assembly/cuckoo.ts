@@ -1,7 +1,9 @@
 // Cuckoo filter (Fan, Andersen, Kaminsky, Mitzenmacher, CoNEXT 2014): buckets
 // of four fingerprints, partial-key cuckoo hashing i2 = i1 ⊕ hash(fp), a
 // power-of-two bucket count. An insert that finds no room after MAX_KICKS
-// relocations undoes every relocation, so a full filter loses nothing.
+// relocations undoes every relocation, so a full filter loses nothing. A
+// batch can keep a journal of every slot it writes, so the caller can put a
+// failed batch back byte for byte (cuckooUndo).
 
 import { filterHash } from "./hash";
 import { Hashed, OP_ADD, OP_COUNT, OP_HAS, OP_TEST_AND_ADD, SOURCE_HASHES, SOURCE_U32, sourceHash } from "./batch";
@@ -31,8 +33,19 @@ import { Hashed, OP_ADD, OP_COUNT, OP_HAS, OP_TEST_AND_ADD, SOURCE_HASHES, SOURC
 // @ts-ignore: decorator
 @inline const FP_MIX: u32 = 0x5BD1E995;
 
-/** The kick path of the running insert: bucket and slot per relocation, for undoing it. */
+/** The kick path of the running insert: per relocation its slot and the fingerprint it held, for undoing it. */
 const KICK_PATH: usize = memory.data(<i32>MAX_KICKS << 3, 8);
+
+/** Journal header: u32 entries written, u32 keys run by the last cuckooRun; the entries follow. */
+// @ts-ignore: decorator
+@inline const J_ENTRIES: usize = 0;
+// @ts-ignore: decorator
+@inline const J_KEYS: usize = 4;
+// @ts-ignore: decorator
+@inline export const JOURNAL_HEADER: usize = 8;
+/** Entries one insert may write: a slot per relocation and the final free slot. */
+// @ts-ignore: decorator
+@inline export const JOURNAL_ENTRIES_PER_KEY: u32 = MAX_KICKS + 1;
 
 /** Slot bytes for `buckets` buckets of `fpBits`-bit fingerprints. */
 export function cuckooBlockBytes(buckets: f64, fpBits: u32): f64 {
@@ -112,39 +125,42 @@ let keyBucket: u32 = 0;
 }
 
 /**
- * Writes fp into the first free entry of bucket b; false when the bucket is
- * full. 8- and 16-bit buckets are read as one word, as copiesIn reads them,
- * instead of slot by slot with a branch on each. Measured with both builds in
- * one process (10^6 keys into a fresh table, 16-bit fingerprints): addInts
- * 58.0 -> 45.8 ns/key (Node 20) and 22.2 -> 17.3 (Node 24), addPacked 1.27x
- * (Node 20) and 1.02x (Node 24), single-key add level.
+ * Writes fp into the first free entry of bucket b and returns its slot
+ * (b · 4 + entry), or −1 when the bucket is full. 8- and 16-bit buckets are
+ * read as one word, as copiesIn reads them, instead of slot by slot with a
+ * branch on each. Measured with both builds in one process (10^6 keys into a
+ * fresh table, 16-bit fingerprints): addInts 58.0 -> 45.8 ns/key (Node 20)
+ * and 22.2 -> 17.3 (Node 24), addPacked 1.27x (Node 20) and 1.02x (Node 24),
+ * single-key add level.
  */
 // @ts-ignore: decorator
-@inline function placeIn(filter: usize, fpBits: u32, b: u32, fp: u32): bool {
+@inline function placeIn(filter: usize, fpBits: u32, b: u32, fp: u32): i32 {
   const data = filter + CUCKOO_HEADER;
   if (fpBits == 16) {
     // The empty lanes of the bucket in one word, as copiesIn finds equal ones: the lowest is the first free entry.
     const at = data + (<usize>b << 3);
     const empty = zeroLanes16(load<u64>(at));
-    if (empty == 0) return false;
-    store<u16>(at + ((<usize>ctz<u64>(empty) >> 4) << 1), <u16>fp); // the lowest empty lane's high bit: 16j + 15
-    return true;
+    if (empty == 0) return -1;
+    const j = <u32>ctz<u64>(empty) >> 4; // the lowest empty lane's high bit: 16j + 15
+    store<u16>(at + (<usize>j << 1), <u16>fp);
+    return <i32>(b * BUCKET_SIZE + j);
   }
   if (fpBits == 8) {
     const at = data + (<usize>b << 2);
     const empty = zeroLanes8(load<u32>(at));
-    if (empty == 0) return false;
-    store<u8>(at + (<usize>ctz<u32>(empty) >> 3), <u8>fp); // 8j + 7
-    return true;
+    if (empty == 0) return -1;
+    const j = ctz<u32>(empty) >> 3; // 8j + 7
+    store<u8>(at + <usize>j, <u8>fp);
+    return <i32>(b * BUCKET_SIZE + j);
   }
   for (let j: u32 = 0; j < BUCKET_SIZE; j++) {
     const s = b * BUCKET_SIZE + j;
     if (getSlot(filter, fpBits, s) == 0) {
       setSlot(filter, fpBits, s, fp);
-      return true;
+      return <i32>s;
     }
   }
-  return false;
+  return -1;
 }
 
 /**
@@ -180,39 +196,61 @@ let keyBucket: u32 = 0;
   return x;
 }
 
-/** Inserts the hashed key; false (and the table as before) when no room is found. */
-function insert(filter: usize): bool {
+/** Entries in the running batch's journal: a global while cuckooRun runs, in the journal's header after. */
+let journalEntries: u32 = 0;
+
+/** Appends the write of slot `s`, which held `before`, to the journal (0: none). */
+// @ts-ignore: decorator
+@inline function journalWrite(journal: usize, s: u32, before: u32): void {
+  if (journal == 0) return;
+  store<u64>(journal + JOURNAL_HEADER + (<usize>journalEntries << 3), <u64>s | (<u64>before << 32));
+  journalEntries++;
+}
+
+/**
+ * Inserts the hashed key; false when no room is found, and then the slots
+ * and the kick PRNG are as before. With a journal (not 0), every slot
+ * written is appended to it: at most JOURNAL_ENTRIES_PER_KEY entries.
+ */
+function insert(filter: usize, journal: usize): bool {
   const fpBits = load<u32>(filter, C_FP_BITS);
   const mask = load<u32>(filter, C_BUCKETS) - 1;
   const i1 = keyBucket;
   const i2 = altBucket(i1, keyFp, mask);
-  let ok = placeIn(filter, fpBits, i1, keyFp) || placeIn(filter, fpBits, i2, keyFp);
-  if (!ok) {
+  let placed = placeIn(filter, fpBits, i1, keyFp);
+  if (placed < 0) placed = placeIn(filter, fpBits, i2, keyFp);
+  if (placed < 0) {
+    const rng = load<u32>(filter, C_RNG);
     let fp = keyFp;
     let b = nextRandom(filter) & 1 ? i2 : i1;
     let kicks: u32 = 0;
-    while (!ok && kicks < MAX_KICKS) {
+    while (placed < 0 && kicks < MAX_KICKS) {
       const s = b * BUCKET_SIZE + (nextRandom(filter) & (BUCKET_SIZE - 1));
-      store<u32>(KICK_PATH + (<usize>kicks << 3), s);
-      kicks++;
       const evicted = getSlot(filter, fpBits, s);
+      store<u32>(KICK_PATH + (<usize>kicks << 3), s);
+      store<u32>(KICK_PATH + (<usize>kicks << 3), evicted, 4);
+      kicks++;
       setSlot(filter, fpBits, s, fp);
       fp = evicted;
       b = altBucket(b, fp, mask);
-      ok = placeIn(filter, fpBits, b, fp);
+      placed = placeIn(filter, fpBits, b, fp);
     }
-    if (!ok) {
-      // Undo: walk the path back, each slot taking again what it held; the new key's fp is left over.
+    if (placed < 0) {
+      // Undo: walk the path back, each slot taking again what it held.
       while (kicks > 0) {
         kicks--;
-        const s = load<u32>(KICK_PATH + (<usize>kicks << 3));
-        const current = getSlot(filter, fpBits, s);
-        setSlot(filter, fpBits, s, fp);
-        fp = current;
+        const at = KICK_PATH + (<usize>kicks << 3);
+        setSlot(filter, fpBits, load<u32>(at), load<u32>(at, 4));
       }
+      store<u32>(filter, rng, C_RNG);
       return false;
     }
+    for (let j: u32 = 0; j < kicks; j++) {
+      const at = KICK_PATH + (<usize>j << 3);
+      journalWrite(journal, load<u32>(at), load<u32>(at, 4));
+    }
   }
+  journalWrite(journal, <u32>placed, 0);
   store<u64>(filter, load<u64>(filter, C_SIZE) + 1, C_SIZE);
   return true;
 }
@@ -251,15 +289,15 @@ function removeHashed(filter: usize): bool {
 
 /** Runs `op` for key i, already hashed into keyFp and keyBucket; returns its answer byte (0 for count). */
 // @ts-ignore: decorator
-@inline function applyOp(filter: usize, op: u32, i: u32, out: usize): u32 {
+@inline function applyOp(filter: usize, op: u32, i: u32, out: usize, journal: usize): u32 {
   if (op == OP_COUNT) {
     store<u32>(out + (<usize>i << 2), countKey(filter));
     return 0;
   }
   let r: u32;
-  if (op == OP_ADD) r = <u32>insert(filter);
+  if (op == OP_ADD) r = <u32>insert(filter, journal);
   else if (op == OP_HAS) r = <u32>(countKey(filter) > 0);
-  else if (op == OP_TEST_AND_ADD) r = countKey(filter) > 0 ? 1 : insert(filter) ? 0 : 2;
+  else if (op == OP_TEST_AND_ADD) r = countKey(filter) > 0 ? 1 : insert(filter, journal) ? 0 : 2;
   else r = <u32>removeHashed(filter);
   store<u8>(out + i, <u8>r);
   return r;
@@ -268,17 +306,29 @@ function removeHashed(filter: usize): bool {
 /** `op` for one key of `len` bytes, its answer written to out[0] as cuckooRun does; returns the answer. */
 export function cuckooKey(filter: usize, op: u32, key: usize, len: usize, out: usize): u32 {
   hashKey(filter, key, len);
-  applyOp(filter, op, 0, out);
+  applyOp(filter, op, 0, out, 0);
   return op == OP_COUNT ? load<u32>(out) : <u32>load<u8>(out);
 }
 
 /** The loop of cuckooRun for one kind of source (see sourceHash). */
-function runSource<T>(filter: usize, op: u32, src: usize, count: u32, out: usize): u32 {
+function runSource<T>(filter: usize, op: u32, src: usize, count: u32, out: usize, journal: usize, journalCapacity: u32): u32 {
   const seed = <u64>load<u32>(filter, C_SEED);
   let total: u32 = 0;
-  for (let i: u32 = 0; i < count; i++) {
+  let i: u32 = 0;
+  if (journal != 0) {
+    journalEntries = load<u32>(journal, J_ENTRIES);
+    // Stop before a key whose insert might not fit in the journal; the caller empties it and goes on.
+    for (; i < count && journalCapacity - journalEntries >= JOURNAL_ENTRIES_PER_KEY; i++) {
+      useHash(filter, sourceHash<T>(src, i, seed));
+      total += applyOp(filter, op, i, out, journal);
+    }
+    store<u32>(journal, journalEntries, J_ENTRIES);
+    store<u32>(journal, i, J_KEYS);
+    return total;
+  }
+  for (; i < count; i++) {
     useHash(filter, sourceHash<T>(src, i, seed));
-    total += applyOp(filter, op, i, out);
+    total += applyOp(filter, op, i, out, 0);
   }
   return total;
 }
@@ -288,12 +338,26 @@ function runSource<T>(filter: usize, op: u32, src: usize, count: u32, out: usize
  * hash of each key, at `src`) or integer keys (SOURCE_U32/U64, mixed by
  * intHash with the filter's seed). `out` gets one byte per key (add: 1 =
  * stored, 0 = full; has: 1 = present; remove: 1 = removed) or, for OP_COUNT,
- * one u32 per key. Returns the sum of the bytes.
+ * one u32 per key. Returns the sum of the bytes. With a `journal` (not 0;
+ * room for `journalCapacity` entries of u32 slot and u32 fingerprint before
+ * the write, at least JOURNAL_ENTRIES_PER_KEY), adds append each slot they
+ * write to it, and the run stops early when the journal may not hold the
+ * next key's writes: the journal header then tells how many keys ran.
  */
-export function cuckooRun(filter: usize, op: u32, source: u32, src: usize, count: u32, out: usize): u32 {
-  if (source == SOURCE_HASHES) return runSource<Hashed>(filter, op, src, count, out);
-  if (source == SOURCE_U32) return runSource<u32>(filter, op, src, count, out);
-  return runSource<u64>(filter, op, src, count, out);
+export function cuckooRun(filter: usize, op: u32, source: u32, src: usize, count: u32, out: usize, journal: usize, journalCapacity: u32): u32 {
+  if (source == SOURCE_HASHES) return runSource<Hashed>(filter, op, src, count, out, journal, journalCapacity);
+  if (source == SOURCE_U32) return runSource<u32>(filter, op, src, count, out, journal, journalCapacity);
+  return runSource<u64>(filter, op, src, count, out, journal, journalCapacity);
+}
+
+/** Puts back the slot writes of a journal's `entries` entries at `at`, last first. */
+export function cuckooUndo(filter: usize, at: usize, entries: u32): void {
+  const fpBits = load<u32>(filter, C_FP_BITS);
+  while (entries > 0) {
+    entries--;
+    const entry = at + (<usize>entries << 3);
+    setSlot(filter, fpBits, load<u32>(entry), load<u32>(entry, 4));
+  }
 }
 
 /** Fingerprints stored. */

@@ -26,7 +26,7 @@ export { xxh64Start, xxh64Update, xxh64Digest } from "./xxh64-stream";
 export { hashPackedKeys, hashLines, compactLines, combineWords } from "./batch";
 export { keepLines } from "./lines";
 export { countingBlockBytes, countingBytes, countingKey, countingRun, countingSaturated, countingNonZero, countingToBloom, countingCounter } from "./counting";
-export { cuckooBlockBytes, cuckooInit, cuckooKey, cuckooRun, cuckooSize, cuckooSetSize, cuckooLocate } from "./cuckoo";
+export { cuckooBlockBytes, cuckooInit, cuckooKey, cuckooRun, cuckooUndo, cuckooSize, cuckooSetSize, cuckooLocate } from "./cuckoo";
 export { sbbfBlockBytes, sbbfInit, sbbfKey, sbbfRun, sbbfRoute, sbbfFalsePositiveRate, sbbfSetBits } from "./split-block";
 export {
   fuseBlockBytes,
@@ -74,6 +74,8 @@ export const STRATEGY_INDEPENDENT = indices.STRATEGY_INDEPENDENT;
 export const BUCKET_SIZE = cuckoo.BUCKET_SIZE;
 export const MAX_KICKS = cuckoo.MAX_KICKS;
 export const CUCKOO_HEADER = <u32>cuckoo.CUCKOO_HEADER;
+export const CUCKOO_JOURNAL_HEADER = <u32>cuckoo.JOURNAL_HEADER;
+export const CUCKOO_JOURNAL_ENTRIES_PER_KEY = cuckoo.JOURNAL_ENTRIES_PER_KEY;
 export const SBBF_HEADER = <u32>splitBlock.SBBF_HEADER;
 export const HASH_COUNT = hash.HASH_COUNT;
 export const HASH_FNV1A_64 = hash.HASH_FNV1A_64;

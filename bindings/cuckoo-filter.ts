@@ -2,10 +2,24 @@
 // of four, deletable, with a false-positive rate set by the fingerprint size.
 import { WasmBlock } from "./wasm-block.js";
 import { defaultArena, MAX_BLOCK_BYTES, type Block } from "./memory.js";
-import { CUCKOO_HEADER, BUCKET_SIZE as CORE_BUCKET_SIZE, MAX_KICKS as CORE_MAX_KICKS, OP_ADD, OP_COUNT, OP_HAS, OP_REMOVE, OP_TEST_AND_ADD } from "./constants.generated.js";
+import {
+  CUCKOO_HEADER,
+  CUCKOO_JOURNAL_ENTRIES_PER_KEY as JOURNAL_ENTRIES_PER_KEY,
+  CUCKOO_JOURNAL_HEADER as JOURNAL_HEADER,
+  BUCKET_SIZE as CORE_BUCKET_SIZE,
+  MAX_KICKS as CORE_MAX_KICKS,
+  OP_ADD,
+  OP_COUNT,
+  OP_HAS,
+  OP_REMOVE,
+  OP_TEST_AND_ADD,
+  SOURCE_U32,
+} from "./constants.generated.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
-import { sourceLength, type Kernel, type KeyHash, type KeySource } from "./batch.js";
-import { isBytes, type Key } from "./keys.js";
+import { sourceLength, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
+import { isBytes, MAX_BATCH_KEYS, type Key } from "./keys.js";
+import type { Arena } from "./arena.js";
+import type { Core } from "./core.generated.js";
 import type { DeletableFilter } from "./filter.js";
 import {
   FilterType,
@@ -43,10 +57,12 @@ const HEADER_BYTES = CUCKOO_HEADER;
 function blockBytes(buckets: number, fingerprintBits: number): number {
   return defaultArena().core.cuckooBlockBytes(buckets, fingerprintBits);
 }
-/** Tables up to this many bytes are copied before every batch that adds, so a failed batch leaves the same bytes. */
+/** Tables up to this many bytes are copied before every batch that adds (see #atomically). */
 const SNAPSHOT_ALWAYS_BYTES = 64 << 10;
-/** Larger tables are copied before a batch of at least one key per this many bytes of table. */
-const SNAPSHOT_BYTES_PER_KEY = 64;
+/** Larger tables are copied before a batch of at least one key per this many bytes of table; smaller batches keep a journal. */
+const SNAPSHOT_BYTES_PER_KEY = 16;
+/** Bytes of a journal entry: the slot written and the fingerprint it held, u32 each (assembly/cuckoo.ts's journal). */
+const JOURNAL_ENTRY_BYTES = 8;
 /** Largest bucket count: slot indices (bucket · 4 + j) must stay below 2^32. */
 const MAX_BUCKETS = 2 ** 29;
 
@@ -70,6 +86,8 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
   readonly #fingerprintBits: 8 | 16 | 32;
   readonly #hashing: Hashing;
   readonly #keyHash: KeyHash;
+  /** The journal of the adding batch running, if any (see #atomically). */
+  #journal: Journal | undefined;
 
   private constructor(buckets: number, fingerprintBits: 8 | 16 | 32, hashing: Hashing) {
     const bytes = blockBytes(buckets, fingerprintBits);
@@ -395,7 +413,11 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
   protected blockKernel(op: number, block: Block): Kernel {
     const { core } = block.arena;
     const ptr = block.ptr;
-    return (chunk) => core.cuckooRun(ptr, op, chunk.source, chunk.src, chunk.count, chunk.scratch.out);
+    return (chunk) => {
+      const journal = op === OP_ADD || op === OP_TEST_AND_ADD ? this.#journal : undefined;
+      if (journal === undefined) return core.cuckooRun(ptr, op, chunk.source, chunk.src, chunk.count, chunk.scratch.out, 0, 0);
+      return this.#runJournaled(core, block.arena, ptr, op, chunk, journal);
+    };
   }
 
   protected get keyHash(): KeyHash {
@@ -423,98 +445,106 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
 
   /** Stores a whole batch, or none of it: when one key does not fit, the table is put back as it was. */
   #addAll(source: KeySource): void {
-    const saved = this.#snapshot(source);
-    const { answers } = this.runOp(OP_ADD, source);
-    if (answers.includes(0)) this.#undo(source, answers, 1, saved);
+    this.#atomically(OP_ADD, source, 0);
   }
 
   /** testAndAdd over a batch, in order: 1 where a key was probably present; the absent ones stored, all or none. */
   #testAndAdd(source: KeySource): Uint8Array {
-    const saved = this.#snapshot(source);
-    const { answers } = this.runOp(OP_TEST_AND_ADD, source);
-    if (answers.includes(2)) this.#undo(source, answers, 0, saved);
-    return answers;
+    return this.#atomically(OP_TEST_AND_ADD, source, 2);
   }
 
   /**
-   * A copy of the slots and size before a batch, so a failure leaves the very
-   * same bytes (keys stored earlier in the batch may have moved others by
-   * kicks), when the copy costs little: a small table, or a batch large
-   * enough to pay for it. Otherwise a failure removes the batch's keys again:
-   * the filter then holds and answers exactly as before, a few fingerprints
-   * possibly in other slots of their buckets.
+   * Runs an adding batch so that, when a key's answer is `failed` or the run
+   * throws, the table goes back to the very bytes it had and its kick
+   * generator to its state: the filter then goes on as if the call never
+   * ran. A table of up to 64 KiB, or one small beside the batch, is copied
+   * first. A small batch on a larger table keeps a journal of the slots it
+   * writes instead (the keys it stores, and the fingerprints their inserts
+   * move to other buckets), played back last write first. Measured in one
+   * process (Node 20), addInts of 10^6 keys into a 2 MiB table in batches of
+   * b keys, the copy against the journal, median ns/key: b = 10^6 (2 bytes
+   * of table a key) 13.5 against 18.5; b = 10^5 (21 bytes) 20.7 against
+   * 19.2; b = 10^4 47.9 against 22.0; b = 10^3 319 against 23.1.
    */
-  #snapshot(source: KeySource): { slots: Uint8Array; size: number } | undefined {
-    const keys = Math.max(0, sourceLength(source));
-    const bytes = blockBytes(this.#buckets, this.#fingerprintBits) - HEADER_BYTES;
-    if (bytes > Math.max(SNAPSHOT_ALWAYS_BYTES, SNAPSHOT_BYTES_PER_KEY * keys)) return undefined;
-    const data = this.live() + HEADER_BYTES;
-    return { slots: this.arena.u8().slice(data, data + bytes), size: this.size };
-  }
-
-  /** Puts the table back (from the snapshot, or by removing the keys of `source` whose answer is `stored`), then throws the filter-full RangeError. */
-  #undo(source: KeySource, answers: Uint8Array, stored: number, saved: { slots: Uint8Array; size: number } | undefined): never {
-    if (saved) {
-      this.arena.u8().set(saved.slots, this.live() + HEADER_BYTES);
-      this.core.cuckooSetSize(this.live(), saved.size);
+  #atomically(op: number, source: KeySource, failed: number): Uint8Array {
+    const filter = this.live();
+    const { arena } = this;
+    const bytes = blockBytes(this.#buckets, this.#fingerprintBits);
+    let undo: () => void;
+    let journal: Journal | undefined;
+    if (bytes - HEADER_BYTES <= Math.max(SNAPSHOT_ALWAYS_BYTES, SNAPSHOT_BYTES_PER_KEY * batchKeys(source))) {
+      const saved = arena.u8().slice(filter, filter + bytes);
+      undo = () => this.arena.u8().set(saved, this.live());
     } else {
-      const picks: number[] = [];
-      for (let i = 0; i < answers.length; i++) if (answers[i] === stored) picks.push(i);
-      if (picks.length > 0) this.runOp(OP_REMOVE, pick(source, picks));
+      const capacity = journalCapacity(source);
+      const ptr = arena.alloc(JOURNAL_HEADER + capacity * JOURNAL_ENTRY_BYTES);
+      if (ptr === 0) throw new RangeError(`no room in wasm memory for the journal of a batch of ${sourceLength(source)} keys; nothing was added`);
+      const header = arena.u8().slice(filter, filter + HEADER_BYTES);
+      const running: Journal = { ptr, capacity, pieces: [] };
+      journal = running;
+      undo = () => this.#playBack(running, header);
     }
-    throw this.#full(answers.length);
+    this.#journal = journal;
+    let answers: Uint8Array;
+    try {
+      answers = this.runOp(op, source).answers;
+      if (answers.includes(failed)) undo();
+    } catch (error) {
+      undo();
+      throw error;
+    } finally {
+      this.#journal = undefined;
+      if (journal) arena.free(journal.ptr);
+    }
+    // After the undo, so the message gives the size the filter has.
+    if (answers.includes(failed)) throw this.#full(answers.length);
+    return answers;
+  }
+
+  /** Puts back every write a journal holds (those of a run that threw first), last first, then the header as it was. */
+  #playBack(journal: Journal, header: Uint8Array): void {
+    const filter = this.live();
+    const entries = journal.ptr + JOURNAL_HEADER;
+    this.core.cuckooUndo(filter, entries, this.arena.u32()[journal.ptr >>> 2]);
+    this.arena.u32()[journal.ptr >>> 2] = 0;
+    for (let i = journal.pieces.length - 1; i >= 0; i--) {
+      const piece = journal.pieces[i];
+      this.arena.u8().set(piece, entries);
+      this.core.cuckooUndo(filter, entries, piece.length / JOURNAL_ENTRY_BYTES);
+    }
+    this.arena.u8().set(header, filter);
+  }
+
+  /** cuckooRun over a chunk, its writes kept in the running batch's journal: in several runs when the journal fills. */
+  #runJournaled(core: Core, arena: Arena, filter: number, op: number, chunk: Chunk, journal: Journal): number {
+    const stride = chunk.source === SOURCE_U32 ? 4 : 8;
+    let total = 0;
+    for (let done = 0; done < chunk.count; ) {
+      total += core.cuckooRun(filter, op, chunk.source, chunk.src + done * stride, chunk.count - done, chunk.scratch.out + done, journal.ptr, journal.capacity);
+      const [entries, keys] = arena.u32().subarray(journal.ptr >>> 2, (journal.ptr >>> 2) + 2);
+      if (entries > 0) journal.pieces.push(arena.u8().slice(journal.ptr + JOURNAL_HEADER, journal.ptr + JOURNAL_HEADER + entries * JOURNAL_ENTRY_BYTES));
+      arena.u32()[journal.ptr >>> 2] = 0;
+      done += keys;
+    }
+    return total;
   }
 }
 
-/** The keys of a source at `picks`, as a source of their own. */
-function pick(source: KeySource, picks: number[]): KeySource {
-  switch (source.kind) {
-    case "keys":
-      return { kind: "keys", keys: picks.map((i) => source.keys[i]) };
-    case "packed": {
-      const keys = unpack(source.bytes, source.ends);
-      return { kind: "keys", keys: picks.map((i) => keys[i]) };
-    }
-    case "lines": {
-      const keys = splitLines(source.buffer);
-      return { kind: "keys", keys: picks.map((i) => keys[i]) };
-    }
-    case "ints": {
-      const keys = source.keys;
-      return { kind: "ints", keys: keys instanceof BigUint64Array ? BigUint64Array.from(picks, (i) => keys[i]) : Uint32Array.from(picks, (i) => keys[i]) };
-    }
-    case "hashes":
-      return { kind: "hashes", hashes: BigUint64Array.from(picks, (i) => source.hashes[i]) };
-  }
+/** The journal of the batch running: its place in wasm memory, its room in entries, and the entries of its earlier runs. */
+interface Journal {
+  readonly ptr: number;
+  readonly capacity: number;
+  readonly pieces: Uint8Array[];
 }
 
-/** Splits packed keys into views (no copy). */
-function unpack(bytes: Uint8Array, ends: Uint32Array): Uint8Array[] {
-  if (!isBytes(bytes)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
-  if (!(ends instanceof Uint32Array)) throw new TypeError(`ends must be a Uint32Array, got ${describe(ends)}`);
-  const keys: Uint8Array[] = new Array(ends.length);
-  let start = 0;
-  for (let i = 0; i < ends.length; i++) {
-    if (ends[i] < start || ends[i] > bytes.length) {
-      throw new RangeError(`ends[${i}] = ${ends[i]} must be ≥ ends[${i - 1}] = ${start} and ≤ bytes.length = ${bytes.length}`);
-    }
-    keys[i] = bytes.subarray(start, ends[i]);
-    start = ends[i];
-  }
-  return keys;
+/** Keys a batch holds at least, to weigh a copy of the table against them: for lines, one per 64 bytes. */
+function batchKeys(source: KeySource): number {
+  if (source.kind === "lines") return isBytes(source.buffer) ? Math.floor(source.buffer.length / 64) : 0;
+  return Math.max(0, sourceLength(source));
 }
 
-/** Splits newline-delimited keys into views (no copy), as the line kernels split them. */
-function splitLines(buffer: Uint8Array): Uint8Array[] {
-  if (!isBytes(buffer)) throw new TypeError(`buffer must be a Uint8Array of newline-delimited keys, got ${describe(buffer)}`);
-  const keys: Uint8Array[] = [];
-  let from = 0;
-  while (from < buffer.length) {
-    const newline = buffer.indexOf(10, from);
-    let end = newline < 0 ? buffer.length : newline;
-    if (end > from && buffer[end - 1] === 13) end--;
-    keys.push(buffer.subarray(from, end));
-    from = newline < 0 ? buffer.length : newline + 1;
-  }
-  return keys;
+/** Journal entries for a batch: one a key stored, and room for one insert's relocations, up to a whole chunk's. */
+function journalCapacity(source: KeySource): number {
+  const keys = source.kind === "lines" ? (isBytes(source.buffer) ? source.buffer.length + 1 : 0) : Math.max(0, sourceLength(source));
+  return Math.min(keys, MAX_BATCH_KEYS) + JOURNAL_ENTRIES_PER_KEY;
 }
