@@ -1,6 +1,7 @@
 // `bloomkit calc`: the parameter calculator of hur.st/bloomfilter, from any three of n, p, m, k.
 import { optimal, type OptimalInput } from "bloomkit";
 import { CliError, UsageError, hasByteUnit, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
+import { printOut } from "./io.js";
 import { count, formatBytes } from "./words.js";
 
 export const calcOptions: OptionSpec[] = [
@@ -45,7 +46,7 @@ export async function calc({ options, positionals }: Parsed): Promise<void> {
   }
   const bytes = result.bytes;
   const size = formatBytes(bytes);
-  process.stdout.write(
+  printOut(
     `n = ${result.n.toLocaleString("en-US")}\n` +
       `p = ${result.p.toPrecision(6)} (1 in ${Math.round(1 / result.p).toLocaleString("en-US")})\n` +
       `m = ${result.m.toLocaleString("en-US")} bits (${size})\n` +

@@ -15,7 +15,7 @@ import { CliError, UsageError, parseCount, parseProbability, type OptionSpec, ty
 import { AtomicFile, checkWritable } from "./atomic-output.js";
 import { CuckooOverflow } from "./cuckoo-overflow.js";
 import { STDIO, closeInput, openInput, refuseOutputsThatAreInputs, type Input } from "./input.js";
-import { Output, Progress, countNewlines, linePieces, splitLines } from "./io.js";
+import { Output, Progress, countNewlines, linePieces, printOut, splitLines } from "./io.js";
 import { cannot } from "./os-errors.js";
 import { count, fmt } from "./words.js";
 import { inRedis, openShared, redisOptions, redisTarget } from "./redis.js";
@@ -335,7 +335,7 @@ function describeFilter(filter: AnyFilter): string {
 export async function info({ positionals }: Parsed): Promise<void> {
   if (positionals.length !== 1) throw new UsageError(`info takes one filter file, got ${positionals.length}`);
   const filter = await load(positionals[0]);
-  process.stdout.write(describeFilter(filter) + "\n");
+  printOut(describeFilter(filter) + "\n");
   filter.dispose();
 }
 

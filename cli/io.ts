@@ -326,21 +326,37 @@ export class Output {
       this.#file.write(data);
       return false;
     }
-    let at = 0;
-    while (at < data.length) {
-      try {
-        at += writeSync(this.#fd, data, at, data.length - at);
-      } catch (error) {
-        // A non-blocking pipe on stdout that is full: wait a moment and try again.
-        if ((error as NodeJS.ErrnoException).code === "EAGAIN") Atomics.wait(WAIT, 0, 0, 1);
-        else {
-          this.#file?.abort();
-          throw cannot("write", this.path === STDIO ? "standard output" : this.path, error);
-        }
-      }
+    try {
+      writeFully(this.#fd, data, this.path === STDIO ? "standard output" : this.path);
+    } catch (error) {
+      this.#file?.abort();
+      throw error;
     }
     return false;
   }
+}
+
+/** Writes all of `data` to `fd` in this thread; a failure is a one-line error naming the output as `name`. */
+function writeFully(fd: number, data: Uint8Array, name: string): void {
+  let at = 0;
+  while (at < data.length) {
+    try {
+      at += writeSync(fd, data, at, data.length - at);
+    } catch (error) {
+      // A non-blocking pipe on stdout that is full: wait a moment and try again.
+      if ((error as NodeJS.ErrnoException).code === "EAGAIN") Atomics.wait(WAIT, 0, 0, 1);
+      else throw cannot("write", name, error);
+    }
+  }
+}
+
+/**
+ * Writes a short text (help, a report) to standard output at once. Not
+ * process.stdout: its failures (a reader gone, a full disk) come later, as an
+ * 'error' event with a stack trace; here they are the one line any output's are.
+ */
+export function printOut(text: string): void {
+  writeFully(1, Buffer.from(text), "standard output");
 }
 
 /** Opens a scratch file for writing in place. */

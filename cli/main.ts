@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { CliError, UsageError, optionHelp, parseArgs, type OptionSpec, type Parsed } from "./args.js";
 import { runCleanups } from "./cleanup.js";
-import { clearProgress } from "./io.js";
+import { clearProgress, printOut } from "./io.js";
 import { inWords } from "./os-errors.js";
 import { dedup, dedupOptions, dedupUsage } from "./dedup.js";
 import { intersect, intersectOptions, intersectUsage } from "./intersect.js";
@@ -60,11 +60,11 @@ let helpFor = "";
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
-    process.stdout.write(MAIN_HELP);
+    printOut(MAIN_HELP);
     return name === undefined ? 2 : 0;
   }
   if (name === "--version" || name === "-v") {
-    process.stdout.write(`bloomkit ${version()}\n`);
+    printOut(`bloomkit ${version()}\n`);
     return 0;
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
@@ -72,7 +72,7 @@ async function main(argv: string[]): Promise<number> {
   helpFor = name;
   const parsed = parseArgs(rest, command.options);
   if (parsed.options.has("help")) {
-    process.stdout.write(`usage: ${command.usage}\n\n${command.summary}\n${command.options.length ? `\noptions:\n${optionHelp(command.options)}\n` : ""}`);
+    printOut(`usage: ${command.usage}\n\n${command.summary}\n${command.options.length ? `\noptions:\n${optionHelp(command.options)}\n` : ""}`);
     return 0;
   }
   await command.run(parsed);

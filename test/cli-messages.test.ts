@@ -1,8 +1,9 @@
 // What the CLI says: grammar, sizes, where usage errors send the user, the
 // version, the accepted forms of sizes and numbers, the cause of a failed
-// cuckoo build, and intersect's sizing and warning when A comes on stdin.
+// cuckoo build, intersect's sizing and warning when A comes on stdin, and a
+// write to standard output that fails.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, cpSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -209,5 +210,36 @@ describe("intersect with A on standard input", () => {
   it("advises a smaller --p when p, not memory, lets too much through", () => {
     const result = run(["intersect", file("A.txt"), file("B.txt"), "--p", "0.05"]);
     expect(result.stderr).toMatch(/warning: about [\d,]+ of the [\d,]+ lines written .*B\.txt has many lines not in .*A\.txt for --p 0\.05; give a smaller --p or use --exact\n$/);
+  });
+});
+
+describe("a failed write to standard output is one line, exit 1", () => {
+  writeFileSync(file("keys.txt"), lines(100, "key-").join("\n") + "\n");
+  const filter = file("keys.bloom");
+  run(["build", file("keys.txt"), "-o", filter]);
+
+  /** The command with its standard output on /dev/full, or on a pipe whose reader has already gone. */
+  const toFull = (args: string[]) => {
+    const full = openSync("/dev/full", "w");
+    try {
+      const result = spawnSync(process.execPath, [BIN, ...args], { stdio: ["ignore", full, "pipe"], encoding: "utf8" });
+      return { code: result.status, stderr: result.stderr };
+    } finally {
+      closeSync(full);
+    }
+  };
+  const toClosedPipe = (args: string[]) => {
+    const quoted = args.map((arg) => `'${arg}'`).join(" ");
+    const result = spawnSync("bash", ["-c", `'${process.execPath}' '${BIN}' ${quoted} | (exec 0<&-; sleep 0.5); exit "\${PIPESTATUS[0]}"`], { encoding: "utf8" });
+    return { code: result.status, stderr: result.stderr };
+  };
+
+  it.each([[["--help"]], [["--version"]], [["calc", "--help"]], [["calc", "--n", "1", "--p", "0.5"]], [["info", filter]]])("%j to a full disk", (args) => {
+    expect(toFull(args)).toEqual({ code: 1, stderr: "bloomkit: cannot write standard output: no space left on the device\n" });
+  });
+
+  // query has said so all along; the others are to say the same.
+  it.each([[["query", filter, "key-1"]], [["info", filter]], [["--help"]], [["calc", "--n", "1", "--p", "0.5"]]])("%j to a reader gone", (args) => {
+    expect(toClosedPipe(args)).toEqual({ code: 1, stderr: "bloomkit: cannot write standard output: the reader went away\n" });
   });
 });
