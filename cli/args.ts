@@ -54,14 +54,21 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[])
         options.set(spec.name, true);
         continue;
       }
-      const value = inline ?? argv[++i];
-      if (value === undefined) throw new UsageError(`--${spec.name} needs a value`);
+      const value = inline ?? argv[i + 1];
+      // `-o -q`: the value was forgotten, and the next option is not a file name (`--output=-q` says it is).
+      if (value === undefined || (inline === undefined && looksLikeOption(value))) throw new UsageError(`${arg} needs a value`);
+      if (inline === undefined) i++;
       options.set(spec.name, value);
       continue;
     }
     positionals.push(arg);
   }
   return { options, positionals };
+}
+
+/** An option rather than a value: "-q", "--output", "--"; not "-" (standard input or output) nor a negative number, which its own check refuses. */
+function looksLikeOption(text: string): boolean {
+  return text.startsWith("-") && text !== "-" && !/^-\.?[0-9]/.test(text);
 }
 
 function splitOnce(text: string, separator: string): [string, string | undefined] {

@@ -55,6 +55,32 @@ describe("usage errors point to the command's own help, exit 2", () => {
   });
 });
 
+describe("an option whose value is missing, before another option", () => {
+  writeFileSync(file("in.txt"), "a\nb\n");
+
+  it.each([
+    [["build", "in.txt", "-o", "-q"], "-o needs a value (see bloomkit build --help)", "-q"],
+    [["merge", "a.bloom", "b.bloom", "-o", "--output"], "-o needs a value (see bloomkit merge --help)", "--output"],
+    [["dedup", "in.txt", "--repeats", "--quiet"], "--repeats needs a value (see bloomkit dedup --help)", "--quiet"],
+    [["calc", "--n", "--p", "0.01"], "--n needs a value (see bloomkit calc --help)", "--p"],
+    [["calc", "--n", "10k", "--p"], "--p needs a value (see bloomkit calc --help)", "--p"],
+  ])("%j is a usage error, and makes no file named after the next option", (args, message, stray) => {
+    const result = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, encoding: "utf8" });
+    expect({ code: result.status, stderr: result.stderr }).toEqual({ code: 2, stderr: `bloomkit: ${message}\n` });
+    expect(existsSync(file(stray))).toBe(false);
+  });
+
+  it("still takes - for standard output, a value given with =, and a negative number for its own check", () => {
+    expect(run(["dedup", file("in.txt"), "-o", "-", "-q"]).stdout).toBe("a\nb\n");
+    expect(run(["dedup", file("in.txt"), "--output=" + file("-q"), "-q"]).code).toBe(0);
+    expect(readFileSync(file("-q"), "utf8")).toBe("a\nb\n");
+    const negative = run(["calc", "--n", "-5", "--p", "0.01"]);
+    expect(negative.code).toBe(2);
+    expect(negative.stderr).toMatch(/^bloomkit: --n must be a positive number: .*; got "-5"/);
+    expect(run(["calc", "--n", "10", "--p", "-.5"]).stderr).toMatch(/^bloomkit: --p must be a probability .*; got "-\.5"/);
+  });
+});
+
 describe("build from a pipe", () => {
   // Counting the lines of a pipe would read it to its end, leaving nothing to build from (an empty filter, exit 0).
   const viaPipe = (args: string) => spawnSync("bash", ["-c", `'${process.execPath}' '${BIN}' build <(printf 'a\\nb\\nc\\n') ${args}`], { encoding: "utf8" });
