@@ -6,6 +6,7 @@ import { CountingBloomFilter } from "./counting-bloom-filter.js";
 import { CuckooFilter } from "./cuckoo-filter.js";
 import { SplitBlockBloomFilter } from "./split-block-bloom-filter.js";
 import { BinaryFuseFilter } from "./binary-fuse-filter.js";
+import { checkInteger, checkOptions } from "./errors.js";
 import { FilterType, fromBase64, readRecordBytes, readRecordStream, type ByteSource, type Loaders } from "./format.js";
 
 /** Any filter this version can read. */
@@ -36,7 +37,18 @@ export function deserializeBase64(text: string): AnyFilter {
  * Uint8Array pieces (a Node file stream, a fetch body, serializeChunks()'s
  * pieces). The payload goes piece by piece into wasm memory, so filters larger
  * than one Uint8Array load. The stream must hold one record and nothing after it.
+ * `size`, the bytes the stream holds when they are known (a file's size), lets
+ * a header that declares more be refused as truncated before the filter it
+ * declares is allocated: a damaged 65-byte file does not cost 4 GiB first.
  */
-export function deserializeChunks(source: ByteSource): Promise<AnyFilter> {
-  return readRecordStream(source, LOADERS);
+export function deserializeChunks(source: ByteSource, options?: DeserializeChunksOptions): Promise<AnyFilter> {
+  const { size } = checkOptions("options", options, ["size"]);
+  const available = size === undefined ? undefined : checkInteger("size", size, 0, Number.MAX_SAFE_INTEGER);
+  return readRecordStream(source, LOADERS, undefined, available);
+}
+
+/** Options of deserializeChunks. */
+export interface DeserializeChunksOptions {
+  /** Bytes the source holds, when known (a file's size). */
+  size?: number;
 }

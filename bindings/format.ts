@@ -251,7 +251,7 @@ export class RecordReader<F> {
   #trailerLength = 0;
   #result: F | undefined;
   #failed = false;
-  /** Bytes there are to read, when the caller knows (readRecordBytes): a record longer than them is refused before its filter is allocated. */
+  /** Bytes there are to read, when the caller knows (readRecordBytes, a stream of a file): a record longer than them is refused before its filter is allocated. */
   readonly #available: number | undefined;
 
   constructor(loaders: Loaders<F>, expected?: FilterTypeCode, available?: number) {
@@ -443,10 +443,12 @@ function piecesOf(source: ByteSource): AsyncIterable<Uint8Array> | Iterable<Uint
  * into the filter's memory piece by piece, so a filter larger than any one
  * Uint8Array loads too. A stream that ends early, or goes on after the
  * record (for example an endless device), is a FormatError; reading stops
- * at the first byte past the record.
+ * at the first byte past the record. With `available`, the bytes the stream
+ * holds (a file's size), a header that declares a longer record is
+ * truncated before its filter is allocated.
  */
-export async function readRecordStream<F>(source: ByteSource, loaders: Loaders<F>, expected?: FilterTypeCode): Promise<F> {
-  const reader = new RecordReader(loaders, expected);
+export async function readRecordStream<F>(source: ByteSource, loaders: Loaders<F>, expected?: FilterTypeCode, available?: number): Promise<F> {
+  const reader = new RecordReader(loaders, expected, available);
   let read = 0;
   try {
     for await (const piece of piecesOf(source)) {

@@ -5,9 +5,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BloomFilter, CountingBloomFilter, CuckooFilter, FormatError, ScalableBloomFilter, SplitBlockBloomFilter, deserialize, deserializeBase64 } from "../bindings/index.js";
+import { BloomFilter, CountingBloomFilter, CuckooFilter, FormatError, MAX_SEGMENT_BITS, ScalableBloomFilter, SplitBlockBloomFilter, deserialize, deserializeBase64, deserializeChunks } from "../bindings/index.js";
 import { urls } from "./helpers.js";
-import { reseal } from "./records.js";
+import { buildRecord, parseRecord, reseal } from "./records.js";
 
 const probes = urls(20_000, "format-probe", 61);
 const answers = (filter: { hasMany(keys: string[]): Uint8Array }) => Array.from(filter.hasMany(probes));
@@ -98,6 +98,30 @@ describe("generic deserialize", () => {
     expect(() => deserialize("BLMK" as unknown as Uint8Array)).toThrow(TypeError);
     expect(() => deserializeBase64("not base64!")).toThrow(/not base64/);
     expect(() => BloomFilter.fromBase64("QkxNSw")).toThrow(FormatError);
+  });
+});
+
+describe("deserializeChunks with the source's size", () => {
+  it("refuses a header that declares more than the size as truncated, before allocating what it declares", async () => {
+    // A record's header alone, its checksum right: a filter of one whole wasm memory (4 GiB), whose payload is missing.
+    const { params } = parseRecord(BloomFilter.withSize(64, 1).serialize());
+    const view = new DataView(params.buffer);
+    view.setBigUint64(0, BigInt(MAX_SEGMENT_BITS), true);
+    view.setBigUint64(8, BigInt(MAX_SEGMENT_BITS), true);
+    const record = buildRecord({ version: 1, type: 1, params, payload: new Uint8Array(0) });
+    new DataView(record.buffer).setBigUint64(12 + params.length, BigInt(MAX_SEGMENT_BITS / 8), true);
+    const header = reseal(record).subarray(0, 12 + params.length + 16);
+    await expect(deserializeChunks([header], { size: header.length })).rejects.toThrow(
+      new FormatError(`truncated: ${header.length} bytes, the record needs ${header.length + MAX_SEGMENT_BITS / 8 + 8}`),
+    );
+  });
+
+  it("loads a record of exactly that size, and checks the option", async () => {
+    const bytes = BloomFilter.create(1000, 0.01).add("kept").serialize();
+    expect((await deserializeChunks([bytes.subarray(0, 50), bytes.subarray(50)], { size: bytes.length })).has("kept")).toBe(true);
+    // Checked at the call, as Type.deserializeChunks checks its options.
+    expect(() => deserializeChunks([bytes], { size: -1 })).toThrow(new RangeError("size must be an integer from 0 to 9007199254740991, got -1"));
+    expect(() => deserializeChunks([bytes], { bytes: 1 } as never)).toThrow(/unknown option "bytes"/);
   });
 });
 
