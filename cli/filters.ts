@@ -50,13 +50,17 @@ const READ_PIECE_BYTES = 8 << 20;
  * Reads a filter file piece by piece straight into the filter's memory, so a
  * filter larger than one Uint8Array (6 GiB, say) loads too. Reading stops at
  * the size the file's header declares: a longer file, or an endless one such
- * as /dev/zero, is an error, not a read that never ends. A file that is not a
- * filter is a one-line error naming it.
+ * as /dev/zero, is an error, not a read that never ends. A regular file's
+ * size is passed on, so a header that declares more than the file holds (a
+ * damaged 65-byte file declaring 4 GiB) is truncated before anything is
+ * allocated. A file that is not a filter is a one-line error naming it.
  */
 async function load(path: string): Promise<AnyFilter> {
-  const stream = createReadStream(path, { highWaterMark: READ_PIECE_BYTES });
+  const input = openInput(path);
+  // The stream closes the file once no read is running on it.
+  const stream = createReadStream("", { fd: input.fd, highWaterMark: READ_PIECE_BYTES });
   try {
-    return await deserializeChunks(stream);
+    return await deserializeChunks(stream, { size: input.size });
   } catch (error) {
     if (error instanceof FormatError) throw new CliError(`${path} is not a bloomkit filter: ${error.message}`);
     if (error instanceof RangeError) throw new CliError(`cannot load ${path}: ${error.message}`);

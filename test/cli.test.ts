@@ -4,7 +4,9 @@ import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { BloomFilter, MAX_SEGMENT_BITS } from "../bindings/index.js";
 import { rng } from "./helpers.js";
+import { buildRecord, parseRecord, reseal } from "./records.js";
 
 const BIN = new URL("../dist/cli/main.js", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "bloomkit-cli-"));
@@ -285,6 +287,46 @@ describe("errors and exit codes", () => {
     const result = run(["build", file("dup.txt"), "-o", file("dup.bloom"), "--type", "cuckoo"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/the line "same" repeats more than a cuckoo filter can hold: at most 8 copies of one key .*; 12 of 20 lines did not fit/);
+  });
+});
+
+describe("a filter file whose header declares more than the file holds", () => {
+  /**
+   * A Bloom filter record's header alone, with checksums that match: bits to
+   * fill `segments` wasm memories (4 GiB each), the payload they need declared
+   * and missing. 65 bytes for one segment, 69 with the segment count of more.
+   */
+  function headerOnly(segments: number): Uint8Array {
+    const { params } = parseRecord(BloomFilter.withSize(64, 1).serialize());
+    const edited = new Uint8Array(params.length + (segments > 1 ? 4 : 0));
+    edited.set(params);
+    const view = new DataView(edited.buffer);
+    const bits = segments * MAX_SEGMENT_BITS;
+    view.setBigUint64(0, BigInt(bits), true); // bits
+    view.setBigUint64(8, BigInt(bits), true); // base bits
+    if (segments > 1) view.setUint32(params.length, segments, true);
+    const record = buildRecord({ version: segments > 1 ? 2 : 1, type: 1, params: edited, payload: new Uint8Array(0) });
+    new DataView(record.buffer).setBigUint64(12 + edited.length, BigInt(bits / 8), true);
+    return reseal(record).subarray(0, 12 + edited.length + 16);
+  }
+
+  it.each([
+    { segments: 1, what: "one segment (4 GiB)" },
+    { segments: 64, what: "64 segments (256 GiB)" },
+  ])("declaring $what is truncated, said before the filter is allocated", ({ segments }) => {
+    const header = headerOnly(segments);
+    expect(header.length).toBe(segments > 1 ? 69 : 65);
+    const damaged = file(`damaged-${segments}.bloom`);
+    writeFileSync(damaged, header);
+    const needed = header.length + (segments * MAX_SEGMENT_BITS) / 8 + 8;
+    writeFileSync(file("ok-1.bloom"), BloomFilter.withSize(64, 1).serialize());
+    for (const args of [["info", damaged], ["query", damaged, "key"], ["merge", damaged, file("ok-1.bloom"), "-o", file("merged.bloom")]]) {
+      const result = run(args);
+      expect(result.code, args.join(" ")).toBe(1);
+      // "the record needs", compared with the file's size: not "the stream ended", read after 4 GiB were allocated, nor "cannot allocate".
+      expect(result.stderr).toBe(`bloomkit: ${damaged} is not a bloomkit filter: truncated: ${header.length} bytes, the record needs ${needed}\n`);
+    }
+    expect(existsSync(file("merged.bloom"))).toBe(false);
   });
 });
 
