@@ -25,7 +25,7 @@ import { LinePipeline, PieceBuffers, THREADED_INPUT_BYTES, parseThreads, threads
 export const FILTER_TYPES = ["bloom", "counting", "cuckoo", "scalable", "split-block", "fuse8", "fuse16"] as const;
 
 export const buildOptions: OptionSpec[] = [
-  { name: "output", short: "o", value: "FILE", help: "the filter file to write (required)" },
+  { name: "output", short: "o", value: "FILE", help: "the filter file to write (required; - for standard output)" },
   { name: "type", short: "t", value: "TYPE", help: "bloom (default), counting, cuckoo, scalable, split-block, fuse8 or fuse16 (static: a binary fuse filter of exactly the input's keys)" },
   { name: "n", value: "N", help: "expected keys (default: the input's line count; scalable: its initial capacity)" },
   { name: "p", value: "P", help: "false-positive rate (default 0.01)" },
@@ -40,7 +40,7 @@ export const queryOptions: OptionSpec[] = [
 export const queryUsage = "bloomkit query f.bloom [key …|-] [--threads N]\n       bloomkit query --redis redis://host:port/db --name NAME [key …|-]";
 export const infoOptions: OptionSpec[] = [];
 export const infoUsage = "bloomkit info f.bloom";
-export const mergeOptions: OptionSpec[] = [{ name: "output", short: "o", value: "FILE", help: "the merged filter file (required)" }];
+export const mergeOptions: OptionSpec[] = [{ name: "output", short: "o", value: "FILE", help: "the merged filter file (required; - for standard output)" }];
 export const mergeUsage = "bloomkit merge a.bloom b.bloom -o c.bloom";
 
 /** Pieces a filter file is read in: large enough to stream gigabytes quickly, small enough to hold. */
@@ -57,25 +57,41 @@ const READ_PIECE_BYTES = 8 << 20;
  */
 async function load(path: string): Promise<AnyFilter> {
   const input = openInput(path);
-  // The stream closes the file once no read is running on it.
-  const stream = createReadStream("", { fd: input.fd, highWaterMark: READ_PIECE_BYTES });
+  const name = nameOf(path, "standard input");
+  // A file's stream closes the file once no read is running on it; standard input stays open.
+  const stream = input.fd === 0 ? process.stdin : createReadStream("", { fd: input.fd, highWaterMark: READ_PIECE_BYTES });
   try {
     return await deserializeChunks(stream, { size: input.size });
   } catch (error) {
-    if (error instanceof FormatError) throw new CliError(`${path} is not a bloomkit filter: ${error.message}`);
-    if (error instanceof RangeError) throw new CliError(`cannot load ${path}: ${error.message}`);
-    if ((error as NodeJS.ErrnoException)?.code !== undefined) throw cannot("read", path, error);
+    if (error instanceof FormatError) throw new CliError(`${name} is not a bloomkit filter: ${error.message}`);
+    if (error instanceof RangeError) throw new CliError(`cannot load ${name}: ${error.message}`);
+    if ((error as NodeJS.ErrnoException)?.code !== undefined) throw cannot("read", name, error);
     throw error;
   } finally {
-    stream.destroy();
+    if (stream !== process.stdin) stream.destroy();
   }
 }
 
-/** Writes a filter file in pieces (no copy of a large filter in JS), to a temporary file renamed into place. */
-function save(path: string, filter: AnyFilter): void {
+/** How a file is named in messages: as the user gave it, or "standard input" or "standard output" for -. */
+const nameOf = (path: string, stdio: string) => (path === STDIO ? stdio : path);
+
+/** Writes a filter file in pieces (no copy of a large filter in JS), to a temporary file renamed into place, or to standard output for -. */
+async function save(path: string, filter: AnyFilter): Promise<void> {
+  if (path === STDIO) {
+    // Where standard output goes, the shell has made or emptied it: there is nothing to put in place.
+    const out = new Output(undefined);
+    for (const piece of filter.serializeChunks()) out.writeThrough(piece);
+    await out.close();
+    return;
+  }
   const file = new AtomicFile(path);
   for (const piece of filter.serializeChunks()) file.write(piece);
   file.commit();
+}
+
+/** Fails now, in words, if a filter file could not be written at the end of a long read (standard output always can). */
+function checkOutput(path: string): void {
+  if (path !== STDIO) checkWritable(path);
 }
 
 /** Counts the lines of a file (for sizing), without decoding them. */
@@ -107,7 +123,7 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
     throw new UsageError(`reading ${input}, which is not a regular file, build needs --n (or --type scalable)`);
   }
   refuseOutputsThatAreInputs([source], [output]);
-  checkWritable(output); // the filter file is written at the end: a folder it cannot go to should not cost the whole read
+  checkOutput(output); // the filter file is written at the end: a folder it cannot go to should not cost the whole read
   if (n === undefined && type !== "scalable") n = Math.max(1, await countLines(source));
   // A Bloom filter is shared: worker threads hash the lines and add them themselves (k cache misses a line, which threads overlap).
   // A split-block filter stays in this thread: measured on 10^7 URL lines, 0.84–0.89 s in one thread, 0.84–1.08 s with two
@@ -155,8 +171,8 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   closeInput(source);
   const failed = overflow?.error(lines);
   if (failed) throw failed;
-  save(output, filter);
-  process.stderr.write(`${output}: ${describeFilter(filter).split("\n")[0]}, ${count(lines, "line")} read\n`);
+  await save(output, filter);
+  process.stderr.write(`${nameOf(output, "standard output")}: ${describeFilter(filter).split("\n")[0]}, ${count(lines, "line")} read\n`);
   filter.dispose();
 }
 
@@ -168,7 +184,7 @@ async function buildFuse(input: string, output: string, type: "fuse8" | "fuse16"
   }
   const source = openInput(input);
   refuseOutputsThatAreInputs([source], [output]);
-  checkWritable(output);
+  checkOutput(output);
   const progress = new Progress("build", source.size, options.has("quiet"));
   const pieces: Buffer[] = [];
   let bytes = 0;
@@ -183,8 +199,8 @@ async function buildFuse(input: string, output: string, type: "fuse8" | "fuse16"
   const text = Buffer.concat(pieces);
   if (text.length > 0 && text[text.length - 1] !== 10) lines++;
   const filter = BinaryFuseFilter.buildLines(text, { fingerprintBits: bits });
-  save(output, filter);
-  process.stderr.write(`${output}: ${describeFilter(filter).split("\n")[0]}, ${count(lines, "line")} read\n`);
+  await save(output, filter);
+  process.stderr.write(`${nameOf(output, "standard output")}: ${describeFilter(filter).split("\n")[0]}, ${count(lines, "line")} read\n`);
   filter.dispose();
 }
 
@@ -195,6 +211,7 @@ export async function query({ options, positionals }: Parsed): Promise<void> {
   if (positionals.length < 1) throw new UsageError("query needs a filter file");
   const threads = parseThreads(options);
   const [file, ...keys] = positionals;
+  if (file === STDIO && keys.includes(STDIO)) throw new UsageError("the filter and the keys cannot both come from standard input");
   const filter = await load(file);
   const out = new Output(undefined);
   if (keys.length === 1 && keys[0] === "-") {
@@ -347,6 +364,7 @@ export async function merge({ options, positionals }: Parsed): Promise<void> {
   if (positionals.length !== 2) throw new UsageError(`merge takes two filter files, got ${positionals.length}`);
   const output = options.get("output");
   if (typeof output !== "string") throw new UsageError("merge needs -o FILE");
+  if (positionals.every((path) => path === STDIO)) throw new UsageError("only one of the two filters can come from standard input");
   // Write the union to a new file: neither filter file is replaced by it.
   const inputs = positionals.map(openInput);
   inputs.forEach(closeInput);
@@ -360,8 +378,8 @@ export async function merge({ options, positionals }: Parsed): Promise<void> {
   try {
     merged = a.union(b);
   } catch (error) {
-    throw new CliError(`cannot merge ${positionals[0]} and ${positionals[1]}: ${(error as Error).message}`);
+    throw new CliError(`cannot merge ${nameOf(positionals[0], "standard input")} and ${nameOf(positionals[1], "standard input")}: ${(error as Error).message}`);
   }
-  save(output, merged);
-  process.stderr.write(`${output}: ${describeFilter(merged).split("\n").slice(0, 2).join(", ")}\n`);
+  await save(output, merged);
+  process.stderr.write(`${nameOf(output, "standard output")}: ${describeFilter(merged).split("\n").slice(0, 2).join(", ")}\n`);
 }

@@ -218,6 +218,52 @@ describe("bloomkit build, query, info, merge", () => {
   });
 });
 
+describe("- for a filter file: standard output for -o, standard input for a filter read", () => {
+  writeFileSync(file("std1.txt"), "one\ntwo\n");
+  writeFileSync(file("std2.txt"), "three\n");
+  const names = () => readdirSync(dir);
+
+  it("build and merge -o - write the filter to standard output, byte for byte the file, and no file named -", () => {
+    for (const type of ["bloom", "fuse8"]) {
+      expect(run(["build", file("std1.txt"), "-o", file(`std1.${type}`), "--type", type]).code).toBe(0);
+      const piped = spawnSync(process.execPath, [BIN, "build", file("std1.txt"), "-o", "-", "--type", type], { cwd: dir });
+      expect(piped.status).toBe(0);
+      expect(piped.stderr.toString()).toMatch(/^standard output: type \w+, 2 lines read\n$/);
+      expect(Buffer.compare(piped.stdout, readFileSync(file(`std1.${type}`)))).toBe(0);
+    }
+    expect(run(["build", file("std2.txt"), "-o", file("std2.bloom"), "--n", "2"]).code).toBe(0);
+    expect(run(["build", file("std1.txt"), "-o", file("std1-n2.bloom"), "--n", "2"]).code).toBe(0);
+    expect(run(["merge", file("std1-n2.bloom"), file("std2.bloom"), "-o", file("std-merged.bloom")]).code).toBe(0);
+    const merged = spawnSync(process.execPath, [BIN, "merge", file("std1-n2.bloom"), file("std2.bloom"), "-o", "-"], { cwd: dir });
+    expect(merged.status).toBe(0);
+    expect(Buffer.compare(merged.stdout, readFileSync(file("std-merged.bloom")))).toBe(0);
+    expect(names()).not.toContain("-");
+  });
+
+  it("info, query and merge read a filter given as - from standard input", () => {
+    const filter = readFileSync(file("std1.bloom"));
+    expect(run(["info", "-"], filter).stdout).toBe(run(["info", file("std1.bloom")]).stdout);
+    expect(run(["query", "-", "two", "nine"], filter).stdout).toBe("two\tprobably present\nnine\tdefinitely absent\n");
+    const merged = run(["merge", "-", file("std2.bloom"), "-o", file("std-merged-in.bloom")], readFileSync(file("std1-n2.bloom")));
+    expect(merged.code).toBe(0);
+    expect(Buffer.compare(readFileSync(file("std-merged-in.bloom")), readFileSync(file("std-merged.bloom")))).toBe(0);
+    const junk = run(["info", "-"], "not a filter\n");
+    expect(junk.code).toBe(1);
+    expect(junk.stderr).toMatch(/^bloomkit: standard input is not a bloomkit filter: .*the magic number is missing\n$/);
+  });
+
+  it("refuses standard input twice", () => {
+    expect(run(["query", "-", "-"], readFileSync(file("std1.bloom")))).toMatchObject({
+      code: 2,
+      stderr: "bloomkit: the filter and the keys cannot both come from standard input (see bloomkit query --help)\n",
+    });
+    expect(run(["merge", "-", "-", "-o", file("twice.bloom")])).toMatchObject({
+      code: 2,
+      stderr: "bloomkit: only one of the two filters can come from standard input (see bloomkit merge --help)\n",
+    });
+  });
+});
+
 describe("bloomkit calc", () => {
   it("reproduces hur.st's worked example (n = 10,000, p = 0.001), with SI suffixes and fractions", () => {
     const result = run(["calc", "--n", "10k", "--p", "1/1000"]);
