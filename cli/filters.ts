@@ -37,7 +37,7 @@ export const queryOptions: OptionSpec[] = [
   ...redisOptions,
   { ...threadsOption, help: "threads that hash the lines of standard input once 4 MiB of it have come, for standard and split-block filters (default: the number of cores); the output is the same" },
 ];
-export const queryUsage = "bloomkit query f.bloom [key …|-] [--threads N]\n       bloomkit query --redis redis://host:port/db --name NAME [key …|-]";
+export const queryUsage = "bloomkit query f.bloom key|- … [--threads N]  (- in its place: the lines of standard input)\n       bloomkit query --redis redis://host:port/db --name NAME key|- …";
 export const infoOptions: OptionSpec[] = [];
 export const infoUsage = "bloomkit info f.bloom";
 export const mergeOptions: OptionSpec[] = [{ name: "output", short: "o", value: "FILE", help: "the merged filter file (required; - for standard output)" }];
@@ -212,49 +212,79 @@ export async function query({ options, positionals }: Parsed): Promise<void> {
   const threads = parseThreads(options);
   const [file, ...keys] = positionals;
   if (file === STDIO && keys.includes(STDIO)) throw new UsageError("the filter and the keys cannot both come from standard input");
+  checkKeys(keys);
   const filter = await load(file);
   const out = new Output(undefined);
-  if (keys.length === 1 && keys[0] === "-") {
-    // Standard input is a stream of unknown length: threads start once enough of it has come.
-    const hashed = threads > 1 ? hashedApart(filter) : undefined;
-    // Answers go to standard output: when that is the terminal too, a progress line would overwrite them.
-    const progress = new Progress("query", undefined, Boolean(process.stdout.isTTY));
-    const answered = new AnsweredLines(ANSWER_SUFFIXES);
-    let pool: LinePipeline | undefined;
-    let bytes = 0;
-    let lines = 0;
-    try {
-      for await (const piece of linePieces("-")) {
-        if (pool) {
-          await pool.push(piece);
-          continue;
-        }
-        // The lines are asked in one call, split in wasm, and written with their answers as bytes: no string per line.
-        const answers = filter.hasLines(piece);
-        out.write(answered.of(piece, answers, lineEnds(piece)).text);
-        bytes += piece.length;
-        lines += answers.length;
-        progress.update(bytes, lines);
-        if (hashed && worthThreads(threads, undefined) && bytes >= THREADED_INPUT_BYTES) {
-          // Workers hash the lines and write them with their answers; this thread queries the hashes in input order.
-          pool = new LinePipeline({ filter: hashed, op: (hashes) => hashed.hasHashes(hashes), outputs: [out.handOver()], annotate: ANSWER_SUFFIXES }, threads, progress);
-          // Its progress goes on from what this thread has done.
-          pool.bytes = bytes;
-          pool.lines = lines;
-        }
-      }
-      await pool?.finish();
-    } finally {
-      await pool?.close();
-    }
-    progress.done();
-  } else {
-    if (keys.length === 0) throw new UsageError("query needs keys, or - to read them from standard input");
-    const answers = filter.hasMany(keys);
-    keys.forEach((key, i) => out.write(`${key}\t${answer(answers[i])}\n`));
-  }
+  await inOrder(
+    keys,
+    (some) => writeAnswers(out, some, filter.hasMany(some)),
+    () => queryLines(filter, threads, out),
+  );
   await out.close();
   filter.dispose();
+}
+
+/** The keys' usage errors: none at all, or - given twice (standard input is read once). */
+function checkKeys(keys: readonly string[]): void {
+  if (keys.length === 0) throw new UsageError("query needs keys, or - to read them from standard input");
+  if (keys.indexOf(STDIO) !== keys.lastIndexOf(STDIO)) throw new UsageError("- is given twice: standard input is read once");
+}
+
+/**
+ * Answers the keys in the order given: those before a -, then the lines of
+ * standard input in its place, then those after (`query f.bloom key -`).
+ */
+async function inOrder(keys: readonly string[], answerKeys: (keys: string[]) => unknown, answerLines: () => Promise<void>): Promise<void> {
+  const at = keys.indexOf(STDIO);
+  if (at < 0) {
+    await answerKeys([...keys]);
+    return;
+  }
+  if (at > 0) await answerKeys(keys.slice(0, at));
+  await answerLines();
+  if (at + 1 < keys.length) await answerKeys(keys.slice(at + 1));
+}
+
+function writeAnswers(out: Output, keys: readonly string[], answers: ArrayLike<number>): void {
+  keys.forEach((key, i) => out.write(`${key}\t${answer(answers[i])}\n`));
+}
+
+/** The lines of standard input with their answers, in worker threads once enough of it has come. */
+async function queryLines(filter: AnyFilter, threads: number, out: Output): Promise<void> {
+  // Standard input is a stream of unknown length: threads start once enough of it has come.
+  const hashed = threads > 1 ? hashedApart(filter) : undefined;
+  // Answers go to standard output: when that is the terminal too, a progress line would overwrite them.
+  const progress = new Progress("query", undefined, Boolean(process.stdout.isTTY));
+  const answered = new AnsweredLines(ANSWER_SUFFIXES);
+  let pool: LinePipeline | undefined;
+  let bytes = 0;
+  let lines = 0;
+  try {
+    for await (const piece of linePieces(STDIO)) {
+      if (pool) {
+        await pool.push(piece);
+        continue;
+      }
+      // The lines are asked in one call, split in wasm, and written with their answers as bytes: no string per line.
+      const answers = filter.hasLines(piece);
+      out.write(answered.of(piece, answers, lineEnds(piece)).text);
+      bytes += piece.length;
+      lines += answers.length;
+      progress.update(bytes, lines);
+      if (hashed && worthThreads(threads, undefined) && bytes >= THREADED_INPUT_BYTES) {
+        // Workers hash the lines and write them with their answers; this thread queries the hashes in input order.
+        pool = new LinePipeline({ filter: hashed, op: (hashes) => hashed.hasHashes(hashes), outputs: [out.handOver()], annotate: ANSWER_SUFFIXES }, threads, progress);
+        // Its progress goes on from what this thread has done.
+        pool.bytes = bytes;
+        pool.lines = lines;
+      }
+    }
+    // The workers have written every line once this ends: keys after - are written after them.
+    await pool?.finish();
+  } finally {
+    await pool?.close();
+  }
+  progress.done();
 }
 
 const answer = (present: number) => (present ? "probably present" : "definitely absent");
@@ -275,22 +305,23 @@ function hashedApart(filter: AnyFilter): BloomFilter | SplitBlockBloomFilter | u
 
 /** query --redis: the same output, from a filter kept in Redis. */
 async function queryShared(target: { url: string; name: string }, keys: string[]): Promise<void> {
-  if (keys.length === 0) throw new UsageError("query needs keys, or - to read them from standard input");
+  checkKeys(keys);
   const { filter, close } = await openShared(target);
   const out = new Output(undefined);
-  if (keys.length === 1 && keys[0] === "-") {
-    for await (const piece of linePieces("-")) {
-      const split = splitLines(piece);
-      const answers = await inRedis(target, false, () => filter.hasMany(split.keys));
-      split.keys.forEach((key, i) => {
-        out.write(key);
-        out.write(`\t${answer(answers[i])}\n`);
-      });
-    }
-  } else {
-    const answers = await inRedis(target, false, () => filter.hasMany(keys));
-    keys.forEach((key, i) => out.write(`${key}\t${answer(answers[i])}\n`));
-  }
+  await inOrder(
+    keys,
+    async (some) => writeAnswers(out, some, await inRedis(target, false, () => filter.hasMany(some))),
+    async () => {
+      for await (const piece of linePieces(STDIO)) {
+        const split = splitLines(piece);
+        const answers = await inRedis(target, false, () => filter.hasMany(split.keys));
+        split.keys.forEach((key, i) => {
+          out.write(key);
+          out.write(`\t${answer(answers[i])}\n`);
+        });
+      }
+    },
+  );
   await out.close();
   await close();
 }

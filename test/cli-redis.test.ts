@@ -63,6 +63,8 @@ run("bloomkit with --redis", () => {
     expect(asked).toMatchObject({ code: 0, stdout: `${lines[0]}\tprobably present\nhttps://example.com/never\tdefinitely absent\n` });
     const piped = cli(["query", "--redis", url, "--name", "crawl:seen", "-"], `${lines[1]}\nnope\n`);
     expect(piped.stdout).toBe(`${lines[1]}\tprobably present\nnope\tdefinitely absent\n`);
+    const around = cli(["query", "--redis", url, "--name", "crawl:seen", lines[0], "-", "https://example.com/never"], `${lines[1]}\n`);
+    expect(around.stdout).toBe(`${lines[0]}\tprobably present\n${lines[1]}\tprobably present\nhttps://example.com/never\tdefinitely absent\n`);
     const redis = await createClient({ url }).connect();
     expect((await redis.keys("*")).sort()).toEqual(["{crawl:seen}:bits:0", "{crawl:seen}:meta"]);
     await redis.flushAll();

@@ -234,6 +234,15 @@ describe("query --threads", () => {
     expect(outputs[1].stdout.equals(outputs[0].stdout)).toBe(true);
   });
 
+  it("with keys around -, answers them before and after the lines the workers wrote", () => {
+    const filter = file("half-bloom.bloom");
+    const lines = run(["query", filter, "-", "--threads", "1"], log).stdout.toString("utf8");
+    const result = run(["query", filter, "https://crawl.example/before", "-", "https://crawl.example/after", "--threads", "2"], log, { BLOOMKIT_DEBUG: "1" });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/worker threads/); // the lines of standard input went to the workers
+    expect(result.stdout.toString("utf8")).toBe(`https://crawl.example/before\tdefinitely absent\n${lines}https://crawl.example/after\tdefinitely absent\n`);
+  });
+
   it("says --threads is not for --redis", () => {
     const result = run(["query", "--redis", "redis://127.0.0.1:1/0", "--name", "x", "k", "--threads", "2"]);
     expect(result.code).toBe(2);

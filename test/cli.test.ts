@@ -218,6 +218,24 @@ describe("bloomkit build, query, info, merge", () => {
   });
 });
 
+describe("query with - among its keys", () => {
+  it("answers the keys before -, standard input's lines in its place, then the keys after (the README's query urls.bloom https://example.com/ -)", () => {
+    writeFileSync(file("some.txt"), "url1\nurl7\n");
+    expect(run(["build", file("some.txt"), "-o", file("some.bloom")]).code).toBe(0);
+    expect(run(["query", file("some.bloom"), "url1", "-"], "url7\nurl9\n").stdout).toBe("url1\tprobably present\nurl7\tprobably present\nurl9\tdefinitely absent\n");
+    expect(run(["query", file("some.bloom"), "url9", "-", "url1"], "url7").stdout).toBe("url9\tdefinitely absent\nurl7\tprobably present\nurl1\tprobably present\n");
+    expect(run(["query", file("some.bloom"), "-", "url1"], "").stdout).toBe("url1\tprobably present\n");
+  });
+
+  it("refuses - twice: standard input is read once", () => {
+    expect(run(["query", file("some.bloom"), "-", "url1", "-"], "url7\n")).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: "bloomkit: - is given twice: standard input is read once (see bloomkit query --help)\n",
+    });
+  });
+});
+
 describe("- for a filter file: standard output for -o, standard input for a filter read", () => {
   writeFileSync(file("std1.txt"), "one\ntwo\n");
   writeFileSync(file("std2.txt"), "three\n");
