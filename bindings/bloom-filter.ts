@@ -14,7 +14,7 @@ import { checkDeserializeOptions, openHandle, type DeserializeOptions, type Shar
 import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { combineInto } from "./combine.js";
 import { segmentIndices } from "./indices.js";
-import { checkReachable, MAX_HASHES, optimal, rateFor } from "./optimal.js";
+import { checkReachable, filterSizing, MAX_HASHES, rateFor } from "./optimal.js";
 import type { Filter } from "./filter.js";
 import { hashId, type HashName } from "./hash.js";
 import {
@@ -152,7 +152,8 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
    * RangeError when no filter can be that large. @internal
    */
   static sizeFor(n: number, p: number, hashing: Hashing, foldable = false, segmentLimit = MAX_SEGMENT_BITS): { bits: number; hashes: number; segments: number } {
-    const sized = hashing.strategy === "independent" ? optimal({ n, p, k: hashing.names.length }) : optimal({ n, p });
+    // Not optimal(): the bound on m is the filter's own, far lower, and its message names create()'s arguments.
+    const sized = filterSizing(hashing.strategy === "independent" ? { n, p, k: hashing.names.length } : { n, p });
     const segments = segmentsFor(sized.m, segmentLimit);
     const maxBits = MAX_SEGMENTS * segmentLimit;
     const perSegment = foldable ? foldableBits(sized.m / segments) : segments > 1 ? Math.ceil(sized.m / segments / 64) * 64 : sized.m;

@@ -136,6 +136,18 @@ function capacityFor(m: number, k: number, p: number): number {
   return n;
 }
 
+/**
+ * The m that n and p (with k, when given) call for, or a RangeError when it is
+ * more bits than the calculator takes as an m (MAX_CALC_BITS): a result's m
+ * must be one it would accept.
+ */
+function checkBits(m: number, n: number, p: number, k?: number): void {
+  if (m <= MAX_CALC_BITS) return;
+  const given = `n = ${n} and p = ${p}${k === undefined ? "" : ` with k = ${k}`}`;
+  const needed = Number.isFinite(m) ? `m = ${m} bits, more than` : "more bits than";
+  throw new RangeError(`${given} need ${needed} the ${MAX_CALC_BITS} (2^53 − 1) the calculator takes: give a smaller n or a larger p`);
+}
+
 function result(n: number, m: number, k: number): OptimalParameters {
   return { n, p: rateFor(n, m, k), m, k, bitsPerItem: m / n, bytes: Math.ceil(m / 8) };
 }
@@ -166,6 +178,19 @@ function result(n: number, m: number, k: number): OptimalParameters {
  *   optimal({ n, m, p })  → the fewest hashes that reach p
  */
 export function optimal(input: OptimalInput): OptimalParameters {
+  return solve(input, true);
+}
+
+/**
+ * optimal() for a filter's create(), which bounds m itself, far below
+ * MAX_CALC_BITS, and says so in its own arguments' names. @internal
+ */
+export function filterSizing(input: OptimalInput): OptimalParameters {
+  return solve(input, false);
+}
+
+/** optimal(); with `bounded`, an m it computes must be one it takes as an m (at most MAX_CALC_BITS). */
+function solve(input: OptimalInput, bounded: boolean): OptimalParameters {
   if (input === null || typeof input !== "object") {
     throw new TypeError(`input must be an object such as { n, p }, got ${describe(input)}`);
   }
@@ -178,12 +203,17 @@ export function optimal(input: OptimalInput): OptimalParameters {
   const key = given.join(",");
   switch (key) {
     case "n,p": {
-      checkReachable("n", "p", n, p);
+      // Bits first: past them (n = 1e308 overflows m), the k checkReachable derives from m means nothing.
       const bits = optimalBits(n, p);
+      if (bounded) checkBits(bits, n, p);
+      checkReachable("n", "p", n, p);
       return result(n, bits, optimalHashes(n, bits));
     }
-    case "n,p,k":
-      return result(n, bitsForHashes(n, p, k), k);
+    case "n,p,k": {
+      const bits = bitsForHashes(n, p, k);
+      if (bounded) checkBits(bits, n, p, k);
+      return result(n, bits, k);
+    }
     case "n,m":
       return result(n, m, bestWholeHashes(n, m));
     case "n,m,k":

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { falsePositiveRateFor, optimal } from "../bindings/index.js";
+import { BloomFilter, CountingBloomFilter, falsePositiveRateFor, optimal } from "../bindings/index.js";
 
 const LN2 = Math.LN2;
 
@@ -167,5 +167,29 @@ describe("optimal({ n, p, k }) past what floating point holds", () => {
   it("names n, p and k, not an m the caller never gave", () => {
     expect(() => optimal({ n: 100, p: 1e-310, k: 1 })).toThrow(new RangeError("no number of bits reaches p = 1e-310 for n = 100 with k = 1: give a larger p, a smaller n or more hashes"));
     expect(() => optimal({ n: 1e300, p: 1e-10, k: 1 })).toThrow(/^no number of bits reaches p = 1e-10 for n = 1e\+300 with k = 1/);
+  });
+});
+
+describe("optimal's m is one it takes as an m", () => {
+  it("refuses n and p whose m would pass 2^53 − 1, naming n and p", () => {
+    expect(() => optimal({ n: 1e15, p: 0.01 })).toThrow(
+      new RangeError("n = 1000000000000000 and p = 0.01 need m = 9585058377367440 bits, more than the 9007199254740991 (2^53 − 1) the calculator takes: give a smaller n or a larger p"),
+    );
+    expect(() => optimal({ n: 1e300, p: 0.5 })).toThrow(/^n = 1e\+300 and p = 0\.5 need m = 1\.44\d*e\+300 bits, more than the 9007199254740991/);
+    expect(() => optimal({ n: 1e15, p: 0.01, k: 7 })).toThrow(/^n = 1000000000000000 and p = 0\.01 with k = 7 need m = \d+ bits, more than the 9007199254740991/);
+    // Not "needs k = Infinity hash functions": m overflows, and no k follows from it.
+    expect(() => optimal({ n: 1e308, p: 0.01 })).toThrow(/^n = 1e\+308 and p = 0\.01 need more bits than the 9007199254740991 \(2\^53 − 1\) the calculator takes/);
+  });
+
+  it("leaves a filter's create() its own bound and words", () => {
+    expect(() => BloomFilter.create(1e15, 0.01)).toThrow(/^a filter for expectedItems = 1000000000000000 at falsePositiveRate = 0\.01 needs \d+ bits \(1089\.69 TiB\); a filter holds at most/);
+    expect(() => CountingBloomFilter.create(1e15, 0.01)).toThrow(/^a counting filter for expectedItems = 1000000000000000 at falsePositiveRate = 0\.01 needs/);
+  });
+
+  it("gives an m up to 2^53 − 1, which it takes back", () => {
+    const r = optimal({ n: 9e14, p: 0.01 });
+    expect(r.m).toBeLessThanOrEqual(Number.MAX_SAFE_INTEGER);
+    expect(r.m).toBeGreaterThan(2 ** 52);
+    expect(optimal({ n: r.n, m: r.m }).k).toBe(r.k);
   });
 });
