@@ -124,6 +124,16 @@ export function parseProbability(name: string, text: string): number {
   return value;
 }
 
+/**
+ * A message of the library's calculator (optimal()) in the user's words: each
+ * of n, p, m, k it names with a value ("p = 1e-100", "m = 100 bits") that has
+ * a phrase in `phrases` becomes that phrase (the option as typed, "--p
+ * 1e-100"); the values the library derived (a k it chose) stay as they are.
+ */
+export function inOptionWords(message: string, phrases: Partial<Record<"n" | "p" | "m" | "k", string>>): string {
+  return message.replace(/\b([npmk]) = (?:[0-9.e+-]+|Infinity)(?: bits)?/g, (named, name: "n" | "p" | "m" | "k") => phrases[name] ?? named);
+}
+
 /** Renders the option list for --help. */
 export function optionHelp(specs: readonly OptionSpec[]): string {
   const rows = specs.map((s) => [`${s.short ? `-${s.short}, ` : "    "}--${s.name}${s.value ? ` ${s.value}` : ""}`, s.help]);

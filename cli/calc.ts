@@ -1,6 +1,6 @@
 // `bloomkit calc`: the parameter calculator of hur.st/bloomfilter, from any three of n, p, m, k.
 import { optimal, type OptimalInput } from "bloomkit";
-import { CliError, UsageError, hasByteUnit, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
+import { UsageError, hasByteUnit, inOptionWords, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
 import { printOut } from "./io.js";
 import { count, formatBytes } from "./words.js";
 
@@ -28,21 +28,25 @@ export async function calc({ options, positionals }: Parsed): Promise<void> {
     } catch {
       throw new UsageError(`--m must be ${BITS_OR_SIZE_FORMS}; got "${text}"`);
     }
+    if (input.m < 1) throw new UsageError(`--m must be at least 1 bit; got "${text}"`);
   }
   if (options.has("k")) {
     const k = Number(options.get("k"));
     if (!Number.isInteger(k) || k < 1) throw new UsageError(`--k must be a whole number of hash functions, 1 or more (as in 7); got "${options.get("k")}"`);
     input.k = k;
   }
+  const given = Object.keys(input) as (keyof OptionInput)[];
+  if (given.length === 4) throw new UsageError("calc takes at most three of --n --p --m --k: the fourth follows from them; got all four");
   let result;
   try {
     result = optimal(input);
   } catch (error) {
     if (error instanceof TypeError) {
-      const given = Object.keys(input).map((name) => `--${name}`).join(" ") || "nothing";
-      throw new UsageError(`calc needs --n and --p, --n and --m, --m and --p, or any three of --n --p --m --k; got ${given}`);
+      throw new UsageError(`calc needs --n and --p, --n and --m, --m and --p, or any three of --n --p --m --k; got ${given.map((name) => `--${name}`).join(" ") || "nothing"}`);
     }
-    throw new CliError((error as Error).message);
+    // The values given do not go together (a p no filter reaches, an m too small for it), or one is out of the calculator's range.
+    if (error instanceof RangeError) throw new UsageError(inUserWords(error.message, options, given));
+    throw error;
   }
   const bytes = result.bytes;
   const size = formatBytes(bytes);
@@ -54,6 +58,15 @@ export async function calc({ options, positionals }: Parsed): Promise<void> {
       `bits per item = ${result.bitsPerItem.toFixed(2)}\n` +
       `size = ${count(bytes, "byte")}\n`,
   );
+}
+
+/** The calculator's message with the options and values as the user typed them ("--m 0.4", not "m = 0"). */
+function inUserWords(message: string, options: Parsed["options"], given: readonly (keyof OptionInput)[]): string {
+  const typed = (name: keyof OptionInput) => String(options.get(name));
+  // "k must be an integer from 1 to 256, got 300": a value out of the range the calculator takes.
+  const range = /^([npmk]) must be (.*), got .*$/.exec(message);
+  if (range) return `--${range[1]} must be ${range[2]}; got "${typed(range[1] as keyof OptionInput)}"`;
+  return inOptionWords(message, Object.fromEntries(given.map((name) => [name, `--${name} ${typed(name)}`])));
 }
 
 type OptionInput = { -readonly [K in keyof OptimalInput]: OptimalInput[K] };

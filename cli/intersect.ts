@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BloomFilter, hashMany, optimal } from "bloomkit";
+import { BloomFilter, hashMany, optimal, type OptimalInput } from "bloomkit";
 import { bloomBits, checkMemory, freeMemory } from "./memory.js";
-import { UsageError, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
+import { UsageError, inOptionWords, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
 import { onCleanup } from "./cleanup.js";
 import { STDIO, closeInput, openInput, refuseOutputsThatAreInputs, type Input } from "./input.js";
 import { Output, Progress, estimateLines, linePieces, sizedPieces, splitLines } from "./io.js";
@@ -49,7 +49,7 @@ export async function intersect({ options, positionals }: Parsed): Promise<void>
   const out = new Output(outputPath);
   const report = scratch
     ? await exact(inputs[0], inputs[1], memory, scratch, out, quiet)
-    : await approximate(inputs[0], inputs[1], memory, p, givenN, out, quiet, threads);
+    : await approximate(inputs[0], inputs[1], { memory, p, givenN, typed: { n: options.get("n") as string | undefined, p: options.get("p") as string | undefined } }, out, quiet, threads);
   inputs.forEach(closeInput);
   await out.close();
   process.stderr.write(report + "\n");
@@ -61,7 +61,44 @@ const named = (input: Input) => (input.path === STDIO ? "standard input" : input
 /** More than this share of the lines written are expected to be false matches: the output is swamped, so say so. */
 const SWAMPED_SHARE = 0.25;
 
-async function approximate(a: Input, b: Input, memory: number, p: number, givenN: number | undefined, out: Output, quiet: boolean, threads: number): Promise<string> {
+/** What sizes the approximate filter: --memory, --p and --n, and the last two as the user typed them (undefined when not given). */
+interface Sizing {
+  memory: number;
+  p: number;
+  givenN: number | undefined;
+  typed: { n?: string; p?: string };
+}
+
+/**
+ * A's filter, for n lines (undefined: a stream of unknown length): sized for
+ * n at p when that fits the memory, else all the memory with no more hashes
+ * than p needs. A --p no filter reaches is a usage error in the user's words.
+ */
+function filterForA(a: Input, n: number | undefined, { memory, p, givenN, typed }: Sizing, placement: { shared: boolean }): BloomFilter {
+  const phrases = {
+    p: typed.p === undefined ? undefined : `--p ${typed.p}`,
+    n: givenN !== undefined ? `--n ${typed.n}` : n !== undefined ? `the ${count(n, "line")} estimated in ${named(a)}` : `${named(a)}, its length unknown`,
+  };
+  const sized = (input: OptimalInput) => {
+    try {
+      return optimal(input);
+    } catch (error) {
+      if (error instanceof RangeError) throw new UsageError(inOptionWords(error.message, phrases));
+      throw error;
+    }
+  };
+  const budget = bloomBits(memory * 8);
+  if (n === undefined) return BloomFilter.withSize(budget, sized({ n: 1, p }).k, placement);
+  // n lines at p that need more than twice the memory (n = 1e15 needs more bits than optimal() gives an m for): the
+  // memory's filter, whose best k is then at most the k p asks for.
+  if ((-n * Math.log(p)) / (Math.LN2 * Math.LN2) > 2 * budget) return BloomFilter.withSize(budget, sized({ n, m: budget }).k, placement);
+  const wanted = sized({ n, p });
+  if (wanted.m <= budget) return BloomFilter.create(n, p, placement);
+  return BloomFilter.withSize(budget, Math.min(sized({ n, m: budget }).k, wanted.k), placement);
+}
+
+async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quiet: boolean, threads: number): Promise<string> {
+  const { p, givenN } = sizing;
   // A short standard input is read ahead to learn its size, so its filter is sized for it rather than for all the memory allowed.
   /** Whether the two inputs are worth threads, A being `sizeA` bytes (undefined: a stream). */
   const threadedFor = (sizeA: number | undefined) => worthThreads(threads, sizeA === undefined || b.size === undefined ? undefined : sizeA + b.size);
@@ -80,10 +117,7 @@ async function approximate(a: Input, b: Input, memory: number, p: number, givenN
     for await (const piece of piecesA) {
       if (!filter) {
         // Size from A's size when known; on stdin, from the memory allowed.
-        const n = givenN ?? estimateLines(sizeA, piece);
-        const budget = bloomBits(memory * 8);
-        const wanted = n ? optimal({ n, p }) : undefined;
-        filter = wanted && wanted.m <= budget ? BloomFilter.create(n!, p, placement) : BloomFilter.withSize(budget, n ? Math.min(optimal({ n, m: budget }).k, optimal({ n, p }).k) : optimal({ n: 1, p }).k, placement);
+        filter = filterForA(a, givenN ?? estimateLines(sizeA, piece), sizing, placement);
       }
       if (threaded) {
         // Worker threads hash the lines and add them to the shared filter.

@@ -119,6 +119,39 @@ describe("numbers and sizes: the errors list the forms accepted", () => {
   });
 });
 
+describe("values that do not go together: usage errors naming the options and values as typed, exit 2", () => {
+  writeFileSync(file("calc-a.txt"), lines(10_000, "a-").join("\n") + "\n");
+  writeFileSync(file("calc-b.txt"), lines(100, "b-").join("\n") + "\n");
+  const smallest = "6\\.1\\d+e-78";
+
+  it.each([
+    [["calc", "--n", "10k", "--p", "0.01", "--k", "300"], '--k must be an integer from 1 to 256; got "300"'],
+    [["calc", "--n", "10", "--m", "0.4"], '--m must be at least 1 bit; got "0\\.4"'],
+    [["calc", "--n", "10", "--m", "0.01B"], '--m must be at least 1 bit; got "0\\.01B"'],
+    [["calc", "--n", "10", "--m", "2e16"], '--m must be an integer from 1 to 9007199254740991; got "2e16"'],
+    [["calc", "--n", "10k", "--p", "0.01", "--m", "1M", "--k", "3"], "calc takes at most three of --n --p --m --k: the fourth follows from them; got all four"],
+    [["calc", "--n", "1000", "--m", "100", "--p", "1/1e9"], "--m 100 cannot reach --p 1/1e9 for --n 1000: the best is 0\\.99\\d+ with k = 1"],
+    [["calc", "--m", "10", "--k", "5", "--p", "0.1%"], "--m 10 with --k 5 cannot hold even one item at --p 0\\.1%"],
+    [["calc", "--n", "10k", "--p", "1e-100"], `--p 1e-100 needs k = 332 hash functions, more than the 256 a filter takes; the smallest p possible for --n 10k is ${smallest}`],
+    // An m it would refuse as --m is not printed either.
+    [["calc", "--n", "1e15", "--p", "0.01"], "--n 1e15 and --p 0\\.01 need m = 9585058377367440 bits, more than the 9007199254740991 \\(2\\^53 − 1\\) the calculator takes: give a smaller n or a larger p"],
+    [["calc", "--n", "1e300", "--p", "0.5"], "--n 1e300 and --p 0\\.5 need m = 1\\.44\\d+e\\+300 bits, more than the 9007199254740991 .*"],
+    [["intersect", file("calc-a.txt"), file("calc-b.txt"), "--p", "1e-100"], `--p 1e-100 needs k = 332 hash functions, more than the 256 a filter takes; the smallest p possible for the 10,000 lines estimated in ${file("calc-a.txt")} is ${smallest}`],
+    [["intersect", file("calc-a.txt"), file("calc-b.txt"), "--p", "1e-100", "--n", "5k"], `--p 1e-100 needs k = 332 .* the smallest p possible for --n 5k is ${smallest}`],
+  ])("%j", (args, message) => {
+    const result = run(args);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(new RegExp(`^bloomkit: ${message} \\(see bloomkit ${args[0]} --help\\)\n$`));
+    expect(result.stdout).toBe("");
+  });
+
+  it("a --n far past any filter still gives intersect a filter of all the memory", () => {
+    const result = run(["intersect", file("calc-a.txt"), file("calc-b.txt"), "--n", "1e15", "--memory", "1MB"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^\d+ lines? of .*calc-b\.txt \(of 100\) (is|are) probably in/);
+  });
+});
+
 describe("grammar and readable sizes", () => {
   it("dedup: one line, one repeat, and a tiny filter in bytes", () => {
     writeFileSync(file("one.txt"), "only\n");

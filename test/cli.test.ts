@@ -315,7 +315,7 @@ describe("errors and exit codes", () => {
     [["query"], 2, /query needs a filter file/],
     [["dedup", "/no/such/file"], 1, /^bloomkit: cannot read \/no\/such\/file: no such file or directory$/],
     [["info", "/no/such.bloom"], 1, /cannot read \/no\/such.bloom: no such file or directory/],
-    [["calc", "--n", "1000", "--m", "100", "--p", "1e-9"], 1, /cannot reach p = 1e-9/],
+    [["calc", "--n", "1000", "--m", "100", "--p", "1e-9"], 2, /--m 100 cannot reach --p 1e-9 for --n 1000/],
   ])("%j exits %i", (args, code, message) => {
     const result = run(args as string[]);
     expect(result.code).toBe(code);
