@@ -69,12 +69,16 @@ interface Sizing {
   typed: { n?: string; p?: string };
 }
 
+/** What set the size of A's filter, for the warning when it is too small: --memory, --n, or the lines estimated in A. */
+type Limit = { by: "memory" } | { by: "n" | "estimate"; lines: number };
+
 /**
  * A's filter, for n lines (undefined: a stream of unknown length): sized for
  * n at p when that fits the memory, else all the memory with no more hashes
- * than p needs. A --p no filter reaches is a usage error in the user's words.
+ * than p needs; and what set its size. A --p no filter reaches is a usage
+ * error in the user's words.
  */
-function filterForA(a: Input, n: number | undefined, { memory, p, givenN, typed }: Sizing, placement: { shared: boolean }): BloomFilter {
+function filterForA(a: Input, n: number | undefined, { memory, p, givenN, typed }: Sizing, placement: { shared: boolean }): { filter: BloomFilter; limit: Limit } {
   const phrases = {
     p: typed.p === undefined ? undefined : `--p ${typed.p}`,
     n: givenN !== undefined ? `--n ${typed.n}` : n !== undefined ? `the ${count(n, "line")} estimated in ${named(a)}` : `${named(a)}, its length unknown`,
@@ -88,13 +92,14 @@ function filterForA(a: Input, n: number | undefined, { memory, p, givenN, typed 
     }
   };
   const budget = bloomBits(memory * 8);
-  if (n === undefined) return BloomFilter.withSize(budget, sized({ n: 1, p }).k, placement);
+  const byMemory = (k: number) => ({ filter: BloomFilter.withSize(budget, k, placement), limit: { by: "memory" } as const });
+  if (n === undefined) return byMemory(sized({ n: 1, p }).k);
   // n lines at p that need more than twice the memory (n = 1e15 needs more bits than optimal() gives an m for): the
   // memory's filter, whose best k is then at most the k p asks for.
-  if ((-n * Math.log(p)) / (Math.LN2 * Math.LN2) > 2 * budget) return BloomFilter.withSize(budget, sized({ n, m: budget }).k, placement);
+  if ((-n * Math.log(p)) / (Math.LN2 * Math.LN2) > 2 * budget) return byMemory(sized({ n, m: budget }).k);
   const wanted = sized({ n, p });
-  if (wanted.m <= budget) return BloomFilter.create(n, p, placement);
-  return BloomFilter.withSize(budget, Math.min(sized({ n, m: budget }).k, wanted.k), placement);
+  if (wanted.m > budget) return byMemory(Math.min(sized({ n, m: budget }).k, wanted.k));
+  return { filter: BloomFilter.create(n, p, placement), limit: { by: givenN === undefined ? "estimate" : "n", lines: n } };
 }
 
 async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quiet: boolean, threads: number): Promise<string> {
@@ -106,6 +111,7 @@ async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quie
   const buffersA = a.path !== STDIO && threadedFor(a.size) ? new PieceBuffers() : undefined;
   const { size: sizeA, pieces: piecesA } = await sizedPieces(a, buffersA?.take);
   let filter: BloomFilter | undefined;
+  let limit: Limit = { by: "memory" };
   let linesA = 0;
   const progressA = new Progress(`reading ${named(a)}`, sizeA, quiet);
   let bytes = 0;
@@ -117,7 +123,7 @@ async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quie
     for await (const piece of piecesA) {
       if (!filter) {
         // Size from A's size when known; on stdin, from the memory allowed.
-        filter = filterForA(a, givenN ?? estimateLines(sizeA, piece), sizing, placement);
+        ({ filter, limit } = filterForA(a, givenN ?? estimateLines(sizeA, piece), sizing, placement));
       }
       if (threaded) {
         // Worker threads hash the lines and add them to the shared filter.
@@ -189,15 +195,22 @@ async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quie
     `${count(common, "line")} of ${named(b)} (of ${fmt(linesB)}) ${common === 1 ? "is" : "are"} probably in ${named(a)} (${count(linesA, "line")}); ` +
     `each line of ${named(b)} not in ${named(a)} passes with probability ${rate.toPrecision(3)}, about ${fmt(falseMatches)} of them`;
   if (common === 0 || falseMatches <= Math.max(1, SWAMPED_SHARE * common)) return summary;
-  // A filter held to --memory answers well above p; one that reached p needs a smaller p for B's many other lines.
+  // A filter held to --memory, or sized for fewer lines than A has, answers well above p; one that reached p needs a smaller p for B's many other lines.
   const cause =
     rate > 2 * p
-      ? `a filter of ${formatBytes(filterBytes)} is too small for ${count(linesA, "line")}; give a larger --memory or use --exact`
+      ? tooSmall(limit, formatBytes(filterBytes), count(linesA, "line"), named(a), sizing.typed.n)
       : `${named(b)} has many lines not in ${named(a)} for --p ${p}; give a smaller --p or use --exact`;
   return (
     `${summary}\nbloomkit: warning: about ${fmt(falseMatches)} of the ${count(common, "line")} written ` +
     `(${((100 * falseMatches) / common).toPrecision(3)}%) are expected to be false matches, lines not in ${named(a)}: ${cause}`
   );
+}
+
+/** Why A's filter is too small for its lines, naming what set its size: --memory, --n (as typed), or the lines estimated in A. */
+function tooSmall(limit: Limit, size: string, lines: string, a: string, typedN: string | undefined): string {
+  if (limit.by === "memory") return `a filter of ${size} is too small for ${lines}; give a larger --memory or use --exact`;
+  if (limit.by === "n") return `the filter is sized for --n ${typedN} lines, and ${a} has ${lines}; give a larger --n or use --exact`;
+  return `the filter is sized for the ${count(limit.lines, "line")} estimated in ${a}, which has ${lines}; give --n or use --exact`;
 }
 
 /** Most bucket files open at once (each side), well under the usual limit of 1,024 open files. */

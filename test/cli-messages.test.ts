@@ -272,6 +272,31 @@ describe("intersect with A on standard input", () => {
   });
 });
 
+describe("intersect's warning names what made the filter too small", () => {
+  writeFileSync(file("many-a.txt"), lines(10_000, "a-").join("\n") + "\n");
+  writeFileSync(file("many-b.txt"), lines(20_000, "b-").join("\n") + "\n");
+  const warning = (stderr: string) => stderr.trim().split("\n")[1];
+
+  it("--n below A's lines, with memory to spare: --n, not --memory", () => {
+    const result = run(["intersect", file("many-a.txt"), file("many-b.txt"), "--n", "100", "--memory", "1GB"]);
+    expect(result.code).toBe(0);
+    expect(warning(result.stderr)).toMatch(/: the filter is sized for --n 100 lines, and .*many-a\.txt has 10,000 lines; give a larger --n or use --exact$/);
+  });
+
+  it("--memory below what --n asks for: --memory", () => {
+    const result = run(["intersect", file("many-a.txt"), file("many-b.txt"), "--n", "100k", "--memory", "1KB"]);
+    expect(warning(result.stderr)).toMatch(/: a filter of 1,000 bytes is too small for 10,000 lines; give a larger --memory or use --exact$/);
+  });
+
+  it("lines estimated from A's first megabyte, far longer than the rest: the estimate, and --n to give", () => {
+    const long = Array.from({ length: 2000 }, (_, i) => `long-${i}-${"x".repeat(1000)}`);
+    writeFileSync(file("skewed.txt"), [...long, ...lines(200_000, "s-")].join("\n") + "\n");
+    const result = run(["intersect", file("skewed.txt"), file("many-b.txt")]);
+    expect(result.code).toBe(0);
+    expect(warning(result.stderr)).toMatch(/: the filter is sized for the [\d,]+ lines estimated in .*skewed\.txt, which has 202,000 lines; give --n or use --exact$/);
+  });
+});
+
 describe("a failed write to standard output is one line, exit 1", () => {
   writeFileSync(file("keys.txt"), lines(100, "key-").join("\n") + "\n");
   const filter = file("keys.bloom");
