@@ -63,7 +63,8 @@ async function load(path: string): Promise<AnyFilter> {
   try {
     return await deserializeChunks(stream, { size: input.size });
   } catch (error) {
-    if (error instanceof FormatError) throw new CliError(`${name} is not a bloomkit filter: ${error.message}`);
+    // The library's own "not a bloomkit filter: the magic number is missing" says it once.
+    if (error instanceof FormatError) throw new CliError(`${name} is not a bloomkit filter: ${error.message.replace(/^not a bloomkit filter: /, "")}`);
     if (error instanceof RangeError) throw new CliError(`cannot load ${name}: ${error.message}`);
     if ((error as NodeJS.ErrnoException)?.code !== undefined) throw cannot("read", name, error);
     throw error;

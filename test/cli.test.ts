@@ -267,7 +267,7 @@ describe("- for a filter file: standard output for -o, standard input for a filt
     expect(Buffer.compare(readFileSync(file("std-merged-in.bloom")), readFileSync(file("std-merged.bloom")))).toBe(0);
     const junk = run(["info", "-"], "not a filter\n");
     expect(junk.code).toBe(1);
-    expect(junk.stderr).toMatch(/^bloomkit: standard input is not a bloomkit filter: .*the magic number is missing\n$/);
+    expect(junk.stderr).toBe("bloomkit: standard input is not a bloomkit filter: the magic number is missing\n");
   });
 
   it("refuses standard input twice", () => {
@@ -327,7 +327,7 @@ describe("errors and exit codes", () => {
   it("rejects files that are not filters, and merges of incompatible filters", () => {
     writeFileSync(file("junk.bloom"), "not a filter at all");
     expect(run(["info", file("junk.bloom")])).toMatchObject({ code: 1 });
-    expect(run(["info", file("junk.bloom")]).stderr).toMatch(/junk.bloom is not a bloomkit filter: not a bloomkit filter: the magic number is missing/);
+    expect(run(["info", file("junk.bloom")]).stderr).toMatch(/^bloomkit: \S*junk\.bloom is not a bloomkit filter: the magic number is missing\n$/);
     expect(run(["build", file("keys1.txt"), "-o", file("small.bloom"), "--n", "10"]).code).toBe(0);
     expect(run(["build", file("keys1.txt"), "-o", file("cuckoo.bloom"), "--type", "cuckoo"]).code).toBe(0);
     const incompatible = run(["merge", file("small.bloom"), file("f-bloom.bloom"), "-o", file("x.bloom")]);
