@@ -52,12 +52,39 @@ export async function calc({ options, positionals }: Parsed): Promise<void> {
   const size = formatBytes(bytes);
   printOut(
     `n = ${result.n.toLocaleString("en-US")}\n` +
-      `p = ${result.p.toPrecision(6)} (1 in ${Math.round(1 / result.p).toLocaleString("en-US")})\n` +
+      `p = ${rateWords(result)}\n` +
       `m = ${result.m.toLocaleString("en-US")} bits (${size})\n` +
       `k = ${result.k}\n` +
       `bits per item = ${result.bitsPerItem.toFixed(2)}\n` +
       `size = ${count(bytes, "byte")}\n`,
   );
+}
+
+/** Above this, "1 in N" is written 1.23457e+15: its last digits would be noise. */
+const ONE_IN_DIGITS_BELOW = 1e15;
+
+/**
+ * p and "1 in 1/p". A p below the smallest double (10k keys in 64MB: about
+ * 1e-590) is 0 in floating point: it is worked out in logarithms from n, m and
+ * k, (1 − e^(−kn/m))^k, and written in exponent form, never 0 or "1 in ∞".
+ */
+function rateWords({ n, m, k, p }: { n: number; m: number; k: number; p: number }): string {
+  // Below 1e-300 a double loses digits before it reaches 0.
+  const log10 = p >= 1e-300 ? Math.log10(p) : k * Math.log10(-Math.expm1((-k * n) / m));
+  const rate = p >= 1e-300 ? p.toPrecision(6) : exponentForm(log10);
+  const oneIn = -log10 < Math.log10(ONE_IN_DIGITS_BELOW) ? Math.round(1 / p).toLocaleString("en-US") : exponentForm(-log10);
+  return `${rate} (1 in ${oneIn})`;
+}
+
+/** 10^log10 as JS writes a small or large number, to 6 digits: "1.23457e-590". */
+function exponentForm(log10: number): string {
+  let exponent = Math.floor(log10);
+  let mantissa = 10 ** (log10 - exponent);
+  if (Number(mantissa.toPrecision(6)) >= 10) {
+    mantissa /= 10;
+    exponent++;
+  }
+  return `${mantissa.toPrecision(6)}e${exponent < 0 ? "-" : "+"}${Math.abs(exponent)}`;
 }
 
 /** The calculator's message with the options and values as the user typed them ("--m 0.4", not "m = 0"). */

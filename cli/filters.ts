@@ -374,7 +374,7 @@ const DESCRIPTIONS: Record<string, (filter: never) => string[]> = {
     `n ${count(filter.size, "key")} added`,
     `m ${count(filter.bits, "bit")} in ${count(filter.layers, "layer")}`,
     `capacity ${count(filter.capacity, "key")} before the next layer`,
-    `current FPR ${pct(filter.falsePositiveRate())} (target ${filter.targetFalsePositiveRate})`,
+    `current FPR ${pct(filter.falsePositiveRate())} (target ${pct(filter.targetFalsePositiveRate)})`,
   ],
 };
 

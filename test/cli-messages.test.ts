@@ -192,6 +192,20 @@ describe("grammar and readable sizes", () => {
   });
 });
 
+describe("rates in words", () => {
+  it("info: a scalable filter's target rate is a percentage, as its current rate is", () => {
+    writeFileSync(file("rates.txt"), lines(100, "r-").join("\n") + "\n");
+    expect(run(["build", file("rates.txt"), "-o", file("rates.scalable"), "--type", "scalable", "--p", "0.01"]).code).toBe(0);
+    expect(run(["info", file("rates.scalable")]).stdout).toMatch(/\ncurrent FPR [\d.e+-]+% \(target 1\.00%\)\n$/);
+  });
+
+  it("calc: a rate too small for a double, and a 1 in N past 15 digits, in exponent form, never 0 or ∞", () => {
+    expect(run(["calc", "--n", "10k", "--m", "64MB"]).stdout).toContain("\np = 4.55500e-590 (1 in 2.19539e+589)\n");
+    expect(run(["calc", "--n", "10k", "--m", "1MB"]).stdout).toContain("\np = 1.00845e-144 (1 in 9.91622e+143)\n");
+    expect(run(["calc", "--n", "10", "--p", "1e-12"]).stdout).toContain("\np = 9.57870e-13 (1 in 1,043,982,555,082)\n");
+  });
+});
+
 describe("a cuckoo build that fails says why", () => {
   it("a line repeated more than 8 times: the cause is the repeats, and a larger --n does not help", () => {
     writeFileSync(file("dup.txt"), [...lines(100, "distinct-"), ...Array.from({ length: 20 }, () => "https://same.example/page")].join("\n"));
