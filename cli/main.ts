@@ -59,6 +59,8 @@ let helpFor = "";
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  // `bloomkit help calc` is `bloomkit calc --help`.
+  if (name === "help" && rest.length > 0) return main([rest[0], "--help"]);
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     printOut(MAIN_HELP);
     return name === undefined ? 2 : 0;

@@ -336,14 +336,16 @@ describe("errors and exit codes", () => {
     expect(run(["merge", file("small.bloom"), file("cuckoo.bloom"), "-o", file("x.bloom")]).stderr).toMatch(/got BloomFilter and CuckooFilter/);
   });
 
-  it("has --help for every command, exit 0", () => {
+  it("has --help for every command, exit 0, and bloomkit help COMMAND says the same", () => {
     expect(run(["--help"]).stdout).toMatch(/commands:\n {2}dedup/);
     for (const command of ["dedup", "intersect", "build", "query", "info", "merge", "calc"]) {
       const help = run([command, "--help"]);
       expect(help.code, command).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^usage: bloomkit ${command}`));
+      expect(run(["help", command]), `help ${command}`).toEqual(help);
     }
     expect(run([]).code).toBe(2);
+    expect(run(["help", "frobnicate"])).toMatchObject({ code: 2, stderr: 'bloomkit: unknown command "frobnicate"; commands: dedup, intersect, build, query, info, merge, calc (see bloomkit --help)\n' });
   });
 
   it("a cuckoo build that overflows says so", () => {
