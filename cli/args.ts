@@ -90,9 +90,9 @@ export const SIZE_FORMS =
 /** The forms parseProbability accepts, for its error message. */
 export const PROBABILITY_FORMS = "a probability between 0 and 1: a decimal (0.01, 1e-3), a percentage (1%) or a fraction (1/1000)";
 
-/** A count with an optional SI suffix: 10000, 1e6, 10k, 5M, 1G. */
+/** A count with an optional SI suffix: 10000, 1e6 (or 1E6, as --p takes 1E-3), 10k, 5M, 1G. */
 export function parseCount(name: string, text: string): number {
-  const match = /^([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)([kKmMgGtT]?)$/.exec(text.trim());
+  const match = /^([0-9]*\.?[0-9]+(?:[eE][+-]?\d+)?)([kKmMgGtT]?)$/.exec(text.trim());
   const value = match ? Number(match[1]) * SI[match[2]] : NaN;
   if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name} must be ${COUNT_FORMS}; got "${text}"`);
   return value;
@@ -100,7 +100,7 @@ export function parseCount(name: string, text: string): number {
 
 /** A byte size with a unit: 64MB, 17.55KiB, 1GiB (a bare number is bytes). */
 export function parseBytes(name: string, text: string): number {
-  const match = /^([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)\s*([a-zA-Z]*)$/.exec(text.trim());
+  const match = /^([0-9]*\.?[0-9]+(?:[eE][+-]?\d+)?)\s*([a-zA-Z]*)$/.exec(text.trim());
   const unit = match ? BYTE_UNITS[match[2] || "B"] : undefined;
   const value = match && unit ? Number(match[1]) * unit : NaN;
   if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name} must be ${SIZE_FORMS}; got "${text}"`);

@@ -152,6 +152,16 @@ describe("values that do not go together: usage errors naming the options and va
   });
 });
 
+describe("an exponent with a capital E", () => {
+  it("is a count, a number of bits and a size, as it is a rate (--p 1E-3)", () => {
+    const m = (args: string[]) => /\nm = ([\d,]+) bits/.exec(run(["calc", ...args]).stdout)?.[1];
+    expect(run(["calc", "--n", "1E6", "--p", "1E-3"]).stdout).toMatch(/^n = 1,000,000\n/);
+    expect(m(["--n", "1E4", "--m", "1E6"])).toBe("1,000,000");
+    expect(m(["--n", "1E4", "--m", "1E6B"])).toBe("8,000,000");
+    expect(run(["dedup", file("in.txt"), "--memory", "1E6", "-q"]).code).toBe(0);
+  });
+});
+
 describe("grammar and readable sizes", () => {
   it("dedup: one line, one repeat, and a tiny filter in bytes", () => {
     writeFileSync(file("one.txt"), "only\n");
