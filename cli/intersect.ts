@@ -81,7 +81,7 @@ type Limit = { by: "memory" } | { by: "n" | "estimate"; lines: number };
 function filterForA(a: Input, n: number | undefined, { memory, p, givenN, typed }: Sizing, placement: { shared: boolean }): { filter: BloomFilter; limit: Limit } {
   const phrases = {
     p: typed.p === undefined ? undefined : `--p ${typed.p}`,
-    n: givenN !== undefined ? `--n ${typed.n}` : n !== undefined ? `the ${count(n, "line")} estimated in ${named(a)}` : `${named(a)}, its length unknown`,
+    n: givenN !== undefined ? `--n ${typed.n}` : n !== undefined ? `the ${count(n, "line")} estimated in ${named(a)}` : `${named(a)} (its length unknown)`,
   };
   const sized = (input: OptimalInput) => {
     try {
