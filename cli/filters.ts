@@ -36,8 +36,9 @@ export const buildUsage = "bloomkit build input|- -o f.bloom [--type bloom|count
 export const queryOptions: OptionSpec[] = [
   ...redisOptions,
   { ...threadsOption, help: "threads that hash the lines of standard input once 4 MiB of it have come, for standard and split-block filters (default: the number of cores); the output is the same" },
+  { name: "quiet", short: "q", flag: true, help: "no progress line while standard input is read" },
 ];
-export const queryUsage = "bloomkit query f.bloom key|- … [--threads N]  (- in its place: the lines of standard input)\n       bloomkit query --redis redis://host:port/db --name NAME key|- …";
+export const queryUsage = "bloomkit query f.bloom key|- … [--threads N] [--quiet]  (- in its place: the lines of standard input)\n       bloomkit query --redis redis://host:port/db --name NAME key|- …";
 export const infoOptions: OptionSpec[] = [];
 export const infoUsage = "bloomkit info f.bloom";
 export const mergeOptions: OptionSpec[] = [{ name: "output", short: "o", value: "FILE", help: "the merged filter file (required; - for standard output)" }];
@@ -219,7 +220,7 @@ export async function query({ options, positionals }: Parsed): Promise<void> {
   await inOrder(
     keys,
     (some) => writeAnswers(out, some, filter.hasMany(some)),
-    () => queryLines(filter, threads, out),
+    () => queryLines(filter, threads, out, options.has("quiet")),
   );
   await out.close();
   filter.dispose();
@@ -251,11 +252,11 @@ function writeAnswers(out: Output, keys: readonly string[], answers: ArrayLike<n
 }
 
 /** The lines of standard input with their answers, in worker threads once enough of it has come. */
-async function queryLines(filter: AnyFilter, threads: number, out: Output): Promise<void> {
+async function queryLines(filter: AnyFilter, threads: number, out: Output, quiet: boolean): Promise<void> {
   // Standard input is a stream of unknown length: threads start once enough of it has come.
   const hashed = threads > 1 ? hashedApart(filter) : undefined;
   // Answers go to standard output: when that is the terminal too, a progress line would overwrite them.
-  const progress = new Progress("query", undefined, Boolean(process.stdout.isTTY));
+  const progress = new Progress("query", undefined, quiet || Boolean(process.stdout.isTTY));
   const answered = new AnsweredLines(ANSWER_SUFFIXES);
   let pool: LinePipeline | undefined;
   let bytes = 0;

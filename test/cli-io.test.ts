@@ -243,6 +243,24 @@ describe("writes in the background", () => {
     expect(result.stdout).toMatch(/\r\x1b\[2Kbloomkit: cannot write .*tty-limited-out\.txt: file too large\r?\n$/);
   });
 
+  it("query of standard input shows its rate line on a terminal's stderr, and --quiet hides it", () => {
+    const keys = join(dir, "quiet-keys.txt");
+    writeFileSync(keys, Array.from({ length: 1_000 }, (_, i) => `key-${i}`).join("\n") + "\n");
+    const filter = join(dir, "quiet.bloom");
+    const bin = new URL("../dist/cli/main.js", import.meta.url).pathname;
+    expect(spawnSync(process.execPath, [bin, "build", keys, "-o", filter]).status).toBe(0);
+    // script(1) makes stderr a terminal; the answers go to a file, where a rate line would not overwrite them.
+    const shown = (quiet: string) => {
+      const answers = join(dir, `quiet-answers${quiet}.txt`);
+      const command = `exec '${process.execPath}' '${bin}' query '${filter}' - ${quiet} < '${keys}' > '${answers}'`;
+      const result = spawnSync("script", ["-qec", command, "/dev/null"], { encoding: "utf8" });
+      expect(readFileSync(answers, "utf8").split("\n")[0]).toBe("key-0\tprobably present");
+      return result.stdout;
+    };
+    expect(shown("")).toMatch(/query: .* MB\/s, 1,000 lines/);
+    expect(shown("--quiet")).not.toMatch(/MB\/s/);
+  });
+
   for (const threads of [1, 2]) {
     it(`a command whose output outgrows the file-size limit says so in one line and leaves the old output (--threads ${threads})`, () => {
       const input = join(dir, `limited-in-${threads}.txt`);
