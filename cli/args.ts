@@ -134,6 +134,27 @@ export function inOptionWords(message: string, phrases: Partial<Record<"n" | "p"
   return message.replace(/\b([npmk]) = (?:[0-9.e+-]+|Infinity)(?: bits)?/g, (named, name: "n" | "p" | "m" | "k") => phrases[name] ?? named);
 }
 
+/**
+ * A filter's refusal of the size its options ask for (a p no filter reaches,
+ * more bits than a filter holds) in the user's words, as a usage error: its
+ * create()'s names (falsePositiveRate = 1e-100, expectedItems = 3) become the
+ * phrases for p and n (the option as typed, or where n came from). A filter
+ * that fits no memory this machine has is not a usage error and stays as it is.
+ */
+export function sizedByOptions<T>(make: () => T, phrases: { n: string; p: string }): T {
+  try {
+    return make();
+  } catch (error) {
+    if (!(error instanceof RangeError) || /^cannot allocate/.test(error.message)) throw error;
+    const message = error.message
+      .replace(/\b(?:falsePositiveRate|p) = [0-9.e+-]+/g, phrases.p)
+      .replace(/\b(?:expectedItems|initialCapacity|n) = [0-9.e+-]+/g, phrases.n)
+      .replace(/\bfalsePositiveRate\b/g, "p")
+      .replace(/\b(?:expectedItems|initialCapacity)\b/g, "n");
+    throw new UsageError(message);
+  }
+}
+
 /** Renders the option list for --help. */
 export function optionHelp(specs: readonly OptionSpec[]): string {
   const rows = specs.map((s) => [`${s.short ? `-${s.short}, ` : "    "}--${s.name}${s.value ? ` ${s.value}` : ""}`, s.help]);

@@ -2,7 +2,7 @@
 // occurrence of each line in input order; lines reach wasm as bytes.
 import { BloomFilter, ScalableBloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, optimal, splitBlockFalsePositiveRate } from "bloomkit";
 import { bloomBits, checkMemory } from "./memory.js";
-import { UsageError, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
+import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, type OptionSpec, type Parsed } from "./args.js";
 import { closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
 import { Output, Progress, estimateLines, linePieces } from "./io.js";
 import { count, formatBytes } from "./words.js";
@@ -108,9 +108,13 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
           filter = BloomFilter.withSize(m, n ? Math.min(optimal({ n, m }).k, optimal({ n, p }).k) : optimal({ n: 1, p }).k);
         } else if (n !== undefined) {
           // Not exchanged with Parquet: no need to round the size up to a power of two.
-          filter = type === "split-block" ? SplitBlockBloomFilter.create(n, p, { powerOfTwo: false }) : BloomFilter.create(n, p);
+          const phrases = {
+            p: options.has("p") ? `--p ${options.get("p")}` : `p = ${p} (the default --p)`,
+            n: givenN !== undefined ? `--n ${options.get("n")}` : `the ${count(n, "line")} estimated in ${input}`,
+          };
+          filter = sizedByOptions(() => (type === "split-block" ? SplitBlockBloomFilter.create(n, p, { powerOfTwo: false }) : BloomFilter.create(n, p)), phrases);
         } else {
-          filter = ScalableBloomFilter.create(1_000_000, p);
+          filter = sizedByOptions(() => ScalableBloomFilter.create(1_000_000, p), { p: options.has("p") ? `--p ${options.get("p")}` : `p = ${p} (the default --p)`, n: "a first layer of 1,000,000 keys (standard input's length unknown)" });
         }
       }
       if (threaded && !(filter instanceof ScalableBloomFilter)) {

@@ -11,7 +11,7 @@ import {
   deserializeChunks,
   type AnyFilter,
 } from "bloomkit";
-import { CliError, UsageError, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
+import { CliError, UsageError, parseCount, parseProbability, sizedByOptions, type OptionSpec, type Parsed } from "./args.js";
 import { AtomicFile, checkWritable } from "./atomic-output.js";
 import { CuckooOverflow } from "./cuckoo-overflow.js";
 import { STDIO, closeInput, openInput, refuseOutputsThatAreInputs, type Input } from "./input.js";
@@ -132,12 +132,19 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   // (hashing in the workers and adding here, or adding to a shared filter, where new keys cost about 4× in atomic ORs).
   const threads = parseThreads(options);
   const threaded = type === "bloom" && worthThreads(threads, source.size);
-  const filter =
-    type === "bloom" ? BloomFilter.create(n!, p, { shared: threaded })
-    : type === "counting" ? CountingBloomFilter.create(n!, p)
-    : type === "cuckoo" ? CuckooFilter.create(n!, p)
-    : type === "split-block" ? SplitBlockBloomFilter.create(n!, p)
-    : ScalableBloomFilter.create(n ?? 100_000, p);
+  const phrases = {
+    p: options.has("p") ? `--p ${options.get("p")}` : "p = 0.01 (the default --p)",
+    n: options.has("n") ? `--n ${options.get("n")}` : n === undefined ? "a first layer of 100,000 keys (the default --n)" : `the ${count(n, "line")} of ${input}`,
+  };
+  const filter = sizedByOptions(
+    () =>
+      type === "bloom" ? BloomFilter.create(n!, p, { shared: threaded })
+      : type === "counting" ? CountingBloomFilter.create(n!, p)
+      : type === "cuckoo" ? CuckooFilter.create(n!, p)
+      : type === "split-block" ? SplitBlockBloomFilter.create(n!, p)
+      : ScalableBloomFilter.create(n ?? 100_000, p),
+    phrases,
+  );
   const progress = new Progress("build", source.size, options.has("quiet"));
   const overflow = filter instanceof CuckooFilter ? new CuckooOverflow(filter) : undefined;
   let lines = 0;
