@@ -38,7 +38,7 @@ const MAX_LINKS = 40;
  * by the output. A link's text is read from its folder's real path: "../x"
  * behind a linked folder is the kernel's "../x", not the path's.
  */
-function targetOf(path: string): string {
+export function targetOf(path: string): string {
   let target = path;
   for (let links = 0; links < MAX_LINKS; links++) {
     let link: string;

@@ -5,6 +5,7 @@ import { closeSync, fstatSync, openSync, realpathSync, statSync, type BigIntStat
 import { basename, dirname, join, resolve } from "node:path";
 import { CliError } from "./args.js";
 import { cannot } from "./os-errors.js";
+import { targetOf } from "./atomic-output.js";
 
 /** The name used for standard input and output, on the command line and in messages. */
 export const STDIO = "-";
@@ -65,9 +66,13 @@ function existingFile(output: string | undefined): BigIntStats | undefined {
 
 const sameFile = (a: BigIntStats, b: BigIntStats) => a.dev === b.dev && a.ino === b.ino;
 
-/** Where a new output goes, its folder's links followed: two names of one new file give one place. */
+/**
+ * Where a new output goes, its links followed as writing it follows them (a
+ * link to a file not there yet is that file) and its folder's: two names of
+ * one new file give one place.
+ */
 function placeOf(output: string): string {
-  const path = resolve(output);
+  const path = resolve(targetOf(output));
   try {
     return join(realpathSync(dirname(path)), basename(path));
   } catch {

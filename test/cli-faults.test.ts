@@ -240,6 +240,13 @@ describe("an output that is an input is refused", () => {
       /linked\/x\.txt and .*real\/x\.txt are the same file: give each output its own file/,
     );
     expect(existsSync(file("real/x.txt"))).toBe(false);
+    // A link to a file not there yet is that file (as > makes it): the output written through it would overwrite the other.
+    symlinkSync("y.txt", file("real/to-y.txt"));
+    expectOneLineError(
+      run(["dedup", file("other.txt"), "-o", file("real/y.txt"), "--repeats", file("linked/to-y.txt")]),
+      /real\/y\.txt and .*linked\/to-y\.txt are the same file: give each output its own file/,
+    );
+    expect(existsSync(file("real/y.txt"))).toBe(false);
     // spawnSync gives the child a pipe for its standard output: the two outputs would mix there.
     for (const args of [["--repeats", "-"], ["-o", "-", "--repeats", "-"]]) {
       const result = run(["dedup", file("other.txt"), ...args]);
