@@ -66,6 +66,11 @@ const JOURNAL_ENTRY_BYTES = 8;
 /** Largest bucket count: slot indices (bucket · 4 + j) must stay below 2^32. */
 const MAX_BUCKETS = 2 ** 29;
 
+/** A table's size for a message: past floating point (n = 1e308), in words. */
+function sizeInWords(bytes: number): string {
+  return Number.isFinite(bytes) ? formatBytes(bytes) : "more bytes than a number holds";
+}
+
 /** Fingerprint bits for rate p: f ≥ log2(2b / p), rounded up to a size the table stores (8, 16 or 32). */
 export function fingerprintBitsFor(p: number): 8 | 16 | 32 {
   return bitsFor(checkProbability("p", p), "p");
@@ -120,7 +125,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     if (buckets > MAX_BUCKETS || blockBytes(buckets, fingerprintBits) > MAX_BLOCK_BYTES) {
       throw new RangeError(
         `a cuckoo filter for expectedItems = ${n} at falsePositiveRate = ${p} needs ${buckets} buckets of ${fingerprintBits}-bit fingerprints ` +
-          `(${formatBytes(blockBytes(buckets, fingerprintBits))}); one filter holds at most ${formatBytes(MAX_BLOCK_BYTES)}`,
+          `(${sizeInWords(HEADER_BYTES + buckets * BUCKET_SIZE * (fingerprintBits / 8))}); one filter holds at most ${formatBytes(MAX_BLOCK_BYTES)}`,
       );
     }
     return new CuckooFilter(buckets, fingerprintBits, hashing);

@@ -89,7 +89,10 @@ export function smallestRate(n: number): number {
 
 /** Throws a RangeError when no k ≤ MAX_HASHES reaches rate p for n keys at the optimal size, naming the smallest p there is. */
 export function checkReachable(nName: string, pName: string, n: number, p: number): void {
-  const k = roundedHashes(n, optimalBits(n, p));
+  const bits = optimalBits(n, p);
+  // Past floating point (n = 1e308), the k derived from an infinite m would mean nothing.
+  if (!Number.isFinite(bits)) throw new RangeError(`a filter for ${nName} = ${n} at ${pName} = ${p} needs more bits than any filter holds`);
+  const k = roundedHashes(n, bits);
   if (k > MAX_HASHES) {
     const smallest = smallestRate(n);
     if (Number.isNaN(smallest)) throw new RangeError(`${nName} = ${n} is too small: even a filter of one bit would need ${k} hash functions for it (at most ${MAX_HASHES})`);

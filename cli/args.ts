@@ -146,9 +146,11 @@ export function sizedByOptions<T>(make: () => T, phrases: { n: string; p: string
     return make();
   } catch (error) {
     if (!(error instanceof RangeError) || /^cannot allocate/.test(error.message)) throw error;
+    // The first n and p named are the user's; later ones are the library's own (a scalable filter's first layer, at a
+    // tighter rate), and keep plain names. Replaced by functions: a file name's "$&" is text, not a pattern.
     const message = error.message
-      .replace(/\b(?:falsePositiveRate|p) = [0-9.e+-]+/g, phrases.p)
-      .replace(/\b(?:expectedItems|initialCapacity|n) = [0-9.e+-]+/g, phrases.n)
+      .replace(/\b(?:falsePositiveRate|p) = [0-9.e+-]+/, () => phrases.p)
+      .replace(/\b(?:expectedItems|initialCapacity|n) = [0-9.e+-]+/, () => phrases.n)
       .replace(/\bfalsePositiveRate\b/g, "p")
       .replace(/\b(?:expectedItems|initialCapacity)\b/g, "n");
     throw new UsageError(message);

@@ -100,21 +100,22 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
     for await (const piece of linePieces(source, buffers?.take)) {
       if (!filter && !shared) {
         const n = givenN ?? estimateLines(size, piece);
+        // The filter's refusals of the size asked for, in the options' words.
+        const phrases = {
+          p: options.has("p") ? `--p ${options.get("p")}` : `p = ${p} (the default --p)`,
+          n: givenN !== undefined ? `--n ${options.get("n")}` : n !== undefined ? `the ${count(n, "line")} estimated in ${input}` : "one line (standard input's length unknown)",
+        };
         if (memory !== undefined && type === "split-block") {
           filter = SplitBlockBloomFilter.withSize(Math.max(1, Math.min(2 ** 32 - 1, Math.floor(memory / 32))));
         } else if (memory !== undefined) {
           // More memory than n needs lowers the rate; more hashes than p needs would only cost time.
           const m = bloomBits(memory * 8);
-          filter = BloomFilter.withSize(m, n ? Math.min(optimal({ n, m }).k, optimal({ n, p }).k) : optimal({ n: 1, p }).k);
+          filter = sizedByOptions(() => BloomFilter.withSize(m, n ? Math.min(optimal({ n, m }).k, optimal({ n, p }).k) : optimal({ n: 1, p }).k), phrases);
         } else if (n !== undefined) {
           // Not exchanged with Parquet: no need to round the size up to a power of two.
-          const phrases = {
-            p: options.has("p") ? `--p ${options.get("p")}` : `p = ${p} (the default --p)`,
-            n: givenN !== undefined ? `--n ${options.get("n")}` : `the ${count(n, "line")} estimated in ${input}`,
-          };
           filter = sizedByOptions(() => (type === "split-block" ? SplitBlockBloomFilter.create(n, p, { powerOfTwo: false }) : BloomFilter.create(n, p)), phrases);
         } else {
-          filter = sizedByOptions(() => ScalableBloomFilter.create(1_000_000, p), { p: options.has("p") ? `--p ${options.get("p")}` : `p = ${p} (the default --p)`, n: "a first layer of 1,000,000 keys (standard input's length unknown)" });
+          filter = sizedByOptions(() => ScalableBloomFilter.create(1_000_000, p), { ...phrases, n: "a first layer of 1,000,000 keys (standard input's length unknown)" });
         }
       }
       if (threaded && !(filter instanceof ScalableBloomFilter)) {

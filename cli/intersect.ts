@@ -96,7 +96,10 @@ function filterForA(a: Input, n: number | undefined, { memory, p, givenN, typed 
   if (n === undefined) return byMemory(sized({ n: 1, p }).k);
   // n lines at p that need more than twice the memory (n = 1e15 needs more bits than optimal() gives an m for): the
   // memory's filter, whose best k is then at most the k p asks for.
-  if ((-n * Math.log(p)) / (Math.LN2 * Math.LN2) > 2 * budget) return byMemory(sized({ n, m: budget }).k);
+  if ((-n * Math.log(p)) / (Math.LN2 * Math.LN2) > 2 * budget) {
+    sized({ n: 1, p }); // a --p no k reaches is refused here too (the smallest p possible hardly depends on n)
+    return byMemory(sized({ n, m: budget }).k);
+  }
   const wanted = sized({ n, p });
   if (wanted.m > budget) return byMemory(Math.min(sized({ n, m: budget }).k, wanted.k));
   return { filter: BloomFilter.create(n, p, placement), limit: { by: givenN === undefined ? "estimate" : "n", lines: n } };

@@ -60,7 +60,10 @@ let helpFor = "";
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   // `bloomkit help calc` is `bloomkit calc --help`.
-  if (name === "help" && rest.length > 0) return main([rest[0], "--help"]);
+  if (name === "help" && rest.length > 0) {
+    if (rest.length > 1 || !Object.hasOwn(COMMANDS, rest[0])) throw new UsageError(`help takes one command name (${Object.keys(COMMANDS).join(", ")}); got "${rest.join(" ")}"`);
+    return main([rest[0], "--help"]);
+  }
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     printOut(MAIN_HELP);
     return name === undefined ? 2 : 0;

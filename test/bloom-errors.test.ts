@@ -1,6 +1,6 @@
 // Bad input: a clear TypeError or RangeError naming the value, and the filter unchanged.
 import { describe, expect, it } from "vitest";
-import { BloomFilter, MAX_FILTER_BITS, MAX_SEGMENT_BITS } from "../bindings/index.js";
+import { BloomFilter, CountingBloomFilter, CuckooFilter, MAX_FILTER_BITS, MAX_SEGMENT_BITS, ScalableBloomFilter } from "../bindings/index.js";
 
 /** Everything observable about a filter, to show a failed call changed nothing. */
 function snapshot(filter: BloomFilter) {
@@ -50,6 +50,11 @@ describe("BloomFilter.create and withSize reject bad parameters", () => {
     expect(() => BloomFilter.withSize(MAX_FILTER_BITS + 64, 1)).toThrow(new RegExp(`from 1 to ${MAX_FILTER_BITS}`));
     expect(() => BloomFilter.create(1e12, 0.01)).toThrow(RangeError);
     expect(() => BloomFilter.create(1e12, 0.01)).toThrow(/needs 9585058380800 bits \(1\.09 TiB\); a filter holds at most 2197915926528 bits \(255\.87 GiB\)/);
+    // Past floating point, the size in words, not a k of Infinity or a table of Infinity bytes.
+    for (const create of [() => BloomFilter.create(1e308, 0.01), () => CountingBloomFilter.create(1e308, 0.01), () => ScalableBloomFilter.create(1e308, 0.01)]) {
+      expect(create).toThrow(/^a filter for (expectedItems|initialCapacity) = 1e\+308 at falsePositiveRate = 0\.01 needs more bits than any filter holds$/);
+    }
+    expect(() => CuckooFilter.create(1e308, 0.01)).toThrow(/needs [\d.e+]+ buckets of 16-bit fingerprints \(more bytes than a number holds\); one filter holds at most 4\.00 GiB/);
     // Above one segment, withSize needs bits that split into equal segments of whole words.
     expect(() => BloomFilter.withSize(MAX_SEGMENT_BITS + 1, 1)).toThrow(/needs 2 segments of equal size .* give a multiple of 128/);
   });

@@ -122,6 +122,7 @@ describe("numbers and sizes: the errors list the forms accepted", () => {
 describe("values that do not go together: usage errors naming the options and values as typed, exit 2", () => {
   writeFileSync(file("calc-a.txt"), lines(10_000, "a-").join("\n") + "\n");
   writeFileSync(file("calc-b.txt"), lines(100, "b-").join("\n") + "\n");
+  writeFileSync(file("calc-$&.txt"), "x\ny\nz\n");
   const smallest = "6\\.1\\d+e-78";
 
   it.each([
@@ -145,11 +146,34 @@ describe("values that do not go together: usage errors naming the options and va
     [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--type", "split-block", "--p", "1e-100"], `a split-block filter for the 10,000 lines of ${file("calc-a.txt")} at --p 1e-100 needs \\d+ blocks; a filter holds at most 4294967295`],
     [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--n", "1T", "--p", "1e-9"], "a filter for --n 1T at --p 1e-9 needs \\d+ bits \\(4\\.90 TiB\\); a filter holds at most .*"],
     [["dedup", file("calc-a.txt"), "-o", file("calc-out.txt"), "--type", "bloom", "--p", "1e-100"], `--p 1e-100 needs k = 332 .* the smallest p possible for the 10,000 lines estimated in ${file("calc-a.txt")} is ${smallest}`],
+    // A file name is text in the message, "$&" included.
+    [["build", file("calc-$&.txt"), "-o", file("calc.bloom"), "--p", "1e-100"], `--p 1e-100 needs k = 332 .* the smallest p possible for the 3 lines of ${file("calc-\\$&.txt")} is .*`],
+    // A scalable filter's first layer has a tighter rate of its own: that one keeps a plain name.
+    [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--type", "scalable", "--n", "1e15"], "--n 1e15 at p = 0\\.01 \\(the default --p\\): a filter for n = 1000000000000000 at p = 0\\.0015\\d* needs \\d+ bits .*"],
+    [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--n", "1e308"], "a filter for --n 1e308 at p = 0\\.01 \\(the default --p\\) needs more bits than any filter holds"],
+    [["intersect", file("calc-a.txt"), file("calc-b.txt"), "--n", "1e15", "--p", "1e-100"], "--p 1e-100 needs k = 333 .*"],
   ])("%j", (args, message) => {
     const result = run(args);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(new RegExp(`^bloomkit: ${message} \\(see bloomkit ${args[0]} --help\\)\n$`));
     expect(result.stdout).toBe("");
+  });
+
+  it("help takes a command's name, not an option", () => {
+    for (const args of [["help", "--version"], ["help", "-h"], ["help", "calc", "x"]]) {
+      const result = run(args);
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr).toMatch(/^bloomkit: help takes one command name \(dedup, intersect, build, query, info, merge, calc\); got ".+" \(see bloomkit --help\)\n$/);
+      expect(result.stdout).toBe("");
+    }
+    expect(run(["help", "calc"]).stdout).toMatch(/^usage: bloomkit calc /);
+  });
+
+  it("dedup of standard input with --memory: a --p no k reaches is a usage error too", () => {
+    const result = run(["dedup", "-", "--type", "bloom", "--memory", "1MB", "--p", "1e-100", "-o", file("calc-stdin.txt")], "a\nb\n");
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/^bloomkit: --p 1e-100 needs k = 333 .* the smallest p possible for one line \(standard input's length unknown\) is .* \(see bloomkit dedup --help\)\n$/);
+    expect(existsSync(file("calc-stdin.txt"))).toBe(false);
   });
 
   it("a --n far past any filter still gives intersect a filter of all the memory", () => {
