@@ -111,7 +111,7 @@ function cProse(c, meta) {
 function dedupProse(dedup) {
   if (dedup.skipped) return `The dedup runs were not made: ${dedup.skipped}.`;
   return (
-    `Input: ${fmt(dedup.lines)} URL lines (bench/url-files.mjs's crawl log), ${dedup.sizeMB.toFixed(0)} MB, about 30% of them repeats of earlier lines (fixed seed), ${fmt(dedup.exactUnique)} distinct. ` +
+    `Input: ${fmt(dedup.lines)} URL lines (bench/url-files.mjs's crawl log), ${dedup.sizeMB.toFixed(0)} MB, ${(100 * (1 - dedup.exactUnique / dedup.lines)).toFixed(0)}% of them repeats of earlier lines (fixed seed), ${fmt(dedup.exactUnique)} distinct. ` +
     "`bloomkit dedup` (dist/cli/main.js) runs under each Node with its default threads and with `--threads 1`; `sort -u` (with `LC_ALL=C`, byte order, its fastest setting; it does not keep the input order) and `awk '!seen[$0]++'` run once. " +
     `Wall time and peak resident memory from GNU time. Every bloomkit run wrote the same bytes; they kept ${fmt(dedup.kept)} lines, dropping ${fmt(dedup.exactUnique - dedup.kept)} distinct lines as false positives (its defaults: p = 0.001). ` +
     "bench/CLI.md (`npm run bench:cli`) has the same dedup under one Node and the intersect runs."
