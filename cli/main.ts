@@ -61,7 +61,8 @@ async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   // `bloomkit help calc` is `bloomkit calc --help`.
   if (name === "help" && rest.length > 0) {
-    if (rest.length > 1 || !Object.hasOwn(COMMANDS, rest[0])) throw new UsageError(`help takes one command name (${Object.keys(COMMANDS).join(", ")}); got "${rest.join(" ")}"`);
+    // An unknown word is the unknown-command error below; an option is not a command's name.
+    if (rest.length > 1 || rest[0].startsWith("-")) throw new UsageError(`help takes one command name (${Object.keys(COMMANDS).join(", ")}); got "${rest.join(" ")}"`);
     return main([rest[0], "--help"]);
   }
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
