@@ -46,7 +46,8 @@ function nodes() {
  * to bench/.cache/<name>-<Node>.json; returns them. With BENCH_REUSE_SUITES, the JSON of the last run when there is one.
  */
 function runJson(node, script, name, args = []) {
-  const json = `${cache}${name}-${node.label.replace(/\W+/g, "")}.json`;
+  // The key count is in the name: BENCH_REUSE_SUITES must not mix a reduced run's rows into a full run's results.
+  const json = `${cache}${name}-${node.label.replace(/\W+/g, "")}-${FULL ? "full" : SMALL}.json`;
   if (process.env.BENCH_REUSE_SUITES && existsSync(json)) {
     console.error(`\n${node.label}: the rows of the last run, from ${json}`);
     return JSON.parse(readFileSync(json, "utf8"));
