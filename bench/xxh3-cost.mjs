@@ -51,7 +51,8 @@ for (const { label, packed } of sets) {
   const count = packed.ends.length;
   row(`hashPacked, ${label}`, count, alternate(HASHES.map((name) => () => hashPacked(name, packed.bytes, packed.ends))));
   // The same keys copied into wasm memory once; only the wasm loop is timed.
-  const block = arena.alloc(packed.bytes.length + count * 12);
+  // Keys, then u32 ends aligned to 4, then u64 hashes aligned to 8: up to 16 bytes of padding between them.
+  const block = arena.alloc(packed.bytes.length + count * 12 + 16);
   const ends = block + packed.bytes.length + ((4 - (packed.bytes.length & 3)) & 3);
   const out = block + packed.bytes.length + count * 4 + 8 - ((packed.bytes.length + count * 4) & 7);
   arena.u8().set(packed.bytes, block);
