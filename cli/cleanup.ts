@@ -28,13 +28,22 @@ function onSignal(signal: NodeJS.Signals): void {
   process.kill(process.pid, signal);
 }
 
+/**
+ * Catches the signals from now on. main() calls it before any command runs: a
+ * signal that came between the creation of a temporary file and the
+ * registration of its cleanup would otherwise stop the process by its default
+ * action and leave the file (seen once in CI: intersect --exact's folder).
+ */
+export function watchSignals(): void {
+  if (installed) return;
+  installed = true;
+  for (const name of SIGNALS) process.on(name, onSignal);
+  process.on("exit", runCleanups);
+}
+
 /** Registers work to run if the command stops before it is done; returns the function that unregisters it. */
 export function onCleanup(cleanup: () => void): () => void {
-  if (!installed) {
-    installed = true;
-    for (const name of SIGNALS) process.on(name, onSignal);
-    process.on("exit", runCleanups);
-  }
+  watchSignals();
   pending.add(cleanup);
   return () => {
     pending.delete(cleanup);

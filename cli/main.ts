@@ -3,7 +3,7 @@
 // exit 1 (2 for wrong usage), with no stack trace for user mistakes.
 import { readFileSync } from "node:fs";
 import { CliError, UsageError, optionHelp, parseArgs, type OptionSpec, type Parsed } from "./args.js";
-import { runCleanups } from "./cleanup.js";
+import { runCleanups, watchSignals } from "./cleanup.js";
 import { clearProgress, printOut } from "./io.js";
 import { inWords } from "./os-errors.js";
 import { dedup, dedupOptions, dedupUsage } from "./dedup.js";
@@ -85,6 +85,7 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
+watchSignals();
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
