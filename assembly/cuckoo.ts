@@ -196,6 +196,16 @@ let keyBucket: u32 = 0;
   return x;
 }
 
+/** Puts back `entries` slot writes of (u32 slot, u32 fingerprint before) at `at`, last first: a failed insert's kick path, or a journal. */
+// @ts-ignore: decorator
+@inline function putBack(filter: usize, fpBits: u32, at: usize, entries: u32): void {
+  while (entries > 0) {
+    entries--;
+    const entry = at + (<usize>entries << 3);
+    setSlot(filter, fpBits, load<u32>(entry), load<u32>(entry, 4));
+  }
+}
+
 /** Entries in the running batch's journal: a global while cuckooRun runs, in the journal's header after. */
 let journalEntries: u32 = 0;
 
@@ -237,11 +247,7 @@ function insert(filter: usize, journal: usize): bool {
     }
     if (placed < 0) {
       // Undo: walk the path back, each slot taking again what it held.
-      while (kicks > 0) {
-        kicks--;
-        const at = KICK_PATH + (<usize>kicks << 3);
-        setSlot(filter, fpBits, load<u32>(at), load<u32>(at, 4));
-      }
+      putBack(filter, fpBits, KICK_PATH, kicks);
       store<u32>(filter, rng, C_RNG);
       return false;
     }
@@ -352,12 +358,7 @@ export function cuckooRun(filter: usize, op: u32, source: u32, src: usize, count
 
 /** Puts back the slot writes of a journal's `entries` entries at `at`, last first. */
 export function cuckooUndo(filter: usize, at: usize, entries: u32): void {
-  const fpBits = load<u32>(filter, C_FP_BITS);
-  while (entries > 0) {
-    entries--;
-    const entry = at + (<usize>entries << 3);
-    setSlot(filter, fpBits, load<u32>(entry), load<u32>(entry, 4));
-  }
+  putBack(filter, load<u32>(filter, C_FP_BITS), at, entries);
 }
 
 /** Fingerprints stored. */
