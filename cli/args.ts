@@ -138,10 +138,11 @@ export function inOptionWords(message: string, phrases: Partial<Record<"n" | "p"
  * A filter's refusal of the size its options ask for (a p no filter reaches,
  * more bits than a filter holds) in the user's words, as a usage error: its
  * create()'s names (falsePositiveRate = 1e-100, expectedItems = 3) become the
- * phrases for p and n (the option as typed, or where n came from). A filter
+ * phrases for p and n (the option as typed, or where n came from; a value
+ * with no phrase keeps its plain name), as do optimal()'s n and p. A filter
  * that fits no memory this machine has is not a usage error and stays as it is.
  */
-export function sizedByOptions<T>(make: () => T, phrases: { n: string; p: string }): T {
+export function sizedByOptions<T>(make: () => T, phrases: { n?: string; p?: string }): T {
   try {
     return make();
   } catch (error) {
@@ -149,8 +150,8 @@ export function sizedByOptions<T>(make: () => T, phrases: { n: string; p: string
     // The first n and p named are the user's; later ones are the library's own (a scalable filter's first layer, at a
     // tighter rate), and keep plain names. Replaced by functions: a file name's "$&" is text, not a pattern.
     const message = error.message
-      .replace(/\b(?:falsePositiveRate|p) = [0-9.e+-]+/, () => phrases.p)
-      .replace(/\b(?:expectedItems|initialCapacity|n) = [0-9.e+-]+/, () => phrases.n)
+      .replace(/\b(?:falsePositiveRate|p) = [0-9.e+-]+/, (named) => phrases.p ?? named)
+      .replace(/\b(?:expectedItems|initialCapacity|n) = [0-9.e+-]+/, (named) => phrases.n ?? named)
       .replace(/\bfalsePositiveRate\b/g, "p")
       .replace(/\b(?:expectedItems|initialCapacity)\b/g, "n");
     throw new UsageError(message);

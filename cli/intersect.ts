@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BloomFilter, hashMany, optimal, type OptimalInput } from "bloomkit";
 import { bloomBits, checkMemory, freeMemory } from "./memory.js";
-import { UsageError, inOptionWords, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
+import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, type OptionSpec, type Parsed } from "./args.js";
 import { onCleanup } from "./cleanup.js";
 import { STDIO, closeInput, openInput, refuseOutputsThatAreInputs, type Input } from "./input.js";
 import { Output, Progress, estimateLines, linePieces, sizedPieces, splitLines } from "./io.js";
@@ -83,14 +83,7 @@ function filterForA(a: Input, n: number | undefined, { memory, p, givenN, typed 
     p: typed.p === undefined ? undefined : `--p ${typed.p}`,
     n: givenN !== undefined ? `--n ${typed.n}` : n !== undefined ? `the ${count(n, "line")} estimated in ${named(a)}` : `${named(a)} (its length unknown)`,
   };
-  const sized = (input: OptimalInput) => {
-    try {
-      return optimal(input);
-    } catch (error) {
-      if (error instanceof RangeError) throw new UsageError(inOptionWords(error.message, phrases));
-      throw error;
-    }
-  };
+  const sized = (input: OptimalInput) => sizedByOptions(() => optimal(input), phrases);
   const budget = bloomBits(memory * 8);
   const byMemory = (k: number) => ({ filter: BloomFilter.withSize(budget, k, placement), limit: { by: "memory" } as const });
   if (n === undefined) return byMemory(sized({ n: 1, p }).k);
