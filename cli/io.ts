@@ -5,6 +5,7 @@ import { CliError } from "./args.js";
 import { AtomicFile, WRITE_BEHIND_BYTES } from "./atomic-output.js";
 import { STDIO, closeInput, openInput, type Input } from "./input.js";
 import { cannot, inWords } from "./os-errors.js";
+import { fmt } from "./words.js";
 
 /** Read size, and how much output is buffered before a write. */
 const CHUNK = 1 << 20;
@@ -397,7 +398,7 @@ export class Progress {
     const seconds = Math.max(0.001, (now - this.#started) / 1000);
     const mb = bytes / 1e6;
     const share = this.total ? ` of ${(this.total / 1e6).toFixed(1)} MB (${((100 * bytes) / this.total).toFixed(1)}%)` : "";
-    process.stderr.write(`\r\x1b[2K${this.label}: ${mb.toFixed(1)} MB${share}, ${(mb / seconds).toFixed(1)} MB/s, ${lines.toLocaleString("en-US")} lines`);
+    process.stderr.write(`\r\x1b[2K${this.label}: ${mb.toFixed(1)} MB${share}, ${(mb / seconds).toFixed(1)} MB/s, ${fmt(lines)} lines`);
     progressShown = true;
   }
 

@@ -1,8 +1,20 @@
 // Numbers in sentences: "1 line" but "2 lines", and sizes in the unit that
 // shows them (a 64-byte filter is "64 bytes", not "0.00 MiB").
 
-/** Thousands separators. */
-export const fmt = (n: number): string => Math.round(n).toLocaleString("en-US");
+/**
+ * Thousands separators, grouped by hand: the first toLocaleString of a process
+ * starts ICU, 10-33 ms here, which every dedup paid for its summary (a
+ * twentieth of its run on the crawl log). Past 10^21, where String() turns to
+ * exponent form, Intl still writes the digits.
+ */
+export function fmt(n: number): string {
+  const whole = Math.round(n);
+  if (!(Math.abs(whole) < 1e21)) return whole.toLocaleString("en-US");
+  const digits = String(Math.abs(whole));
+  let grouped = digits.slice(0, ((digits.length - 1) % 3) + 1);
+  for (let i = grouped.length; i < digits.length; i += 3) grouped += `,${digits.slice(i, i + 3)}`;
+  return whole < 0 ? `-${grouped}` : grouped;
+}
 
 /** A count and its noun, singular for exactly one: "1 line", "2 lines", "1,024 buckets". */
 export function count(n: number, singular: string, plural = `${singular}s`): string {

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { getSystemErrorMap } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { cannot, inWords } from "../cli/os-errors.js";
-import { count, formatBytes } from "../cli/words.js";
+import { count, fmt, formatBytes } from "../cli/words.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bloomkit-words-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -60,6 +60,21 @@ describe("inWords: a failed file operation's reason", () => {
     const error = cannot("read", "in.txt", { code: "EISDIR" });
     expect(error.name).toBe("CliError");
     expect(error.message).toBe("cannot read in.txt: is a directory");
+  });
+});
+
+describe("fmt: thousands separators without Intl", () => {
+  it("groups as Intl's en-US does, at every magnitude and sign, rounding as count does", () => {
+    // Intl is the independent reference: fmt groups by hand only to spare the CLI ICU's start-up.
+    const values = [0, 1, -1, 0.5, 1.5, -1.5, 999, 1000, -1000, 999_999, 1_000_000, 2 ** 53 - 1, -(2 ** 53), 1e20, 9.99e20, 1e21, -1e21, 1e300];
+    let x = 0x9e3779b9;
+    for (let i = 0; i < 2000; i++) {
+      // A seeded spread of sizes: a random mantissa times 10^0 … 10^22, half of them negative.
+      x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+      const sign = x & 1 ? -1 : 1;
+      values.push(sign * (x / 2 ** 32) * 10 ** (i % 23));
+    }
+    for (const n of values) expect(fmt(n), String(n)).toBe(Math.round(n).toLocaleString("en-US").replace(/^-0$/, "0"));
   });
 });
 
