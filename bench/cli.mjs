@@ -6,8 +6,8 @@
 // answer. Writes bench/CLI.md. Needs GNU time (Debian package `time`), sort and awk.
 // `npm run bench` runs the dedup part under each Node through dedupRuns.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
-import { machine, progress, table } from "./report.mjs";
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { machine, progress, table, wallRange } from "./report.mjs";
 import { crawlFile, crawlFileB } from "./url-files.mjs";
 import { node24 } from "./node24.mjs";
 
@@ -32,30 +32,57 @@ export function timed(label, command) {
 /** The number of lines of a file. */
 export const countLines = (path) => Number(execFileSync("sh", ["-c", `wc -l < '${path}'`], { encoding: "utf8" }).trim());
 
+/** Timed runs of each bloomkit configuration and of `sort -u` (awk, at 19 s a run, runs once): the median is reported. */
+const DEDUP_ROUNDS = Number(process.env.BENCH_DEDUP_ROUNDS ?? 3);
+
+/** The median run of `runs` (by wall time), with the range of wall times and the largest peak memory of them all. */
+function medianRun(runs) {
+  const sorted = [...runs].sort((a, b) => a.seconds - b.seconds);
+  const median = sorted[(sorted.length - 1) >> 1];
+  return { ...median, runs: runs.length, fastest: sorted[0].seconds, slowest: sorted.at(-1).seconds, peakMB: Math.max(...runs.map((r) => r.peakMB)) };
+}
+
 /**
  * Times `bloomkit dedup` of `input` under each of `nodes` ([{ label, path }]),
- * with its default threads and with --threads 1, then `sort -u` and awk once;
- * fails unless every bloomkit output is the same bytes (threads and Nodes
- * change how fast, never what). Returns { input, sizeMB, bloomkit: [{ node,
- * threads, label, seconds, peakMB, stderr }], sort, awk, exactUnique, kept }.
+ * with its default threads and with --threads 1, and `sort -u`, DEDUP_ROUNDS
+ * times each in turn (so a slow stretch of this shared machine falls on all
+ * alike), then awk once; each output is removed before its run, so no run
+ * pays for unlinking the last run's 400 MB (the rename over it took 73 ms of
+ * a dedup in a profile). Fails unless every bloomkit output is the same bytes
+ * (threads and Nodes change how fast, never what). Returns { input, sizeMB,
+ * rounds, bloomkit: [{ node, threads, label, seconds (the median), fastest,
+ * slowest, peakMB (the largest), stderr }], sort, awk, exactUnique, kept }.
  */
 export function dedupRuns(input, nodes) {
   mkdirSync(cache, { recursive: true });
-  const bloomkit = [];
   // Read the input once untimed, so the first timed run does not pay for the disk alone (after the suites' 11 GB
   // processes it did: 3.50 s against 1.15–1.23 s for the runs after it).
   spawnSync("cat", [input], { stdio: ["ignore", "ignore", "inherit"] });
-  nodes.forEach((node, i) => {
-    for (const threads of ["default", 1]) {
-      const out = `${cache}out-bloomkit${i ? `-node${i}` : ""}${threads === 1 ? "-1" : ""}.txt`;
-      const flag = threads === 1 ? " --threads 1" : "";
+  const configurations = nodes.flatMap((node, i) =>
+    ["default", 1].map((threads) => ({
+      node,
+      threads,
+      out: `${cache}out-bloomkit${i ? `-node${i}` : ""}${threads === 1 ? "-1" : ""}.txt`,
+      flag: threads === 1 ? " --threads 1" : "",
+    })),
+  );
+  const sortOut = `${cache}out-sort.txt`;
+  const runsOf = new Map(configurations.map((config) => [config, []]));
+  const sortRuns = [];
+  for (let round = 0; round < DEDUP_ROUNDS; round++) {
+    for (const config of configurations) {
+      rmSync(config.out, { force: true });
       // The default uses a worker thread per core (bench/THREADS.md); one thread is the leanest in memory.
-      const run = timed(`bloomkit dedup${flag}`, `'${node.path}' '${bin}' dedup '${input}' -o '${out}' --quiet${flag}`);
-      bloomkit.push({ ...run, node: node.label, threads, out });
+      const command = `'${config.node.path}' '${bin}' dedup '${input}' -o '${config.out}' --quiet${config.flag}`;
+      runsOf.get(config).push(timed(`bloomkit dedup${config.flag} under ${config.node.label}, round ${round + 1} of ${DEDUP_ROUNDS}`, command));
     }
-  });
-  const sort = timed("sort -u (LC_ALL=C)", `LC_ALL=C sort -u '${input}' -o '${cache}out-sort.txt'`);
-  const awk = timed("awk '!seen[$0]++'", `awk '!seen[$0]++' '${input}' > '${cache}out-awk.txt'`);
+    rmSync(sortOut, { force: true });
+    sortRuns.push(timed(`sort -u (LC_ALL=C), round ${round + 1} of ${DEDUP_ROUNDS}`, `LC_ALL=C sort -u '${input}' -o '${sortOut}'`));
+  }
+  const bloomkit = configurations.map((config) => ({ ...medianRun(runsOf.get(config)), label: `bloomkit dedup${config.flag}`, node: config.node.label, threads: config.threads, out: config.out }));
+  const sort = { ...medianRun(sortRuns), label: "sort -u (LC_ALL=C)" };
+  rmSync(`${cache}out-awk.txt`, { force: true });
+  const awk = { ...medianRun([timed("awk '!seen[$0]++'", `awk '!seen[$0]++' '${input}' > '${cache}out-awk.txt'`)]), label: "awk '!seen[$0]++'" };
   for (const run of bloomkit.slice(1)) {
     if (spawnSync("cmp", ["-s", bloomkit[0].out, run.out]).status !== 0) {
       throw new Error(`dedup under ${run.node} with threads ${run.threads} wrote other bytes than under ${bloomkit[0].node} with threads ${bloomkit[0].threads}`);
@@ -64,6 +91,7 @@ export function dedupRuns(input, nodes) {
   return {
     input,
     sizeMB: statSync(input).size / 1e6,
+    rounds: DEDUP_ROUNDS,
     bloomkit,
     sort,
     awk,
@@ -95,12 +123,13 @@ async function main() {
   const rows = runs.map((r) => [
     ours(r) && nodes.length > 1 ? `${r.label} (${r.node})` : r.label,
     r.seconds.toFixed(2),
+    wallRange(r),
     (sizeMB / r.seconds).toFixed(1),
     r.peakMB.toFixed(0),
     ours(r) ? `${(fastestPeer / r.seconds).toFixed(2)}×` : "",
     ours(r) ? `${((100 * r.peakMB) / awkRun.peakMB).toFixed(1)}%` : "",
   ]);
-  const summary = table(["command", "wall s", "MB/s", "peak MB", "speed-up vs faster peer", "memory vs awk"], rows);
+  const summary = table(["command", "wall s", "runs", "MB/s", "peak MB", "speed-up vs faster peer", "memory vs awk"], rows);
 
   // intersect with the filter of the 5-billion-URL problem, --n 5G --p 0.01: 5.6 GiB, more than one wasm
   // memory holds, so it is held in two segments (the files are smaller: the filter is sized for the problem).
@@ -123,7 +152,7 @@ async function main() {
 Written by \`npm run bench:cli\` (bench/cli.mjs) on ${env.date}.
 Machine: ${env.cpu}, ${env.cores} cores, ${env.memory}; ${env.os}; ${nodes.map((node) => node.label).join(" and ")} (intersect: the first).${lts.path === undefined ? ` Node 24 did not run: ${lts.reason}.` : ""}
 
-Input: ${LINES.toLocaleString("en-US")} URL lines, ${sizeMB.toFixed(0)} MB, ${(100 * (1 - exactUnique / LINES)).toFixed(0)}% of them repeats of earlier lines (fixed seed), ${exactUnique.toLocaleString("en-US")} distinct. Each command reads the file and writes its result to a file; wall time and peak resident memory from GNU time. \`sort -u\` runs with \`LC_ALL=C\` (byte order, its fastest setting) and, unlike the other two, does not keep the input order.
+Input: ${LINES.toLocaleString("en-US")} URL lines, ${sizeMB.toFixed(0)} MB, ${(100 * (1 - exactUnique / LINES)).toFixed(0)}% of them repeats of earlier lines (fixed seed), ${exactUnique.toLocaleString("en-US")} distinct. Each command reads the file and writes its result to a new file (the last run's output is removed first, untimed); wall time and peak resident memory from GNU time. bloomkit and \`sort -u\` run ${dedup.rounds} times each, taken in turn: "wall s" is the median run, "peak MB" the largest of the runs; awk runs once. \`sort -u\` runs with \`LC_ALL=C\` (byte order, its fastest setting) and, unlike the other two, does not keep the input order.
 
 ${summary}
 

@@ -44,7 +44,7 @@ const ROUNDS = 11;
 
 /**
  * Times every task of `suites` ([{ lib, n, ops: { name: [keyKind, fn] }, quality }]) into `rows`, round-robin:
- * each of ROUNDS rounds runs every task once (after one warm-up pass of each in the first), in an order turned by
+ * each of ROUNDS rounds runs every task once (in the first after warm-up passes of it, at least one and for 250 ms), in an order turned by
  * one each round, and a task's ns/key is the median of its rounds. A query pass over 10^6 integer keys takes 5–15
  * ms, which one collection or a neighbour on this shared machine doubles; timed one task after another (the median
  * of 11 passes each), the same run measured a fuse filter's hasInts at 37.2 ns/key under one Node and 8.2 under
@@ -56,7 +56,7 @@ async function timeRoundRobin(rows, suites) {
   for (let round = 0; round < ROUNDS; round++) {
     progress(`binary fuse section: round ${round + 1} of ${ROUNDS}`);
     const turned = tasks.map((_, i) => tasks[(i + round) % tasks.length]);
-    const bench = new Bench(round === 0 ? { iterations: 1, time: 0, warmupIterations: 1 } : { iterations: 1, time: 0, warmup: false });
+    const bench = new Bench(round === 0 ? { iterations: 1, time: 0, warmupIterations: 1, warmupTime: 250 } : { iterations: 1, time: 0, warmup: false });
     turned.forEach((task, i) => bench.add(String(i), task.fn));
     // A collection between rounds, not in the middle of a timed pass. Run after the suite's 10^7-key sections,
     // in their process, rows that allocate measured up to 2.5× the same rows that do not (split-block hasPacked of

@@ -3,7 +3,7 @@
 // same run), then the quality columns once ("a / b" where the Nodes differ,
 // such as a JS Set's heap). A "run" is one suite's JSON (bench/filters.mjs):
 // { label, env, meta, rows, deletable, fuse }.
-import { table } from "./report.mjs";
+import { table, wallRange } from "./report.mjs";
 
 /** A number's cell, or "" for a measurement the row does not have (NaN, or null after JSON). */
 const number = (x, digits) => (Number.isFinite(x) ? x.toFixed(digits) : "");
@@ -149,6 +149,7 @@ export function dedupTable(dedup) {
     command,
     node,
     r.seconds.toFixed(2),
+    wallRange(r),
     (dedup.sizeMB / r.seconds).toFixed(1),
     r.peakMB.toFixed(0),
     ours ? ratio(fasterPeer / r.seconds) : "",
@@ -159,5 +160,5 @@ export function dedupTable(dedup) {
     line(dedup.sort.label, "", dedup.sort, false),
     line(dedup.awk.label, "", dedup.awk, false),
   ];
-  return table(["command", "Node", "wall s", "MB/s", "peak MB", "speed-up vs faster peer", "memory vs awk"], body);
+  return table(["command", "Node", "wall s", "runs", "MB/s", "peak MB", "speed-up vs faster peer", "memory vs awk"], body);
 }

@@ -33,3 +33,6 @@ export function table(header, rows) {
   if (process.stderr.isTTY) process.stderr.write("\r\x1b[2K");
   return [line(header), rule, ...rows.map(line)].join("\n");
 }
+
+/** "3 runs: 0.64–0.71 s", or "1 run" for a command timed once. */
+export const wallRange = (r) => (r.runs > 1 ? `${r.runs} runs: ${r.fastest.toFixed(2)}–${r.slowest.toFixed(2)} s` : "1 run");
