@@ -43,6 +43,20 @@ export interface CuckooFilterOptions {
   seed?: number;
 }
 
+/** The table CuckooFilter.sizeFor(n, p) gives: what create(n, p) makes. */
+export interface CuckooFilterSize {
+  /** Buckets, a power of two (the filter's `buckets`). */
+  buckets: number;
+  /** Bits of a fingerprint: 8, 16 or 32 (the filter's `fingerprintBits`). */
+  fingerprintBits: 8 | 16 | 32;
+  /** Slots in all, buckets · 4 (the filter's `capacity`). */
+  capacity: number;
+  /** Bits of the table, capacity · fingerprintBits (the filter's `bits`). */
+  bits: number;
+  /** Bytes of wasm memory the filter takes: the table in whole 64-bit words, and a header. */
+  bytes: number;
+}
+
 /** Entries per bucket (b). */
 export const BUCKET_SIZE = CORE_BUCKET_SIZE;
 /** Relocations an insert tries before it reports the filter full. */
@@ -112,7 +126,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
   /**
    * A filter for at least `expectedItems` keys at `falsePositiveRate`:
    * fingerprints of f ≥ log2(8/p) bits (8, 16 or 32), and a power-of-two
-   * bucket count with room for n keys at 95% load.
+   * bucket count with room for n keys at 95% load (see sizeFor).
    */
   static create(expectedItems: number, falsePositiveRate: number, options?: CuckooFilterOptions): CuckooFilter {
     const n = checkPositive("expectedItems", expectedItems);
@@ -120,6 +134,20 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     const checked = checkOptions("options", options, OPTION_NAMES);
     if (Array.isArray(checked.hash)) throw new TypeError(`options.hash must be one hash name, got ${describe(checked.hash)}`);
     const hashing = resolveHashing({ ...checked, strategy: "double" });
+    const { buckets, fingerprintBits } = CuckooFilter.sizeFor(n, p);
+    return new CuckooFilter(buckets, fingerprintBits, hashing);
+  }
+
+  /**
+   * The table create(expectedItems, falsePositiveRate) makes, without making
+   * it: a power-of-two bucket count with room for n keys at 95% load, and
+   * f ≥ log2(8/p) bits of fingerprint rounded up to 8, 16 or 32. The hash
+   * options do not change the size. Throws what create() throws for these
+   * arguments, a table too large for one filter included.
+   */
+  static sizeFor(expectedItems: number, falsePositiveRate: number): CuckooFilterSize {
+    const n = checkPositive("expectedItems", expectedItems);
+    const p = checkProbability("falsePositiveRate", falsePositiveRate);
     const fingerprintBits = bitsFor(p, "falsePositiveRate");
     const buckets = 2 ** Math.max(0, Math.ceil(Math.log2(Math.ceil(n / (BUCKET_SIZE * TARGET_LOAD)))));
     if (buckets > MAX_BUCKETS || blockBytes(buckets, fingerprintBits) > MAX_BLOCK_BYTES) {
@@ -128,7 +156,8 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
           `(${sizeInWords(HEADER_BYTES + buckets * BUCKET_SIZE * (fingerprintBits / 8))}); one filter holds at most ${formatBytes(MAX_BLOCK_BYTES)}`,
       );
     }
-    return new CuckooFilter(buckets, fingerprintBits, hashing);
+    const capacity = buckets * BUCKET_SIZE;
+    return { buckets, fingerprintBits, capacity, bits: capacity * fingerprintBits, bytes: blockBytes(buckets, fingerprintBits) };
   }
 
   /** A filter of exactly `buckets` buckets (a power of two) and `fingerprintBits`-bit fingerprints. */

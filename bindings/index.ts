@@ -5,7 +5,7 @@ export { optimal, falsePositiveRateFor, type OptimalInput, type OptimalParameter
 export type { Key } from "./keys.js";
 export { ScalableBloomFilter, type ScalableBloomFilterOptions } from "./scalable-bloom-filter.js";
 export { CountingBloomFilter, type CountingBloomFilterOptions, type CounterBits } from "./counting-bloom-filter.js";
-export { CuckooFilter, fingerprintBitsFor, type CuckooFilterOptions } from "./cuckoo-filter.js";
+export { CuckooFilter, fingerprintBitsFor, type CuckooFilterOptions, type CuckooFilterSize } from "./cuckoo-filter.js";
 export {
   SplitBlockBloomFilter,
   splitBlockBytesFor,

@@ -2,6 +2,7 @@
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { CuckooFilter, FormatError, fingerprintBitsFor } from "../bindings/index.js";
+import { CUCKOO_HEADER } from "../bindings/constants.generated.js";
 import { buildRecord, parseRecord, reseal } from "./records.js";
 import { firstDifference, ones, pack, rng, urls } from "./helpers.js";
 
@@ -23,6 +24,63 @@ describe("CuckooFilter sizing", () => {
     expect(ones(filter.tryAddMany(keys))).toBe(n);
     expect(ones(filter.hasMany(keys))).toBe(n);
     expect(filter.size).toBe(n);
+  });
+});
+
+describe("CuckooFilter.sizeFor", () => {
+  /** n around every bucket count's edge (room for n at 95% load): 1 to 2^20 buckets. */
+  function edges(): number[] {
+    const found: number[] = [];
+    for (let buckets = 1; buckets <= 2 ** 20; buckets *= 2) {
+      const edge = buckets * 4 * 0.95;
+      for (const n of [edge - 0.5, Math.floor(edge) - 1, Math.floor(edge), edge, Math.ceil(edge), Math.floor(edge) + 1, Math.ceil(edge) + 1, buckets, buckets * 4]) if (n > 0) found.push(n);
+    }
+    return found;
+  }
+
+  it("is what create() builds, for n from 1 to 2,000, at every bucket count's edge, fractional n, and every fingerprint size", () => {
+    const random = rng(91);
+    const randomN = Array.from({ length: 200 }, () => Math.max(1, Math.floor(10 ** (random() * 6.5))));
+    const all = [...Array.from({ length: 2000 }, (_, i) => i + 1), ...edges(), ...randomN, 0.001, 0.5, 1.5, 3.8, 3.81];
+    // p that give 8-, 16- and 32-bit fingerprints, and the edges between them (2b/p = 2^8, 2^16).
+    const rates = [0.1, 8 / 2 ** 8, 8 / 2 ** 8 - 1e-12, 0.001, 8 / 2 ** 16, 8 / 2 ** 16 / 1.0001, 1e-6, 8 / 2 ** 32];
+    let checked = 0;
+    for (const n of all) {
+      for (const p of n <= 2000 ? [rates[checked++ % rates.length]] : rates) {
+        const sized = CuckooFilter.sizeFor(n, p);
+        const filter = CuckooFilter.create(n, p);
+        try {
+          const { buckets, fingerprintBits, capacity, bits } = filter;
+          const made = { buckets, fingerprintBits, capacity, bits, bytes: CUCKOO_HEADER + filter.recordSource().payload[0].bytes };
+          expect(sized, `n = ${n}, p = ${p}`).toEqual(made);
+        } finally {
+          filter.dispose();
+        }
+      }
+    }
+    // Each fingerprint size was met, and the buckets' edge: ⌊4 · 0.95⌋ = 3 keys fit one bucket, 4 take two.
+    expect(new Set(rates.map((p) => CuckooFilter.sizeFor(1, p).fingerprintBits))).toEqual(new Set([8, 16, 32]));
+    expect([3, 3.8, 3.81, 4].map((n) => CuckooFilter.sizeFor(n, 0.01).buckets)).toEqual([1, 1, 2, 2]);
+  });
+
+  it("refuses what create() refuses, with the same message naming the argument and showing its value", () => {
+    const cases: [unknown, unknown][] = [[0, 0.01], [-1, 0.01], [NaN, 0.01], [Infinity, 0.01], ["100", 0.01], [100, 0], [100, 1], [100, 1e-12], [2 ** 40, 0.01], [1e308, 0.01]];
+    for (const [n, p] of cases) {
+      const sizing = () => CuckooFilter.sizeFor(n as number, p as number);
+      const creating = () => CuckooFilter.create(n as number, p as number);
+      expect(sizing, `n = ${String(n)}, p = ${p}`).toThrow();
+      let wanted: unknown;
+      try {
+        creating();
+      } catch (error) {
+        wanted = error;
+      }
+      expect(sizing, `n = ${String(n)}, p = ${p}`).toThrow(wanted as Error);
+      expect(() => sizing()).toThrow((wanted as Error).constructor as ErrorConstructor);
+    }
+    expect(() => CuckooFilter.sizeFor(-5, 0.01)).toThrow(new RangeError("expectedItems must be a positive finite number, got -5"));
+    expect(() => CuckooFilter.sizeFor(100, 1e-12)).toThrow(/^falsePositiveRate = 1e-12 needs 43-bit fingerprints/);
+    expect(() => CuckooFilter.sizeFor(2 ** 40, 0.01)).toThrow(/^a cuckoo filter for expectedItems = 1099511627776 at falsePositiveRate = 0.01 needs/);
   });
 });
 
