@@ -516,7 +516,17 @@ function described(page: Page) {
           return filter;
         };
       }
+      // And every cuckoo table it sizes: the library's rule, not a copy of it in the page.
+      const sized: unknown[] = [];
+      (window as unknown as { sized: unknown[] }).sized = sized;
+      const sizeFor = lib.CuckooFilter.sizeFor;
+      lib.CuckooFilter.sizeFor = function (this: unknown, ...args: unknown[]) {
+        const size = sizeFor.apply(this, args) as { capacity: number };
+        sized.push({ args, capacity: size.capacity });
+        return size;
+      };
     });
+    const sized = () => fresh.evaluate(() => (window as unknown as { sized: unknown[] }).sized.splice(0));
     const made = () =>
       fresh.evaluate(() => {
         const { made: filters, bloomkitPage } = window as unknown as { made: { disposed: boolean; capacity?: number }[]; bloomkitPage: { state: { filter: unknown } } };
@@ -531,9 +541,11 @@ function described(page: Page) {
     expect(await status(fresh)).toContain(`${(2 * maxCells).toLocaleString("en-US")} slots`);
     expect(Date.now() - started).toBeLessThan(2000);
     expect(await made()).toEqual({ count: 0, live: 0, inUse: -1, last: undefined });
+    expect(await sized()).toContainEqual({ args: [largest + 1, 0.01], capacity: 2 * maxCells });
     await fresh.getByLabel("n (expected keys)").fill(String(largest));
     await fresh.getByLabel("Filter type").selectOption("cuckoo");
     expect(await made()).toEqual({ count: 1, live: 1, inUse: 0, last: maxCells });
+    expect(await sized()).toContainEqual({ args: [largest, 0.01], capacity: maxCells });
     for (const type of ["standard", "counting", "cuckoo"]) {
       await fresh.getByLabel("n (expected keys)").fill("1000");
       await fresh.getByLabel("Filter type").selectOption(type);

@@ -8,7 +8,7 @@ import { drawChart } from "./chart.js";
 import { count, hex, percent, perKey, plural, quoted, rate } from "./format.js";
 import { explainBuckets, explainPositions, el } from "./explain.js";
 import { presets } from "./presets.js";
-import { CUCKOO_LOAD, MAX_CELLS, MAX_HASHES, MIN_CELLS, SLOTS, cuckooSlots } from "./limits.js";
+import { CUCKOO_LOAD, MAX_CELLS, MAX_HASHES, MIN_CELLS, SLOTS } from "./limits.js";
 
 const $ = (id) => document.getElementById(id);
 /** m: the bits of a standard filter, the counters of a counting one (whose `bits` counts the memory they take). */
@@ -168,8 +168,8 @@ function parameters() {
       // The library's own message names its argument, not this field.
       throw new RangeError(`${labelOf("p")} = ${$("p").value} is too small for a cuckoo filter: its fingerprints have at most 32 bits, enough for p down to about ${rate((2 * SLOTS) / 2 ** 32)}`);
     }
-    // Worked out before the filter is made: a table too large would take seconds and gigabytes only to be refused.
-    const slots = cuckooSlots(n);
+    // The library's sizing, worked out before the filter is made: a table too large would take seconds and gigabytes only to be refused.
+    const slots = CuckooFilter.sizeFor(n, p).capacity;
     if (slots > MAX_CELLS) throw new RangeError(`${labelOf("n")} = ${count(n)} needs a cuckoo filter of ${count(slots)} slots (buckets of 4, a power of two of them, with room for n at ${percent(CUCKOO_LOAD)} full); the page makes filters of at most ${count(MAX_CELLS)} slots`);
     return { type, n, p, sizedFor: n };
   }
@@ -234,8 +234,6 @@ function create() {
     if (type === "standard") filter = BloomFilter.withSize(m, k, { hash: hashName });
     else if (type === "counting") filter = CountingBloomFilter.withSize(m, k, { hash: hashName });
     else filter = CuckooFilter.create(n, p, { hash: hashName });
-    // parameters() repeats the library's cuckoo sizing; should the two ever part, a table too large is still refused.
-    if (type === "cuckoo" && filter.capacity > MAX_CELLS) throw new RangeError(`${count(filter.capacity)} slots; the page makes filters of at most ${count(MAX_CELLS)}`);
   } catch (error) {
     filter?.dispose(); // made, then refused: freed now, not whenever the garbage collector gets to it
     keepFilterInUse(error.message);
