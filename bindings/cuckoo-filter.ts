@@ -92,7 +92,9 @@ export function fingerprintBitsFor(p: number): 8 | 16 | 32 {
 
 /** fingerprintBitsFor for a rate already checked, its argument called `name` in errors. */
 function bitsFor(p: number, name: string): 8 | 16 | 32 {
-  const need = Math.ceil(Math.log2((2 * BUCKET_SIZE) / p));
+  // 2b/p overflows to Infinity for p below about 4e-308: then log2(2b) − log2(p), so the message counts the bits.
+  const ratio = (2 * BUCKET_SIZE) / p;
+  const need = Math.ceil(Number.isFinite(ratio) ? Math.log2(ratio) : Math.log2(2 * BUCKET_SIZE) - Math.log2(p));
   if (need <= 8) return 8;
   if (need <= 16) return 16;
   if (need <= 32) return 32;

@@ -12,6 +12,9 @@ describe("CuckooFilter sizing", () => {
   it("picks f ≥ log2(2b/p) rounded to 8, 16 or 32 bits, and a power-of-two bucket count", () => {
     expect([0.1, 0.05, 0.03, 0.01, 0.001, 1e-4, 1e-6].map(fingerprintBitsFor)).toEqual([8, 8, 16, 16, 16, 32, 32]);
     expect(() => fingerprintBitsFor(1e-12)).toThrow(/needs 43-bit fingerprints/);
+    // 8/p overflows for the least p: the bits are counted without it.
+    expect(() => fingerprintBitsFor(Number.MIN_VALUE)).toThrow(/^p = 5e-324 needs 1077-bit fingerprints/);
+    expect(() => CuckooFilter.create(10, 1e-320)).toThrow(/^falsePositiveRate = 1e-320 needs 1067-bit fingerprints/);
     const filter = CuckooFilter.create(100_000, 0.01);
     expect(filter.bucketSize).toBe(4);
     expect(Number.isInteger(Math.log2(filter.buckets))).toBe(true);
