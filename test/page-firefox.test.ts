@@ -1,7 +1,7 @@
 // The page in Firefox (Debian's firefox-esr, driven by puppeteer-core over
 // WebDriver BiDi; Playwright needs a patched Firefox). A smaller pass than the
-// Chromium test: the page comes up, Add marks the key's positions, and Query
-// of an absent key says so. .ci/run installs firefox-esr when it is missing.
+// Chromium test: the page comes up, Add marks the key's positions, p's field
+// bounds hold in Firefox's number parsing, and Query of an absent key says so. .ci/run installs firefox-esr when it is missing.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -56,6 +56,22 @@ if (MISSING) {
     await page.waitForFunction(() => document.getElementById("verdict")?.textContent?.startsWith("added"));
     const states = await page.$$eval("#positions li", (items) => items.map((item) => (item as HTMLElement).dataset.state));
     expect(states).toEqual(Array(7).fill("set"));
+  });
+
+  it("p's field takes the rates the page takes: its min and max are the numbers next to 0 and 1", async () => {
+    const judged = await page.$eval("#p", (element) => {
+      const input = element as HTMLInputElement;
+      const verdicts: Record<string, boolean> = {};
+      for (const value of ["0", input.min, "1e-300", "0.01", "0.99", input.max, "1"]) {
+        input.value = value;
+        verdicts[value] = input.validity.valid;
+      }
+      input.value = "0.01";
+      return { min: input.min, max: input.max, verdicts };
+    });
+    expect(judged.min).toBe(String(Number.MIN_VALUE));
+    expect(judged.max).toBe(String(1 - Number.EPSILON / 2));
+    expect(judged.verdicts).toEqual({ 0: false, [judged.min]: true, "1e-300": true, "0.01": true, "0.99": true, [judged.max]: true, 1: false });
   });
 
   it("Query of an absent key says definitely not present", async () => {

@@ -1,11 +1,11 @@
 // The page's pure helpers, in Node: web/format.js (how numbers and keys read
 // on the page) and web/limits.js (how large a filter it makes).
 import { describe, expect, it } from "vitest";
-import { CuckooFilter } from "../dist/index.js";
+import { CuckooFilter, fingerprintBitsFor } from "../dist/index.js";
 // @ts-expect-error: plain JavaScript without types, served to the browser as it is
 import { count, quoted, rate } from "../web/format.js";
 // @ts-expect-error: as above
-import { CUCKOO_LOAD, MAX_CELLS, SLOTS } from "../web/limits.js";
+import { CUCKOO_LOAD, MAX_CELLS, MAX_RATE, MIN_RATE, SLOTS } from "../web/limits.js";
 
 const UNIT_SIZES: Record<string, number> = { billion: 1e9, trillion: 1e12, quadrillion: 1e15 };
 
@@ -94,5 +94,17 @@ describe("the cuckoo words", () => {
     const largest = Math.floor(MAX_CELLS * CUCKOO_LOAD);
     expect(CuckooFilter.sizeFor(largest, 0.01).capacity).toBe(MAX_CELLS);
     expect(CuckooFilter.sizeFor(largest + 1, 0.01).capacity).toBe(2 * MAX_CELLS);
+  });
+});
+
+describe("the rates p's field takes", () => {
+  it("are the library's, above 0 and below 1: MIN_RATE and MAX_RATE are the numbers next to 0 and 1", () => {
+    expect(MIN_RATE).toBeGreaterThan(0);
+    expect(MIN_RATE / 2).toBe(0);
+    expect(MAX_RATE).toBeLessThan(1);
+    expect((MAX_RATE + 1) / 2).toBe(1);
+    // The library takes both as rates: the fingerprints' own limit refuses the least, not the range check.
+    expect(fingerprintBitsFor(MAX_RATE)).toBe(8);
+    expect(() => fingerprintBitsFor(MIN_RATE)).toThrow(/^p = 5e-324 needs \d+-bit fingerprints/);
   });
 });

@@ -477,6 +477,33 @@ function described(page: Page) {
     await fresh.close();
   });
 
+  it("refuses a p as out of range exactly when its field's min and max say it is, for every type", async () => {
+    const fresh = await open(1280, 900);
+    const field = fresh.getByLabel("p (false-positive rate)");
+    const [low, high] = [Number(await field.getAttribute("min")), Number(await field.getAttribute("max"))];
+    // The page takes what the library takes, a rate above 0 and below 1: the field's inclusive bounds are the numbers next to them.
+    expect(low).toBeGreaterThan(0);
+    expect(high).toBeLessThan(1);
+    const typed = ["-0.5", "0", "1e-400", String(low), "1e-300", "1e-9", "1e-7", "0.000001", "0.01", "0.5", "0.6", "0.99", String(high), "1", "1.5"];
+    for (const type of ["standard", "counting", "cuckoo"]) {
+      await fresh.getByLabel("Filter type").selectOption(type);
+      for (const p of typed) {
+        await field.fill(p);
+        await fresh.getByRole("button", { name: "New filter" }).click();
+        const outside = await field.evaluate((input) => (input as HTMLInputElement).validity.rangeUnderflow || (input as HTMLInputElement).validity.rangeOverflow);
+        const valid = await field.evaluate((input) => (input as HTMLInputElement).validity.valid);
+        const message = (await status(fresh))!;
+        const refused = message.startsWith("p (false-positive rate) must be between 0 and 1");
+        expect(refused, `${type}, p = ${p}: ${message}`).toBe(outside);
+        expect(valid, `${type}, p = ${p}`).toBe(!outside);
+        if (refused) expect(message, `${type}, p = ${p}`).toContain(`got “${p}”`);
+      }
+      await field.fill("0.01");
+      await fresh.getByRole("button", { name: "New filter" }).click();
+    }
+    await fresh.close();
+  });
+
   it("refuses a p too small for a cuckoo filter's fingerprints, naming the field", async () => {
     const fresh = await open(1280, 900);
     await fresh.getByLabel("Filter type").selectOption("cuckoo");

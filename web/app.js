@@ -8,7 +8,7 @@ import { drawChart } from "./chart.js";
 import { count, hex, percent, perKey, plural, quoted, rate } from "./format.js";
 import { explainBuckets, explainPositions, el } from "./explain.js";
 import { presets } from "./presets.js";
-import { CUCKOO_LOAD, MAX_CELLS, MAX_HASHES, MIN_CELLS, SLOTS } from "./limits.js";
+import { CUCKOO_LOAD, MAX_CELLS, MAX_HASHES, MAX_RATE, MIN_CELLS, MIN_RATE, SLOTS } from "./limits.js";
 
 const $ = (id) => document.getElementById(id);
 /** m: the bits of a standard filter, the counters of a counting one (whose `bits` counts the memory they take). */
@@ -56,6 +56,8 @@ const state = {
 // --- Controls --------------------------------------------------------------------
 // The fields offer the limits the checks below apply.
 $("n").max = String(MAX_CELLS);
+$("p").min = String(MIN_RATE);
+$("p").max = String(MAX_RATE);
 $("k").max = String(MAX_HASHES);
 $("m").min = String(MIN_CELLS);
 $("m").max = String(MAX_CELLS);
@@ -160,7 +162,7 @@ function parameters() {
   // Whole: the page counts keys one by one, and a filter holds no more keys than the page's largest has cells.
   const n = wholeNumber("n", 1, MAX_CELLS);
   const p = Number($("p").value);
-  if (!($("p").value !== "" && p > 0 && p < 1)) throw new RangeError(`${labelOf("p")} must be between 0 and 1, e.g. 0.01, ${got($("p"))}`);
+  if (!($("p").value !== "" && p >= MIN_RATE && p <= MAX_RATE)) throw new RangeError(`${labelOf("p")} must be between 0 and 1, e.g. 0.01, ${got($("p"))}`);
   if (type === "cuckoo") {
     try {
       fingerprintBitsFor(p);

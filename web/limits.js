@@ -8,6 +8,14 @@ export const MAX_CELLS = 2 ** 24;
 export const MIN_CELLS = 8;
 /** The most hash functions, in either sizing: a key's positions are listed and outlined one by one, and 32 still fit a narrow screen. */
 export const MAX_HASHES = 32;
+/**
+ * The rates p's field takes, as the library does: above 0 and below 1. A
+ * number field's min and max are inclusive, so they are the least number
+ * above 0 and the greatest below 1 (a p too small for the filter's hashes or
+ * fingerprints gets a message of its own, not a narrower field).
+ */
+export const MIN_RATE = Number.MIN_VALUE;
+export const MAX_RATE = 1 - Number.EPSILON / 2;
 /** Fingerprints in a cuckoo bucket (the library's BUCKET_SIZE). */
 export const SLOTS = 4;
 /** The load a cuckoo filter is sized for (the library's TARGET_LOAD), for the page's words; past it, inserts start to fail. */
