@@ -51,13 +51,23 @@ export async function calc({ options, positionals }: Parsed): Promise<void> {
   const bytes = result.bytes;
   const size = formatBytes(bytes);
   printOut(
-    `n = ${result.n.toLocaleString("en-US")}\n` +
+    `n = ${countWords(result.n)}\n` +
       `p = ${rateWords(result)}\n` +
-      `m = ${result.m.toLocaleString("en-US")} bits (${size})\n` +
+      `m = ${countWords(result.m)} bits (${size})\n` +
       `k = ${result.k}\n` +
       `bits per item = ${result.bitsPerItem.toFixed(2)}\n` +
       `size = ${count(bytes, "byte")}\n`,
   );
+}
+
+/**
+ * A count with thousands separators, or past 2^53 − 1 in exponent form to 6
+ * digits ("1.00000e+300"), as a tiny rate is written: there a double's last
+ * digits are noise, and --n 1e300 was 300 of them. m and the size never get
+ * there (the calculator takes at most 2^53 − 1 bits); n, given or derived, does.
+ */
+function countWords(value: number): string {
+  return value > Number.MAX_SAFE_INTEGER ? value.toPrecision(6) : value.toLocaleString("en-US");
 }
 
 /** Above this, "1 in N" is written 1.23457e+15: its last digits would be noise. */

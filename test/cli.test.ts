@@ -296,6 +296,19 @@ describe("bloomkit calc", () => {
     expect(run(["calc", "--m", "1M", "--k", "7", "--p", "1%"]).stdout).toMatch(/n = 10[0-9],[0-9]{3}/);
     expect(run(["calc", "--n", "5M", "--m", "64MB", "--k", "7"]).stdout).toMatch(/p = /);
   });
+
+  it("writes a count past 2^53 − 1 in exponent form, as it writes a tiny rate, not in 300 digits", () => {
+    const huge = run(["calc", "--n", "1e300", "--m", "1000", "--k", "1"]);
+    expect(huge.code, huge.stderr).toBe(0);
+    expect(huge.stdout).toMatch(/^n = 1\.00000e\+300\np = /);
+    // A derived n past 2^53 − 1 too (p within 1e-16 of 1: about 37 items a bit), whose last digits were noise ("…677,100").
+    expect(run(["calc", "--m", "1e15", "--p", "0.9999999999999999", "--k", "1"]).stdout).toMatch(/^n = 3\.67368e\+16\n/);
+    // m and the size stay exact: the calculator takes at most 2^53 − 1 bits.
+    const largest = run(["calc", "--m", "9007199254740991", "--n", "1e300", "--k", "1"]).stdout;
+    expect(largest).toContain("m = 9,007,199,254,740,991 bits (");
+    expect(largest).toContain("size = 1,125,899,906,842,624 bytes\n");
+    for (const line of huge.stdout.split("\n")) expect(line.length, line).toBeLessThan(60);
+  });
 });
 
 describe("errors and exit codes", () => {
