@@ -24,11 +24,13 @@ export function count(n: number, singular: string, plural = `${singular}s`): str
 const KIB = 1024;
 const MIB = KIB ** 2;
 const GIB = KIB ** 3;
+const TIB = KIB ** 4;
 
-/** A byte size in bytes, KiB, MiB or GiB, whichever keeps it readable. */
+/** A byte size in bytes, KiB, MiB, GiB or TiB, whichever keeps it readable (calc's sizes reach 1024 TiB). */
 export function formatBytes(bytes: number): string {
   if (bytes < KIB) return count(bytes, "byte");
   if (bytes < MIB) return `${(bytes / KIB).toFixed(2)} KiB`;
   if (bytes < GIB) return `${(bytes / MIB).toFixed(2)} MiB`;
-  return `${(bytes / GIB).toFixed(2)} GiB`;
+  if (bytes < TIB) return `${(bytes / GIB).toFixed(2)} GiB`;
+  return `${(bytes / TIB).toFixed(2)} TiB`;
 }

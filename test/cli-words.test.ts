@@ -102,7 +102,8 @@ describe("count and formatBytes", () => {
     [17972, "17.55 KiB"],
     [1.5 * 2 ** 20, "1.50 MiB"],
     [2 ** 30, "1.00 GiB"],
-    [3 * 2 ** 40, "3072.00 GiB"],
+    [3 * 2 ** 40, "3.00 TiB"],
+    [2 ** 50, "1024.00 TiB"],
   ])("formatBytes(%d) is %j, never 0.00 of a larger unit", (bytes, text) => {
     expect(formatBytes(bytes)).toBe(text);
   });

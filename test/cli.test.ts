@@ -309,6 +309,12 @@ describe("bloomkit calc", () => {
     expect(largest).toContain("size = 1,125,899,906,842,624 bytes\n");
     for (const line of huge.stdout.split("\n")) expect(line.length, line).toBeLessThan(60);
   });
+
+  it("writes a size of a TiB or more in TiB, as the library's messages do, not in thousands of GiB", () => {
+    expect(run(["calc", "--n", "1e14", "--p", "0.01"]).stdout).toContain(" bits (108.97 TiB)\n");
+    expect(run(["calc", "--m", "9007199254740991", "--n", "1e6"]).stdout).toContain("m = 9,007,199,254,740,991 bits (1024.00 TiB)\n");
+    expect(run(["calc", "--n", "1e11", "--p", "0.01"]).stdout).toContain(" bits (111.58 GiB)\n");
+  });
 });
 
 describe("errors and exit codes", () => {
