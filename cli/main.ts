@@ -41,6 +41,12 @@ ${Object.entries(COMMANDS)
 exit codes: 0 success, 1 error, 2 wrong usage
 `;
 
+/** `bloomkit help help`: help's own usage, as `bloomkit help calc` prints calc's. */
+const HELP_HELP = `usage: bloomkit help [COMMAND]
+
+list the commands, or print COMMAND's usage and options (the same as bloomkit COMMAND --help)
+`;
+
 /** The installed package's version: package.json sits two folders above dist/cli/main.js. */
 function version(): string {
   const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -63,6 +69,10 @@ async function main(argv: string[]): Promise<number> {
   if (name === "help" && rest.length > 0) {
     // An unknown word is the unknown-command error below; an option is not a command's name.
     if (rest.length > 1 || rest[0].startsWith("-")) throw new UsageError(`help takes one command name (${Object.keys(COMMANDS).join(", ")}); got "${rest.join(" ")}"`);
+    if (rest[0] === "help") {
+      printOut(HELP_HELP);
+      return 0;
+    }
     return main([rest[0], "--help"]);
   }
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {

@@ -367,6 +367,12 @@ describe("errors and exit codes", () => {
     expect(run(["help", "frobnicate"])).toMatchObject({ code: 2, stderr: 'bloomkit: unknown command "frobnicate"; commands: dedup, intersect, build, query, info, merge, calc (see bloomkit --help)\n' });
   });
 
+  it("bloomkit help help says what help does, as help calc says what calc does", () => {
+    const result = run(["help", "help"]);
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result.stdout).toMatch(/^usage: bloomkit help \[COMMAND\]\n\n.*\bCOMMAND\b.*\n$/);
+  });
+
   it("a cuckoo build that overflows says so", () => {
     writeFileSync(file("dup.txt"), Array.from({ length: 20 }, () => "same").join("\n"));
     const result = run(["build", file("dup.txt"), "-o", file("dup.bloom"), "--type", "cuckoo"]);
