@@ -146,16 +146,30 @@ export function sizedByOptions<T>(make: () => T, phrases: { n?: string; p?: stri
   try {
     return make();
   } catch (error) {
-    if (!(error instanceof RangeError) || /^cannot allocate/.test(error.message)) throw error;
-    // The first n and p named are the user's; later ones are the library's own (a scalable filter's first layer, at a
-    // tighter rate), and keep plain names. Replaced by functions: a file name's "$&" is text, not a pattern.
-    const message = error.message
-      .replace(/\b(?:falsePositiveRate|p) = [0-9.e+-]+/, (named) => phrases.p ?? named)
-      .replace(/\b(?:expectedItems|initialCapacity|n) = [0-9.e+-]+/, (named) => phrases.n ?? named)
-      .replace(/\bfalsePositiveRate\b/g, "p")
-      .replace(/\b(?:expectedItems|initialCapacity)\b/g, "n");
-    throw new UsageError(message);
+    throw inOptionNames(error, phrases);
   }
+}
+
+/** sizedByOptions for a filter made asynchronously: one kept in Redis, which create() sizes as a BloomFilter is sized. */
+export async function sizedByOptionsAsync<T>(make: () => Promise<T>, phrases: { n?: string; p?: string }): Promise<T> {
+  try {
+    return await make();
+  } catch (error) {
+    throw inOptionNames(error, phrases);
+  }
+}
+
+/** The error sizedByOptions throws for `error`: a refusal of the size as a UsageError in the options' words, anything else as it is. */
+function inOptionNames(error: unknown, phrases: { n?: string; p?: string }): unknown {
+  if (!(error instanceof RangeError) || /^cannot allocate/.test(error.message)) return error;
+  // The first n and p named are the user's; later ones are the library's own (a scalable filter's first layer, at a
+  // tighter rate), and keep plain names. Replaced by functions: a file name's "$&" is text, not a pattern.
+  const message = error.message
+    .replace(/\b(?:falsePositiveRate|p) = [0-9.e+-]+/, (named) => phrases.p ?? named)
+    .replace(/\b(?:expectedItems|initialCapacity|n) = [0-9.e+-]+/, (named) => phrases.n ?? named)
+    .replace(/\bfalsePositiveRate\b/g, "p")
+    .replace(/\b(?:expectedItems|initialCapacity)\b/g, "n");
+  return new UsageError(message);
 }
 
 /** Renders the option list for --help. */

@@ -2,7 +2,7 @@
 // occurrence of each line in input order; lines reach wasm as bytes.
 import { BloomFilter, ScalableBloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, optimal, splitBlockFalsePositiveRate } from "bloomkit";
 import { bloomBits, checkMemory } from "./memory.js";
-import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, type OptionSpec, type Parsed } from "./args.js";
+import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, sizedByOptionsAsync, type OptionSpec, type Parsed } from "./args.js";
 import { closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
 import { Output, Progress, estimateLines, linePieces } from "./io.js";
 import { count, formatBytes } from "./words.js";
@@ -63,8 +63,14 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   const outputPath = options.get("output") as string | undefined;
   const repeatsPath = options.has("repeats") ? String(options.get("repeats")) : undefined;
   refuseOutputsThatAreInputs([source], repeatsPath === undefined ? [outputPath] : [outputPath, repeatsPath]);
+  // How a refusal of the filter's size names p: the user typed it, or it is the default.
+  const pPhrase = options.has("p") ? `--p ${options.get("p")}` : `p = ${p} (the default --p)`;
   // A filter kept in Redis is reached before any output is created: a wrong URL or name leaves no file behind.
-  const shared: SharedFilter | undefined = target ? await openShared(target, givenN === undefined ? undefined : { n: givenN, p }, true) : undefined;
+  // Its create() sizes it as a BloomFilter, and refuses a size in the same words, which name the options here too.
+  const shared: SharedFilter | undefined =
+    target === undefined ? undefined
+    : givenN === undefined ? await openShared(target, undefined, true)
+    : await sizedByOptionsAsync(() => openShared(target, { n: givenN, p }, true), { n: `--n ${options.get("n")}`, p: pPhrase });
   const before = shared ? await inRedis(target!, false, () => shared.filter.size()) : 0;
   const out = new Output(outputPath);
   const repeats = repeatsPath === undefined ? undefined : new Output(repeatsPath);
@@ -102,7 +108,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
         const n = givenN ?? estimateLines(size, piece);
         // The filter's refusals of the size asked for, in the options' words.
         const phrases = {
-          p: options.has("p") ? `--p ${options.get("p")}` : `p = ${p} (the default --p)`,
+          p: pPhrase,
           n: givenN !== undefined ? `--n ${options.get("n")}` : n !== undefined ? `the ${count(n, "line")} estimated in ${input}` : "one line (standard input's length unknown)",
         };
         if (memory !== undefined && type === "split-block") {

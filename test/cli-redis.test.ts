@@ -104,11 +104,25 @@ run("bloomkit with --redis", () => {
     expect(braces.code).toBe(2);
     expect(braces.stderr).toMatch(/^bloomkit: --name must not contain "\{" or "\}"/);
     expect(cli(["query", "--redis", url, "--name", "nothing-here", "a"])).toMatchObject({ code: 1, stderr: `bloomkit: there is no filter "nothing-here" in Redis at ${url}\n` });
-    // Other refusals of the library are not about --name: plain words, exit 1.
-    const huge = cli(["dedup", file("in.txt"), "-o", file("huge.txt"), "--redis", url, "--name", "huge", "--n", "10T", "--p", "1e-9"]);
-    expect(huge.code).toBe(1);
-    expect(huge.stderr).toMatch(/^bloomkit: a filter for expectedItems = 10000000000000 /);
-    expect(huge.stderr).not.toMatch(/--a filter|see bloomkit/);
+  });
+
+  it("refuses a --n and --p no filter in Redis takes as wrong usage, in the options' words, as dedup without --redis does", async () => {
+    writeFileSync(file("in.txt"), "a\nb\n");
+    for (const [args, message] of [
+      [["--n", "10T", "--p", "1e-9"], "a filter for --n 10T at --p 1e-9 needs \\d+ bits \\(49\\.04 TiB\\); a filter holds at most \\d+ bits \\(32\\.00 GiB\\)"],
+      [["--n", "1e15"], "a filter for --n 1e15 at p = 0\\.001 \\(the default --p\\) needs \\d+ bits .*"],
+      [["--n", "10", "--p", "1e-100"], "--p 1e-100 needs k = 332 hash functions, more than the 256 a filter takes; the smallest p possible for --n 10 is 6\\.\\d+e-78"],
+      [["--n", "1e308"], "a filter for --n 1e308 at p = 0\\.001 \\(the default --p\\) needs more bits than any filter holds"],
+    ] as const) {
+      const result = cli(["dedup", file("in.txt"), "-o", file("huge.txt"), "--redis", url, "--name", "huge", ...args]);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`^bloomkit: ${message} \\(see bloomkit dedup --help\\)\n$`));
+      expect(result.stderr).not.toMatch(/expectedItems|falsePositiveRate/);
+    }
+    expect(existsSync(file("huge.txt"))).toBe(false);
+    const redis = await createClient({ url }).connect();
+    expect(await redis.keys("{huge}*")).toEqual([]);
+    await redis.quit();
   });
 
   it("says in one line that the connection was lost when the server goes away mid-run, and writes no output", async () => {
