@@ -83,7 +83,8 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     const layout = layoutOf(size, fingerprintBits);
     super(layout.blockBytes, () => `a binary fuse filter of ${size} keys (${formatBytes(layout.blockBytes)})`);
     this.core.fuseInit(this.live(), size, fingerprintBits);
-    this.core.fuseSetVersion(this.live(), version);
+    // fuseInit writes FUSE_RECORD_VERSION: only a loaded record of another version sets its own.
+    if (version !== FUSE_RECORD_VERSION) this.core.fuseSetVersion(this.live(), version);
     this.#version = version;
     this.#size = size;
     this.#fingerprintBits = fingerprintBits;
