@@ -166,7 +166,7 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     arena.free(sortTemp);
     const layout = layoutOf(size, bits);
     const block = hold(layout.blockBytes);
-    core.fuseInit(block, size, bits);
+    // fuseBuild writes the header (fuseInit) itself.
     const result = core.fuseBuild(block, hashes, size, bits, hold(core.fuseSlotHashBytes(size)), hold(core.fuseTempBytes(size)), BUILD_SEED, 0);
     if (result !== 0) throw new Error(`internal error: the binary fuse filter build failed (${BUILD_ERRORS[result] ?? result})`);
     const filter = new BinaryFuseFilter(size, bits);
