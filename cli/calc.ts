@@ -55,7 +55,8 @@ export async function calc({ options, positionals }: Parsed): Promise<void> {
       `p = ${rateWords(result)}\n` +
       `m = ${countWords(result.m)} bits (${size})\n` +
       `k = ${result.k}\n` +
-      `bits per item = ${result.bitsPerItem.toFixed(2)}\n` +
+      // An n far past m (--n 1e300 --m 1000) leaves too few bits an item for 2 decimals to show any.
+      `bits per item = ${result.bitsPerItem < 0.005 ? result.bitsPerItem.toPrecision(3) : result.bitsPerItem.toFixed(2)}\n` +
       `size = ${count(bytes, "byte")}\n`,
   );
 }

@@ -310,6 +310,12 @@ describe("bloomkit calc", () => {
     for (const line of huge.stdout.split("\n")) expect(line.length, line).toBeLessThan(60);
   });
 
+  it("writes bits per item below 0.005 to 3 digits, in exponent form when tiny, not as 0.00", () => {
+    expect(run(["calc", "--n", "1e300", "--m", "1000", "--k", "1"]).stdout).toContain("\nbits per item = 1.00e-297\n");
+    expect(run(["calc", "--n", "1e6", "--m", "3000", "--k", "1"]).stdout).toContain("\nbits per item = 0.00300\n");
+    expect(run(["calc", "--n", "1e6", "--m", "5000", "--k", "1"]).stdout).toContain("\nbits per item = 0.01\n");
+  });
+
   it("writes a size of a TiB or more in TiB, as the library's messages do, not in thousands of GiB", () => {
     expect(run(["calc", "--n", "1e14", "--p", "0.01"]).stdout).toContain(" bits (108.97 TiB)\n");
     expect(run(["calc", "--m", "9007199254740991", "--n", "1e6"]).stdout).toContain("m = 9,007,199,254,740,991 bits (1024.00 TiB)\n");
