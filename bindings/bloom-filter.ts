@@ -9,7 +9,7 @@ import type { Arena } from "./arena.js";
 import { defaultArena, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_HAS } from "./constants.generated.js";
 import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkVisit, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
-import { maxKeyBytes, scratchOf, SHARED_BYTES_KEY_BYTES, SHARED_KEY_BYTES, type Key } from "./keys.js";
+import { checkKey, scratchOf, SHARED_BYTES_KEY_BYTES, SHARED_KEY_BYTES, type Key } from "./keys.js";
 import { checkDeserializeOptions, openHandle, type DeserializeOptions, type SharedFilterHandle } from "./shared.js";
 import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { combineInto } from "./combine.js";
@@ -811,10 +811,4 @@ function checkSegmentable(hashing: Hashing, segments: number): void {
 /** True when `bits` can be held in `segments` equal segments: at least as many as it needs, each a whole number of u64 words when there are several. */
 function segmentable(bits: number, segments: number): boolean {
   return Number.isInteger(segments) && segments >= segmentsFor(bits) && segments <= MAX_SEGMENTS && (segments === 1 || bits % (64 * segments) === 0);
-}
-
-/** Throws the TypeError for a single key that is not a key, before it is wrapped in a batch (which would call it keys[0]). */
-function checkKey(key: unknown): Key {
-  maxKeyBytes(key);
-  return key as Key;
 }

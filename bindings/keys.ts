@@ -101,6 +101,12 @@ export function isBytes(value: unknown): value is Uint8Array {
   return value instanceof Uint8Array || Object.prototype.toString.call(value) === "[object Uint8Array]";
 }
 
+/** Throws the TypeError for a single key that is not a key, naming it `key`, before it is wrapped in a batch (which would call it keys[0]). */
+export function checkKey(key: unknown): Key {
+  maxKeyBytes(key);
+  return key as Key;
+}
+
 /**
  * Upper bound on the UTF-8 size of a key; throws a TypeError for anything but
  * a key, naming it `keys[index]` (or `key` without an index). The name is

@@ -7,7 +7,7 @@ import { MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { HASH_XXH64, OP_ADD, OP_HAS, SBBF_HEADER } from "./constants.generated.js";
 import { checkCount, checkInteger, checkOptions, checkVisit, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
 import { type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
-import { isBytes, SHARED_KEY_BYTES, type Key } from "./keys.js";
+import { checkKey, isBytes, SHARED_KEY_BYTES, type Key } from "./keys.js";
 import { checkDeserializeOptions, openHandle, type DeserializeOptions, type SharedFilterHandle } from "./shared.js";
 import type { Filter } from "./filter.js";
 import {
@@ -318,7 +318,8 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
   has(key: Key): boolean {
     const one = this.oneString(key);
     if (one) return one.core.sbbfKey(one.filter, OP_HAS, one.room.scratch.bytes, one.room.text.utf8Write(key as string, 0)) === 1;
-    if (this.viaBatch) return this.runOp(OP_HAS, { kind: "keys", keys: [key as Key] }).answers[0] === 1;
+    // A bad key is named `key`, as on the one-key path, not keys[0] of the batch it goes in.
+    if (this.viaBatch) return this.runOp(OP_HAS, { kind: "keys", keys: [checkKey(key)] }).answers[0] === 1;
     const { ptr, length } = this.oneKey(key);
     return this.core.sbbfKey(this.live(), OP_HAS, ptr, length) === 1;
   }
@@ -327,7 +328,7 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
     const one = this.oneString(key);
     let seen: number;
     if (one) seen = one.core.sbbfKey(one.filter, OP_ADD, one.room.scratch.bytes, one.room.text.utf8Write(key as string, 0));
-    else if (this.viaBatch) return this.#add({ kind: "keys", keys: [key as Key] })[0] === 1;
+    else if (this.viaBatch) return this.#add({ kind: "keys", keys: [checkKey(key)] })[0] === 1;
     else {
       const { ptr, length } = this.oneKey(key);
       seen = this.core.sbbfKey(this.live(), OP_ADD, ptr, length);

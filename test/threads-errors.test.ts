@@ -72,6 +72,22 @@ describe("shared filters refuse bad input", () => {
     expect(() => SplitBlockBloomFilter.fromShared({ ...blockHandle, params: { blocks: blockHandle.params.blocks * 2 } })).toThrow(/does not match/);
   });
 
+  it("a single key that is not a key is named key, on a shared filter as on a private one (not keys[0] of the batch it goes in)", () => {
+    for (const shared of [false, true]) {
+      using bloom = BloomFilter.create(1000, 0.01, { shared });
+      using block = SplitBlockBloomFilter.create(1000, 0.01, { shared });
+      for (const filter of [bloom, block]) {
+        for (const [name, call] of [
+          ["has", () => filter.has(5 as never)],
+          ["add", () => filter.add(5 as never)],
+          ["testAndAdd", () => filter.testAndAdd(5 as never)],
+        ] as const) {
+          expect(call, `${filter.constructor.name}.${name}, shared: ${shared}`).toThrow(new TypeError("key must be a string or a Uint8Array, got 5"));
+        }
+      }
+    }
+  });
+
   it("{ shared: true } where the page is not cross-origin isolated says how to fix it, and allocates nothing", () => {
     (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated = false;
     expect(() => BloomFilter.create(1000, 0.01, { shared: true })).toThrow(/needs SharedArrayBuffer, which this page does not get: serve it cross-origin isolated/);
