@@ -227,8 +227,10 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     checkInteger("handle.params.baseBits", baseBits, 1, MAX_FILTER_BITS);
     const segments = blocks.length;
     // Each memory's header records m, k, the hashing and the base m: the handle must give the same, or this
-    // thread would set and test other bits than the others (false negatives there).
-    const header = segments === segmentsFor(bits as number) ? indexHeaderBytes((bits as number) / segments, hashes as number, hashing, (baseBits as number) / segments) : undefined;
+    // thread would set and test other bits than the others (false negatives there). A filter can be held in
+    // more segments than its bits need, as deserialize keeps them (a RedisBloomFilter's copy, a folded filter
+    // in segments): any number the loader accepts, with double hashing when there are several.
+    const header = segmentable(bits as number, segments) && (segments === 1 || hashing.strategy === "double") ? indexHeaderBytes((bits as number) / segments, hashes as number, hashing, (baseBits as number) / segments) : undefined;
     const fits = header !== undefined && blocks.every(({ arena, ptr, bytes }) => bytes === blockBytes((bits as number) / segments) && sameBytes(arena.u8().subarray(ptr, ptr + HEADER_BYTES), header));
     if (!fits) {
       throw new RangeError(

@@ -98,6 +98,31 @@ describe("shared filters refuse bad input", () => {
   });
 });
 
+describe("a shared filter held in more segments than its bits need", () => {
+  it("is opened by fromShared() as deserialize(…, { shared: true }) loads it (the record of a RedisBloomFilter's copy, or of a folded filter in segments)", () => {
+    // RedisBloomFilter.toBloomFilter() makes such a filter (one segment per Redis string); so does fold() of a filter above 4 GiB.
+    using model = BloomFilter.withSize(1 << 16, 3);
+    using spread = BloomFilter.inSegments(1 << 16, 3, model.hashing, 4);
+    spread.addInts(keys);
+    using loaded = BloomFilter.deserialize(spread.serialize(), { shared: true });
+    expect(loaded.segmentCount).toBe(4);
+    const handle = loaded.share();
+    using view = BloomFilter.fromShared(handle);
+    expect(view.segmentCount).toBe(4);
+    expect(view.hasInts(keys).every((answer) => answer === 1)).toBe(true);
+    const more = Uint32Array.from({ length: 500 }, (_, i) => 1_000_000 + i);
+    view.addInts(more);
+    expect(loaded.hasInts(more).every((answer) => answer === 1)).toBe(true);
+    // The same keys, one thread, the same segments: the same bytes.
+    spread.addInts(more);
+    expect(view.serialize()).toEqual(spread.serialize());
+    expect(loaded.serialize()).toEqual(spread.serialize());
+    // Memories that are not the filter's segments are still refused.
+    expect(() => BloomFilter.fromShared({ ...handle, memories: handle.memories.slice(0, 2) })).toThrow(/do not match the filter in the 2 shared memories it holds/);
+    expect(() => BloomFilter.fromShared({ ...handle, memories: handle.memories.slice(0, 3) })).toThrow(/do not match the filter in the 3 shared memories it holds/);
+  });
+});
+
 describe("batch areas in a shared memory", () => {
   it("are taken when another thread grew the memory to its maximum and this thread's view of it lags", () => {
     // V8 shows another thread's grow to this one a moment later: until then memory.buffer has the old size. With 256
