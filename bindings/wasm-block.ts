@@ -270,6 +270,10 @@ export abstract class WasmBlock extends FilterBase {
     const kernel = this.kernel(op);
     let total = 0;
     forEachChunk(this.batchArena, this.keyHash, { kind: "lines", buffer }, (chunk) => {
+      // A visit may have disposed this structure: the kernel holds the addresses of blocks given back by then,
+      // which a new structure may hold already (or, shared, this thread's batch area, which another filter
+      // object or thread may have taken). Nothing more is read or written: the disposed TypeError.
+      this.live();
       total += kernel(chunk);
       visit(chunk);
     });

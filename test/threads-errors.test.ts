@@ -273,3 +273,45 @@ describe("a shared filter of the independent strategy (its kernel reads key byte
     expect(() => shared.positions("\u00e9".repeat(600_000))).toThrow(/1200000/);
   });
 });
+
+describe("a filter disposed by its own visit callback", () => {
+  // Three pieces of lines (16,384 lines a piece at most): the callback disposes the filter after the first.
+  const lines = new TextEncoder().encode(Array.from({ length: 40_000 }, (_, i) => `line ${i}`).join("\n"));
+  const kinds = [
+    { name: "BloomFilter", make: (shared: boolean) => BloomFilter.create(100_000, 0.01, { shared }) },
+    { name: "SplitBlockBloomFilter", make: (shared: boolean) => SplitBlockBloomFilter.create(100_000, 0.01, { shared }) },
+  ] as const;
+  type Each = (buffer: Uint8Array, visit: () => void) => void;
+
+  it.each(kinds)("$name: stops before its next piece, touching no memory it gave back (a new filter's block; a shared filter's batch area, taken again)", ({ name, make }) => {
+    for (const shared of [false, true]) {
+      for (const method of ["testAndAddLinesEach", "dedupLines", "hasLinesEach"] as const) {
+        const filter = make(shared);
+        const handle = shared ? filter.share() : undefined;
+        let next: BloomFilter | SplitBlockBloomFilter | undefined;
+        let pieces = 0;
+        const visit = () => {
+          pieces++;
+          if (filter.disposed) return;
+          filter.dispose();
+          // Where the memory given back goes at once: a new filter of the same size (private), another filter
+          // object over the shared memory, whose first batch takes the batch area given back (shared).
+          next = !shared ? make(false) : name === "BloomFilter" ? BloomFilter.fromShared(handle as never) : SplitBlockBloomFilter.fromShared(handle as never);
+          next.hasInts(Uint32Array.of(1));
+        };
+        const what = `${method}, shared: ${shared}`;
+        expect(() => (filter[method] as Each).call(filter, lines, visit), what).toThrow(`this ${name} was disposed; it cannot be used after dispose()`);
+        expect(pieces, what).toBe(1);
+        if (shared) {
+          // The pieces after the first were not added.
+          const later = next!.hasLines(lines).subarray(16_384);
+          expect(later.reduce((sum, answer) => sum + answer, 0), what).toBeLessThan(100);
+        } else {
+          // Nor written into the new filter's block.
+          expect(next!.fillRatio, what).toBe(0);
+        }
+        next!.dispose();
+      }
+    }
+  });
+});
