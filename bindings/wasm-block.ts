@@ -187,7 +187,11 @@ export abstract class WasmBlock extends FilterBase {
         return total;
       };
     }
+    const shared = blocks[0].arena.shared;
     return (chunk) => {
+      // A shared structure takes this object's batch area in every segment's memory before any segment's kernel
+      // runs: when one cannot be taken (all in use), the batch fails having added nothing to the other segments.
+      if (shared) for (const { arena } of blocks) scratchOf(arena);
       const home = chunk.scratch.arena;
       this.routeChunk(chunk);
       const ids = home.u32().slice(chunk.scratch.ends >>> 2, (chunk.scratch.ends >>> 2) + chunk.count);

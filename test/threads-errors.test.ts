@@ -5,7 +5,7 @@
 // shared memory alive.
 import { spawnSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { BloomFilter, SplitBlockBloomFilter } from "../bindings/index.js";
+import { BloomFilter, MAX_SEGMENT_BITS, SplitBlockBloomFilter } from "../bindings/index.js";
 import { MAX_SCRATCH_SLOTS, SharedArena } from "../bindings/shared-arena.js";
 
 const keys = Uint32Array.from({ length: 1000 }, (_, i) => i * 7);
@@ -191,6 +191,39 @@ describe("batch areas in a shared memory", () => {
       one.dispose();
     }
     expect(filter.hasInts(Uint32Array.from({ length: 2 * MAX_SCRATCH_SLOTS }, (_, i) => 100_000 + i)).every((answer) => answer === 1)).toBe(true);
+  });
+});
+
+describe("batch areas of a shared filter in segments (a shared memory each)", () => {
+  it("are all taken before a batch adds to any segment: a batch that cannot take one adds nothing to the others", () => {
+    // Two segments of about 2 GiB each; wasm memory is committed only as it is touched.
+    const bits = Math.ceil((MAX_SEGMENT_BITS + 1) / 128) * 128;
+    using filter = BloomFilter.withSize(bits, 7, { shared: true });
+    expect(filter.segmentCount).toBe(2);
+    const handle = filter.share();
+    // An integer key of each segment: routing depends on the hashing and the number of segments alone, so a
+    // small private filter in two segments shows it.
+    const keyOf = (segment: number): number => {
+      for (let key = 0; ; key++) {
+        using probe = BloomFilter.inSegments(1024, 7, filter.hashing, 2);
+        probe.addInts(Uint32Array.of(key));
+        if (probe.segmentBytes(segment).some((byte) => byte !== 0)) return key;
+      }
+    };
+    const first = keyOf(0);
+    const second = keyOf(1);
+    // Every batch area of the second segment's memory taken, by filter objects that queried a key of that segment.
+    const open = Array.from({ length: MAX_SCRATCH_SLOTS }, () => BloomFilter.fromShared(handle));
+    for (const one of open) one.hasInts(Uint32Array.of(second));
+    using late = BloomFilter.fromShared(handle);
+    expect(() => late.addInts(Uint32Array.of(first, second))).toThrow(new RegExp(`all ${MAX_SCRATCH_SLOTS} batch areas of this shared filter's memory are taken`));
+    for (const one of open) one.dispose();
+    // The key of the first segment was not added either.
+    expect(filter.hasInts(Uint32Array.of(first, second))).toEqual(Uint8Array.of(0, 0));
+    expect(filter.size).toBe(0);
+    // With areas free again, the same batch goes through.
+    expect(late.testAndAddInts(Uint32Array.of(first, second))).toEqual(Uint8Array.of(0, 0));
+    expect(filter.hasInts(Uint32Array.of(first, second))).toEqual(Uint8Array.of(1, 1));
   });
 });
 
