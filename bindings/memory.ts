@@ -134,13 +134,20 @@ export function checkSharable(): void {
   }
 }
 
+/** Where a shared block stands in its filter: segment `segment` of `segments`, in memories that all record `filter`. */
+export interface SharedPlace {
+  readonly segment: number;
+  readonly segments: number;
+  readonly filter: number;
+}
+
 /**
  * Allocates `bytes` zeroed bytes for `what` in a new shared memory of its
  * own, with batch areas of `slotBytes` for the threads that will use it.
  * Throws an Error where memory cannot be shared, a RangeError that says why
  * when it cannot allocate.
  */
-export function allocateShared(bytes: number, what: What, slotBytes: number): Block {
+export function allocateShared(bytes: number, what: What, slotBytes: number, place: SharedPlace = { segment: 0, segments: 1, filter: 0 }): Block {
   checkSharable();
   if (!(bytes <= MAX_BLOCK_BYTES)) {
     throw new RangeError(`${named(what)} needs ${formatBytes(bytes)}; one wasm memory block holds at most ${formatBytes(MAX_BLOCK_BYTES)}`);
@@ -148,7 +155,7 @@ export function allocateShared(bytes: number, what: What, slotBytes: number): Bl
   checkFree(bytes + slotBytes, what);
   let arena: SharedArena;
   try {
-    arena = SharedArena.create(bytes, slotBytes);
+    arena = SharedArena.create(bytes, slotBytes, place.segment, place.segments, place.filter);
   } catch (error) {
     if (error instanceof RangeError && /batch area/.test(error.message)) throw error;
     throw new RangeError(`cannot allocate ${formatBytes(bytes)} for ${named(what)}: the engine refused a shared wasm memory of that size`);

@@ -8,8 +8,8 @@
 //   [static data of the core | control area | block | batch area 0 | 1 | …]
 //
 // The control area, at 64 KiB (the core's static data fits its first page),
-// holds the layout, the filter's key count and one state word per batch
-// area. A thread takes a batch area with an atomic compare-exchange on its
+// holds the layout, which segment of which filter the block is, the
+// filter's key count and one state word per batch area. A thread takes a batch area with an atomic compare-exchange on its
 // state and gives it back when its filter is disposed or collected; the
 // memory grows (atomically, in wasm) to cover an area the first time one is
 // taken, up to a maximum fixed at creation.
@@ -22,13 +22,19 @@ export const MAX_SCRATCH_SLOTS = 256;
 const MAGIC = 0x48534b42;
 /** Where the control area starts: above the core's static data, which fits its first page. */
 const CONTROL = PAGE_BYTES;
-/** u32 words of the control area: magic, batch-area bytes, first batch area, their number, block address, block bytes. */
+/**
+ * u32 words of the control area: magic, batch-area bytes, first batch area, their number, block address, block
+ * bytes, then which segment of how many the block is (segment | segments << 16) and a number shared by the
+ * memories of one filter, so that a handle's memories are known to be one filter's, all of them, in order.
+ */
 const W_MAGIC = 0;
 const W_SLOT_BYTES = 1;
 const W_SLOTS = 2;
 const W_SLOT_COUNT = 3;
 const W_BLOCK = 4;
 const W_BLOCK_BYTES = 5;
+const W_SEGMENT = 6;
+const W_FILTER = 7;
 /** The key count (the filter's size) is a u64 at this byte of the control area. */
 const COUNT_BYTE = 32;
 /** The batch areas' state words (u32 each) start at this byte of the control area. */
@@ -55,6 +61,11 @@ export class SharedArena extends Arena {
   readonly slotBytes: number;
   /** Batch areas the memory has room for: the most threads that can work on it at once. */
   readonly slotCount: number;
+  /** Which segment of its filter the block is (0 for a filter in one memory), of how many. */
+  readonly segment: number;
+  readonly segments: number;
+  /** The number the memories of one filter share. */
+  readonly filter: number;
   readonly #slots: number;
   readonly #words: Uint32Array;
   readonly #count: BigInt64Array;
@@ -74,14 +85,19 @@ export class SharedArena extends Arena {
     this.slotCount = this.#words[W_SLOT_COUNT];
     this.block = this.#words[W_BLOCK];
     this.blockBytes = this.#words[W_BLOCK_BYTES];
+    this.segment = this.#words[W_SEGMENT] & 0xffff;
+    this.segments = this.#words[W_SEGMENT] >>> 16;
+    this.filter = this.#words[W_FILTER];
   }
 
   /**
    * A new shared memory for a block of `blockBytes` (zeroed), with room for
    * up to MAX_SCRATCH_SLOTS batch areas of `slotBytes`: its maximum is fixed
    * here, so the memory never moves and every thread sees the same bytes.
+   * The block is segment `segment` of `segments` of the filter whose
+   * memories all record the number `filter`.
    */
-  static create(blockBytes: number, slotBytes: number): SharedArena {
+  static create(blockBytes: number, slotBytes: number, segment = 0, segments = 1, filter = 0): SharedArena {
     const slotSize = aligned(slotBytes);
     const slots = aligned(BLOCK + blockBytes);
     const slotCount = Math.min(MAX_SCRATCH_SLOTS, Math.floor((ARENA_MAX_BYTES - slots) / slotSize));
@@ -95,6 +111,8 @@ export class SharedArena extends Arena {
     words[W_SLOT_COUNT] = slotCount;
     words[W_BLOCK] = BLOCK;
     words[W_BLOCK_BYTES] = blockBytes;
+    words[W_SEGMENT] = segment | (segments << 16);
+    words[W_FILTER] = filter;
     // Written last: a memory another thread receives is whole once it carries the mark.
     Atomics.store(words, W_MAGIC, MAGIC);
     return new SharedArena(memory);

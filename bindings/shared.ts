@@ -5,6 +5,7 @@
 // keeps them, so drop it once fromShared() has run.
 import { checkOptions, describe } from "./errors.js";
 import { attachShared, type Block } from "./memory.js";
+import type { SharedArena } from "./shared-arena.js";
 
 /**
  * A shared wasm memory (a WebAssembly.Memory over a SharedArrayBuffer),
@@ -52,6 +53,19 @@ export function openHandle(handle: unknown, type: string, maxSegments: number): 
     const block = attachShared(memory);
     if (!block) throw new TypeError(`handle.memories[${i}] must be a shared wasm memory from share(), got ${describe(memory)}`);
     return block;
+  });
+  // Each memory records which segment of how many it holds, and a number its filter's memories share: a
+  // handle put together otherwise (memories out of order, repeated, missing, or of another filter of the same
+  // parameters) would set and test keys in other segments than the other threads (false negatives there).
+  const first = blocks[0].arena as SharedArena;
+  blocks.forEach(({ arena }, i) => {
+    const { segment, segments, filter } = arena as SharedArena;
+    if (filter !== first.filter || segment !== i || segments !== memories.length) {
+      throw new RangeError(
+        `handle.memories must be the memories of one filter, all of them, in the order share() gives them: ` +
+          `memories[${i}] holds segment ${segment + 1} of ${segments} of ${filter === first.filter ? "the filter of memories[0]" : "another filter"}`,
+      );
+    }
   });
   return { blocks, params: given.params as Record<string, unknown> };
 }

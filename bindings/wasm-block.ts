@@ -67,9 +67,11 @@ export abstract class WasmBlock extends FilterBase {
       if (total > free) throw new RangeError(`cannot allocate ${formatBytes(total)} for ${named(what)}: only ${formatBytes(free)} of memory is free on this machine`);
     }
     const blocks: Block[] = [];
+    // The number a shared structure's memories share, so fromShared knows them for one structure's.
+    const filter = placement ? Math.floor(Math.random() * 2 ** 32) : 0;
     try {
       for (const bytes of list) {
-        if (placement) blocks.push(allocateShared(bytes, what, scratchBytes(placement.sharedKeyBytes)));
+        if (placement) blocks.push(allocateShared(bytes, what, scratchBytes(placement.sharedKeyBytes), { segment: blocks.length, segments: list.length, filter }));
         else blocks.push(allocate(bytes, what, Array.isArray(near) ? near[blocks.length] : blocks.length === 0 ? (near as Arena | undefined) : undefined));
       }
     } catch (error) {

@@ -117,9 +117,39 @@ describe("a shared filter held in more segments than its bits need", () => {
     spread.addInts(more);
     expect(view.serialize()).toEqual(spread.serialize());
     expect(loaded.serialize()).toEqual(spread.serialize());
-    // Memories that are not the filter's segments are still refused.
-    expect(() => BloomFilter.fromShared({ ...handle, memories: handle.memories.slice(0, 2) })).toThrow(/do not match the filter in the 2 shared memories it holds/);
-    expect(() => BloomFilter.fromShared({ ...handle, memories: handle.memories.slice(0, 3) })).toThrow(/do not match the filter in the 3 shared memories it holds/);
+    // Memories that are not all of the filter's segments are still refused.
+    expect(() => BloomFilter.fromShared({ ...handle, memories: handle.memories.slice(0, 2) })).toThrow(/^handle\.memories must be the memories of one filter, all of them/);
+    expect(() => BloomFilter.fromShared({ ...handle, memories: handle.memories.slice(0, 3) })).toThrow(/^handle\.memories must be the memories of one filter, all of them/);
+  });
+
+  it("is opened only from all of its memories, in order: not reordered, repeated, cut short or mixed with another filter's of the same parameters", () => {
+    // Each memory's header gives the segment's m, k and hashing, the same in every segment: the memories themselves
+    // record which segment of which filter they hold. A handle put together otherwise would route keys to other
+    // segments than the other threads do (false negatives there).
+    using model = BloomFilter.withSize(1 << 16, 3);
+    using spread = BloomFilter.inSegments(1 << 16, 3, model.hashing, 2);
+    spread.addInts(keys);
+    const bytes = spread.serialize();
+    using a = BloomFilter.deserialize(bytes, { shared: true });
+    using b = BloomFilter.deserialize(bytes, { shared: true });
+    const [a0, a1] = a.share().memories;
+    const [, b1] = b.share().memories;
+    const handle = a.share();
+    for (const [memories, message] of [
+      [[a1, a0], "memories[0] holds segment 2 of 2 of the filter of memories[0]"],
+      [[a0, a0], "memories[1] holds segment 1 of 2 of the filter of memories[0]"],
+      [[a0, b1], "memories[1] holds segment 2 of 2 of another filter"],
+    ] as const) {
+      expect(() => BloomFilter.fromShared({ ...handle, memories }), message).toThrow(
+        new RangeError(`handle.memories must be the memories of one filter, all of them, in the order share() gives them: ${message}`),
+      );
+    }
+    // Half of the memories, with parameters made up to fit them, is refused too.
+    expect(() => BloomFilter.fromShared({ ...handle, memories: [a0], params: { ...handle.params, bits: 1 << 15, baseBits: 1 << 15 } })).toThrow(
+      /^handle\.memories must be the memories of one filter, all of them, in the order share\(\) gives them: memories\[0\] holds segment 1 of 2/,
+    );
+    using same = BloomFilter.fromShared(handle);
+    expect(same.hasInts(keys).every((answer) => answer === 1)).toBe(true);
   });
 });
 
