@@ -2,7 +2,7 @@
 import { optimal, type OptimalInput } from "bloomkit";
 import { UsageError, hasByteUnit, inOptionWords, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
 import { printOut } from "./io.js";
-import { count, formatBytes } from "./words.js";
+import { count, fmt, formatBytes } from "./words.js";
 
 export const calcOptions: OptionSpec[] = [
   { name: "n", value: "N", help: "number of items (10000, 10k, 5M, 1G)" },
@@ -83,7 +83,7 @@ function rateWords({ n, m, k, p }: { n: number; m: number; k: number; p: number 
   // Below 1e-300 a double loses digits before it reaches 0.
   const log10 = p >= 1e-300 ? Math.log10(p) : k * Math.log10(-Math.expm1((-k * n) / m));
   const rate = p >= 1e-300 ? p.toPrecision(6) : exponentForm(log10);
-  const oneIn = -log10 < Math.log10(ONE_IN_DIGITS_BELOW) ? Math.round(1 / p).toLocaleString("en-US") : exponentForm(-log10);
+  const oneIn = -log10 < Math.log10(ONE_IN_DIGITS_BELOW) ? fmt(1 / p) : exponentForm(-log10);
   return `${rate} (1 in ${oneIn})`;
 }
 
