@@ -125,16 +125,11 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
         }
       }
       if (threaded && !(filter instanceof ScalableBloomFilter)) {
-        // Worker threads hash and group the pieces; this thread tests them in input order and writes them.
+        // Worker threads hash and group the pieces; this thread tests them in input order and writes the groups.
         const tested = filter!;
-        if (!pool) {
-          // New lines go to the output, repeats (with --repeats) to the second.
-          const outputs = [out, ...(repeats ? [repeats] : [])].map((output) => output.handOver());
-          pool = new LinePipeline({ filter: tested, op: (hashes) => tested.testAndAddHashes(hashes), front: 0, outputs }, threads, progress, buffers);
-        }
+        // New lines go to the output, repeats (with --repeats) to the second; this thread writes them.
+        pool ??= new LinePipeline({ filter: tested, op: (hashes) => tested.testAndAddHashes(hashes), front: 0, writers: [out, ...(repeats ? [repeats] : [])] }, threads, progress, buffers);
         await pool.push(piece);
-        out.flushAheadOf(pool.bytes);
-        repeats?.flushAheadOf(pool.bytes);
         continue;
       }
       // Lines are split in wasm for every filter type (answers and line ends come as views); a filter kept in Redis answers a whole piece.

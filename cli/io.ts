@@ -258,6 +258,21 @@ export class Output {
   }
 
   /**
+   * Writes `bytes` after what is buffered without copying them, then calls
+   * `release`: a temporary file's in libuv's thread pool when it can (`bytes`
+   * must not change until released), any other output's at once.
+   */
+  writeLent(bytes: Uint8Array, release: () => void): void {
+    if (bytes.length === 0) return release();
+    if (this.#used > 0) this.flushSync();
+    if (this.#file?.temporary) {
+      if (this.#file.writeBehind(bytes, release)) return;
+      this.#file.write(bytes);
+    } else this.#writeAll(bytes);
+    release();
+  }
+
+  /**
    * Writes what is buffered and hands the file over to writers in other
    * threads (the CLI's --threads): they write to `fd` in order, and close()
    * still puts the file in place.

@@ -13,9 +13,7 @@ import { BloomFilter, SplitBlockBloomFilter } from "bloomkit";
 import { AnsweredLines } from "./answered-lines.js";
 import type { Grouped, Hashed, LineJob, LineWorkerData } from "./line-pool.js";
 
-const { hashing, outputs, front, endLines, turn, shared, annotate } = workerData as LineWorkerData;
-/** Whether the lines not answered `front` are written too (to the second output). */
-const keepBack = outputs.length > 1;
+const { hashing, outputs, keepBack, front, endLines, turn, shared, annotate } = workerData as LineWorkerData;
 /** The shared filter this worker adds to or queries itself, when it was given one. */
 const target = shared === undefined ? undefined : shared.kind === "bloom" ? BloomFilter.fromShared(shared.handle as never) : SplitBlockBloomFilter.fromShared(shared.handle as never);
 /** The sequence number of the piece whose lines may be written now. */

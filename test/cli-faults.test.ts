@@ -176,6 +176,16 @@ describe("read-only and full file systems (tmpfs mounts)", () => {
     expect(readFileSync(join(tiny, "out"), "utf8")).toBe(OLD);
     expect(readdirSync(tiny)).toEqual(["out"]);
   });
+
+  it("the same with --threads 2, whose writes run in the background from the workers' buffers", (context) => {
+    if (tinyProblem) context.skip();
+    writeFileSync(join(tiny, "out"), OLD);
+    writeFileSync(file("more.txt"), lines(200_000, "https://many.example/page/")); // ~7 MB: past the 4 MiB below which one thread does it all
+    const result = run(["dedup", file("more.txt"), "-o", join(tiny, "out"), "--threads", "2"]);
+    expectOneLineError(result, /^bloomkit: cannot write .*tiny\/out: no space left on the device$/);
+    expect(readFileSync(join(tiny, "out"), "utf8")).toBe(OLD);
+    expect(readdirSync(tiny)).toEqual(["out"]);
+  });
 });
 
 describe("an output that is an input is refused", () => {
