@@ -49,7 +49,11 @@ const ROUNDS = 11;
  * ms, which one collection or a neighbour on this shared machine doubles; timed one task after another (the median
  * of 11 passes each), the same run measured a fuse filter's hasInts at 37.2 ns/key under one Node and 8.2 under
  * the other, so the fuse and split-block rows it compares were taken minutes and machine states apart. Round-robin,
- * a busy stretch falls on every task alike.
+ * a busy stretch falls on every task alike. The section runs with --single-threaded-gc (bench/results.mjs, and
+ * npm run bench:fuse): the collector's helper threads, marking the 2·10^6 URL strings this process holds after
+ * the string rows allocated, took the second of this machine's two cores from the passes that followed. With
+ * them, the 8-bit filter's hasInts of absent keys measured 8.3-8.4 ns/key in three runs with the string rows in
+ * the round, and 4.3-4.6 in three without them; with collections in this thread alone, 4.4 with every bloomkit row.
  */
 async function timeRoundRobin(rows, suites) {
   const tasks = suites.flatMap(({ lib, n, ops, quality }) => Object.entries(ops).map(([op, [keyKind, fn]]) => ({ lib, n, op, keyKind, fn, quality, ns: [] })));

@@ -29,13 +29,19 @@ export function resultsMarkdown({ runs, notRun, c, dedup, tables, targets }) {
   const bloomFiltersAdd = `${once(bloomFiltersAdds.map((ns) => (ns / 1e3).toFixed(1)))} µs a key`;
   const bloomFiltersPass = `${once(bloomFiltersAdds.map((ns) => String(Math.round((ns * LARGE) / 1e9))))} s`;
   const notRunLines = notRun.map((missing) => `\n- ${missing.label} was not run: ${missing.reason}.`).join("");
+  // With BENCH_REUSE_SUITES, the rows taken from an earlier run, and when that run wrote them.
+  const reused = runs.flatMap((run) => [
+    ...(run.reusedFrom ? [`${run.label}'s sections 1–4 are the rows its suite wrote at ${run.reusedFrom}`] : []),
+    ...(run.fuseReusedFrom ? [`${run.label}'s section 5 the rows written at ${run.fuseReusedFrom}`] : []),
+  ]);
+  const reusedLine = reused.length ? `\n- Not measured again in this run (BENCH_REUSE_SUITES=1): ${reused.join("; ")}.` : "";
   return `# Benchmark results
 
 Written by \`npm run bench\` (bench/results.mjs) on ${env.date}.
 
 - Machine: ${env.cpu}, ${env.cores} cores, ${env.memory}; ${env.os}
-${runs.map((run) => `- ${nodeLine(run, runs[0])}`).join("\n")}${notRunLines}
-- One bench run: under each Node in turn, the suite (bench/filters.mjs, sections 1–4) runs in a process of its own (\`node --expose-gc --max-old-space-size=16384\`), then section 5 (bench/fuse.mjs) in another; then, in the same bench run, the C program (section 6) once, and the dedup runs (section 7): bloomkit under each Node and \`sort -u\`, ${dedup.rounds ?? 3} times each in turn (the median is reported), and awk once. Every table puts the Nodes side by side: per Node ns/key, Mops/s and the ratio to the peer of that Node's run; then bits/key, measured FPR, keys stored and false negatives once, written "a / b" (${labels}) where the two runs measured different values (the JS Set's heap).
+${runs.map((run) => `- ${nodeLine(run, runs[0])}`).join("\n")}${notRunLines}${reusedLine}
+- One bench run: under each Node in turn, the suite (bench/filters.mjs, sections 1–4) runs in a process of its own (\`node --expose-gc --max-old-space-size=16384\`), then section 5 (bench/fuse.mjs) in another (\`node --expose-gc --single-threaded-gc\`); then, in the same bench run, the C program (section 6) once, and the dedup runs (section 7): bloomkit under each Node and \`sort -u\`, ${dedup.rounds ?? 3} times each in turn (the median is reported), and awk once. Every table puts the Nodes side by side: per Node ns/key, Mops/s and the ratio to the peer of that Node's run; then bits/key, measured FPR, keys stored and false negatives once, written "a / b" (${labels}) where the two runs measured different values (the JS Set's heap).
 - Keys: URL-like strings (≈ ${bytesPerKey} bytes of UTF-8 each) from a fixed seed, and a disjoint set of the same kind for the queries of absent keys and the measured FPR. Integer keys: 0 … n − 1 as members, n … 2n − 1 as absent keys, in a \`Uint32Array\`.
 - ns/key is the mean time of one pass over all n keys divided by n (tinybench: 5 timed passes after 1 warm-up pass at 1e6, 2 after 1 at 1e7, no \`gc()\` between passes, whose collector threads would still be at work in the pass after it; 1 pass for \`bloom-filters\`, the slowest by far, after its code has run on every key in the FPR measurement). Mops/s = 1000 / (ns/key).
 - "vs bloomfilter" is \`bloomfilter\`'s time on URL strings for the same kind of operation (add, query of members, query of absent keys) in the same section of the same Node's run, divided by this row's: above 1× is faster. \`bloomfilter\`'s own integer rows are its \`add(number)\`, which turns the number into a string.

@@ -13,7 +13,7 @@
 // left in bench/.cache/ instead of running the suite (and the fuse section)
 // again (after a later part failed, or to redo the report).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { cSection } from "./c.mjs";
 import { dedupRuns, gnuTimeMissing } from "./cli.mjs";
 import { cTable, dedupTable, deletableTable, filterTable, fuseTable, runLabel } from "./merge.mjs";
@@ -50,7 +50,8 @@ function runJson(node, script, name, args = []) {
   const json = `${cache}${name}-${node.label.replace(/\W+/g, "")}-${FULL ? "full" : SMALL}.json`;
   if (process.env.BENCH_REUSE_SUITES && existsSync(json)) {
     console.error(`\n${node.label}: the rows of the last run, from ${json}`);
-    return JSON.parse(readFileSync(json, "utf8"));
+    // RESULTS.md says which rows were reused, and when they were measured.
+    return { ...JSON.parse(readFileSync(json, "utf8")), reusedFrom: statSync(json).mtime.toISOString().slice(0, 16).replace("T", " ") + " UTC" };
   }
   const shown = `bench/${script.split("/").pop()}`;
   console.error(`\n${node.label} (${node.path}): ${shown}${FULL ? "" : `, BENCH_KEYS=${SMALL}`}`);
@@ -63,8 +64,9 @@ function runJson(node, script, name, args = []) {
 function runSuite(node) {
   const suite = runJson(node, suitePath, "suite", ["--expose-gc", "--max-old-space-size=16384"]);
   if (!FULL) return { ...suite, label: runLabel(suite.env) };
-  const fuse = runJson(node, fusePath, "fuse", ["--expose-gc"]);
-  return { ...suite, label: runLabel(suite.env), fuse: fuse.rows, meta: { ...suite.meta, fusePeerKeys: fuse.peerKeys } };
+  // Collections in this thread only: see the comment on ROUNDS in bench/fuse.mjs.
+  const fuse = runJson(node, fusePath, "fuse", ["--expose-gc", "--single-threaded-gc"]);
+  return { ...suite, label: runLabel(suite.env), fuse: fuse.rows, fuseReusedFrom: fuse.reusedFrom, meta: { ...suite.meta, fusePeerKeys: fuse.peerKeys } };
 }
 
 /** The dedup runs of target 6 on the crawl log, or { skipped } without GNU time. */
