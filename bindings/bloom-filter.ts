@@ -644,7 +644,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
    */
   testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
     checkVisit(visit);
-    this.#added(this.runLinesEach(OP_ADD, buffer, visit));
+    this.runLinesEach(OP_ADD, buffer, visit, (fresh) => this.#added(fresh));
   }
 
   /**
@@ -659,7 +659,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
    */
   dedupLines(buffer: Uint8Array, visit: (newLines: Uint8Array, newCount: number, lineCount: number) => void): void {
     checkVisit(visit);
-    this.#added(this.runDedupLines(buffer, visit));
+    this.runDedupLines(buffer, visit, (fresh) => this.#added(fresh));
   }
 
   /** hasLines without copies: `visit(answers, ends, offset)` as in testAndAddLinesEach, for readers that copy the lines found out. */

@@ -388,13 +388,13 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
   /** As BloomFilter.testAndAddLinesEach: answers and line ends as views of wasm memory, no copies. */
   testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
     checkVisit(visit);
-    this.addKeyCount(this.runLinesEach(OP_ADD, buffer, visit));
+    this.runLinesEach(OP_ADD, buffer, visit, (fresh) => this.addKeyCount(fresh));
   }
 
   /** As BloomFilter.dedupLines: the lines that were new, as views of wasm memory, piece by piece. */
   dedupLines(buffer: Uint8Array, visit: (newLines: Uint8Array, newCount: number, lineCount: number) => void): void {
     checkVisit(visit);
-    this.addKeyCount(this.runDedupLines(buffer, visit));
+    this.runDedupLines(buffer, visit, (fresh) => this.addKeyCount(fresh));
   }
 
   /** As BloomFilter.hasLinesEach. */

@@ -260,30 +260,31 @@ export abstract class WasmBlock extends FilterBase {
   /**
    * Runs `op` over newline-delimited keys and hands each piece's answers and
    * line ends to `visit` as views of wasm memory, valid only during the call:
-   * line i of the piece ends at offset + ends[i] in the buffer. Returns the
-   * sum the kernel returned.
+   * line i of the piece ends at offset + ends[i] in the buffer. `added`
+   * gets what the kernel returned for each piece, before its visit.
    */
-  protected runLinesEach(op: number, buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): number {
-    return this.#runLineChunks(op, buffer, (chunk) => {
+  protected runLinesEach(op: number, buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void, added?: (fresh: number) => void): void {
+    this.#runLineChunks(op, buffer, (chunk) => {
       const memory = chunk.scratch.arena.memory.buffer;
       visit(new Uint8Array(memory, chunk.scratch.out, chunk.count), new Uint32Array(memory, chunk.scratch.lineEnds, chunk.count), chunk.lineBase);
-    });
+    }, added);
   }
 
-  /** Runs `op` over the lines of `buffer` and hands each chunk to `visit` once it is answered; returns the sum the kernel returned. */
-  #runLineChunks(op: number, buffer: Uint8Array, visit: (chunk: Chunk) => void): number {
+  /** Runs `op` over the lines of `buffer` and hands each chunk to `visit` once it is answered and `added` has what the kernel returned. */
+  #runLineChunks(op: number, buffer: Uint8Array, visit: (chunk: Chunk) => void, added?: (fresh: number) => void): void {
     this.checkShared({ kind: "lines", buffer });
     const kernel = this.kernel(op);
-    let total = 0;
     forEachChunk(this.batchArena, this.keyHash, { kind: "lines", buffer }, (chunk) => {
       // A visit may have disposed this structure: the kernel holds the addresses of blocks given back by then,
       // which a new structure may hold already (or, shared, this thread's batch area, which another filter
       // object or thread may have taken). Nothing more is read or written: the disposed TypeError.
       this.live();
-      total += kernel(chunk);
+      const fresh = kernel(chunk);
+      // Counted before the visit, which may throw or dispose this structure: the piece's keys are added by now
+      // (and a shared filter's other objects go on counting them).
+      added?.(fresh);
       visit(chunk);
     });
-    return total;
   }
 
   /**
@@ -293,12 +294,12 @@ export abstract class WasmBlock extends FilterBase {
    * key hashes leave the chunk's bytes as they were copied in, so wasm moves
    * the new lines together there; the independent strategy's kernels read
    * keys compacted in place, so its new lines are gathered from `buffer`.
-   * Returns the keys that set a new bit.
+   * `added` gets each piece's keys that set a new bit, before its visit.
    */
-  protected runDedupLines(buffer: Uint8Array, visit: (newLines: Uint8Array, newCount: number, lineCount: number) => void): number {
+  protected runDedupLines(buffer: Uint8Array, visit: (newLines: Uint8Array, newCount: number, lineCount: number) => void, added: (fresh: number) => void): void {
     if (this.keyHash === null) {
       let gathered = new Uint8Array(0);
-      return this.runLinesEach(OP_ADD, buffer, (answers, ends, offset) => {
+      this.runLinesEach(OP_ADD, buffer, (answers, ends, offset) => {
         let used = 0;
         let start = offset;
         for (let i = 0; i < answers.length; i++) {
@@ -315,14 +316,15 @@ export abstract class WasmBlock extends FilterBase {
           start = end;
         }
         visit(gathered.subarray(0, used), answers.length - answers.reduce((sum, answer) => sum + answer, 0), answers.length);
-      });
+      }, added);
+      return;
     }
-    return this.#runLineChunks(OP_ADD, buffer, ({ scratch, count }) => {
+    this.#runLineChunks(OP_ADD, buffer, ({ scratch, count }) => {
       const { arena } = scratch;
       const fresh = arena.core.keepLines(scratch.bytes, scratch.lineEnds, scratch.out, count, 0, scratch.consumed);
       const bytes = arena.u32()[scratch.consumed >>> 2];
       visit(new Uint8Array(arena.memory.buffer, scratch.bytes, bytes), fresh, count);
-    });
+    }, added);
   }
 
   /** For a shared structure whose kernel reads key bytes: every key must fit this thread's batch area, checked before anything runs. */

@@ -377,4 +377,37 @@ describe("a filter disposed by its own visit callback", () => {
       }
     }
   });
+
+  it.each(kinds)("$name: the keys of the pieces added before the visit disposed the filter, or threw, are counted in size", ({ name, make }) => {
+    for (const shared of [false, true]) {
+      for (const method of ["testAndAddLinesEach", "dedupLines"] as const) {
+        for (const stop of ["dispose", "throw"] as const) {
+          const filter = make(shared);
+          const handle = shared ? filter.share() : undefined;
+          // Keys the first piece added: its lines answered 0 (testAndAddLinesEach), or its new lines (dedupLines).
+          let added = 0;
+          const visit = (first: unknown, second: unknown) => {
+            added = method === "dedupLines" ? (second as number) : (first as Uint8Array).reduce((sum, answer) => sum + (answer === 0 ? 1 : 0), 0);
+            if (stop === "throw") throw new Error("stop");
+            filter.dispose();
+          };
+          const what = `${method}, shared: ${shared}, ${stop}`;
+          expect(() => (filter[method] as (buffer: Uint8Array, visit: unknown) => void).call(filter, lines, visit), what).toThrow(
+            stop === "throw" ? "stop" : `this ${name} was disposed; it cannot be used after dispose()`,
+          );
+          expect(added, what).toBeGreaterThan(16_000);
+          if (stop === "throw") {
+            expect(filter.size, what).toBe(added);
+          } else if (shared) {
+            // The filter's other objects (in this thread or others) go on counting its keys.
+            using other = name === "BloomFilter" ? BloomFilter.fromShared(handle as never) : SplitBlockBloomFilter.fromShared(handle as never);
+            expect(other.size, what).toBe(added);
+          } else {
+            expect(() => filter.size, what).toThrow(`this ${name} was disposed`);
+          }
+          filter.dispose();
+        }
+      }
+    }
+  });
 });
