@@ -157,7 +157,8 @@ export function allocateShared(bytes: number, what: What, slotBytes: number, pla
   try {
     arena = SharedArena.create(bytes, slotBytes, place.segment, place.segments, place.filter);
   } catch (error) {
-    if (error instanceof RangeError && /batch area/.test(error.message)) throw error;
+    // The engine refuses a memory with a RangeError; anything else (the threads build not compiling) says itself what failed.
+    if (!(error instanceof RangeError) || /batch area/.test(error.message)) throw error;
     throw new RangeError(`cannot allocate ${formatBytes(bytes)} for ${named(what)}: the engine refused a shared wasm memory of that size`);
   }
   return { arena, ptr: arena.block, bytes };

@@ -23,9 +23,22 @@ export const wasmModule = new WebAssembly.Module(decodeBase64(WASM_BASE64));
 
 let sharedModule: WebAssembly.Module | undefined;
 
-/** The core built for shared memories, compiled on first use. */
+/**
+ * The bytes of the build for shared memories, as base64. @internal: a test
+ * gives bytes that do not compile, as an engine without wasm threads fails
+ * on these, before the first shared filter.
+ */
+export const sharedBuild = { base64: WASM_SHARED_BASE64 };
+
+/** The core built for shared memories, compiled on first use; an Error that says so when the engine cannot compile it. */
 function sharedWasmModule(): WebAssembly.Module {
-  sharedModule ??= new WebAssembly.Module(decodeBase64(WASM_SHARED_BASE64));
+  if (sharedModule === undefined) {
+    try {
+      sharedModule = new WebAssembly.Module(decodeBase64(sharedBuild.base64));
+    } catch (error) {
+      throw new Error(`cannot compile the wasm core's threads build, which filters in shared memory run on: ${(error as Error).message}`, { cause: error });
+    }
+  }
   return sharedModule;
 }
 

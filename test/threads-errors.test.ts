@@ -88,6 +88,49 @@ describe("shared filters refuse bad input", () => {
     }
   });
 
+  it("a threads build the engine cannot compile is said to be that, not a shared memory refused", () => {
+    // In a process of its own: the build is compiled once, when the first shared filter is made.
+    const script = `
+      import { sharedBuild } from ${JSON.stringify(new URL("../dist/wasm.js", import.meta.url).href)};
+      import { BloomFilter } from ${JSON.stringify(new URL("../dist/index.js", import.meta.url).href)};
+      sharedBuild.base64 = btoa("not wasm");
+      for (const make of [() => BloomFilter.create(1000, 0.01, { shared: true }), () => BloomFilter.deserialize(BloomFilter.create(1000, 0.01).serialize(), { shared: true })]) {
+        try {
+          make();
+          console.log("made");
+        } catch (error) {
+          console.log(error.constructor.name + ": " + error.message);
+        }
+      }
+    `;
+    const result = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(result.stderr).toBe("");
+    const lines = result.stdout.trim().split("\n");
+    expect(lines).toHaveLength(2);
+    for (const line of lines) {
+      expect(line).toMatch(/^Error: cannot compile the wasm core's threads build, which filters in shared memory run on: WebAssembly\.Module\(\): .+$/);
+      expect(line).not.toMatch(/refused/);
+    }
+  });
+
+  it.skipIf(process.platform === "win32")("a shared memory the engine refuses is said to be refused", () => {
+    // Under a 16 GB limit of address space the engine reserves one wasm memory (the private filter's, about 10 GB
+    // with its guard regions) and refuses the next: a real refusal, after the threads build compiled.
+    const script = `
+      import { BloomFilter } from ${JSON.stringify(new URL("../dist/index.js", import.meta.url).href)};
+      BloomFilter.create(1000, 0.01).dispose();
+      try {
+        BloomFilter.create(1000, 0.01, { shared: true });
+        console.log("made");
+      } catch (error) {
+        console.log(error.constructor.name + ": " + error.message);
+      }
+    `;
+    const result = spawnSync("bash", ["-c", 'ulimit -v 16000000 && exec "$0" --input-type=module -e "$1"', process.execPath, script], { encoding: "utf8" });
+    expect(result.stderr).toBe("");
+    expect(result.stdout.trim()).toMatch(/^RangeError: cannot allocate 1\.23 KiB for a Bloom filter of 9586 bits \(1\.23 KiB\): the engine refused a shared wasm memory of that size$/);
+  });
+
   it("{ shared: true } where the page is not cross-origin isolated says how to fix it, and allocates nothing", () => {
     (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated = false;
     expect(() => BloomFilter.create(1000, 0.01, { shared: true })).toThrow(/needs SharedArrayBuffer, which this page does not get: serve it cross-origin isolated/);
