@@ -41,7 +41,7 @@ ${Object.entries(COMMANDS)
 exit codes: 0 success, 1 error, 2 wrong usage
 `;
 
-/** `bloomkit help help`: help's own usage, as `bloomkit help calc` prints calc's. */
+/** `bloomkit help help` (or `help -h`): help's own usage, as `bloomkit help calc` prints calc's. */
 const HELP_HELP = `usage: bloomkit help [COMMAND]
 
 list the commands, or print COMMAND's usage and options (the same as bloomkit COMMAND --help)
@@ -67,9 +67,11 @@ async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   // `bloomkit help calc` is `bloomkit calc --help`.
   if (name === "help" && rest.length > 0) {
+    // -h or --help asks for help's own usage, as it asks for any command's (parseArgs takes it anywhere).
+    const helpAsked = rest.includes("-h") || rest.includes("--help");
     // An unknown word is the unknown-command error below; an option is not a command's name.
-    if (rest.length > 1 || rest[0].startsWith("-")) throw new UsageError(`help takes one command name (${Object.keys(COMMANDS).join(", ")}); got "${rest.join(" ")}"`);
-    if (rest[0] === "help") {
+    if (!helpAsked && (rest.length > 1 || rest[0].startsWith("-"))) throw new UsageError(`help takes one command name (${Object.keys(COMMANDS).join(", ")}); got "${rest.join(" ")}"`);
+    if (helpAsked || rest[0] === "help") {
       printOut(HELP_HELP);
       return 0;
     }

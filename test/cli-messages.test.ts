@@ -160,13 +160,21 @@ describe("values that do not go together: usage errors naming the options and va
   });
 
   it("help takes a command's name, not an option", () => {
-    for (const args of [["help", "--version"], ["help", "-h"], ["help", "calc", "x"]]) {
+    for (const args of [["help", "--version"], ["help", "-q"], ["help", "calc", "x"]]) {
       const result = run(args);
       expect(result.code, args.join(" ")).toBe(2);
       expect(result.stderr).toMatch(/^bloomkit: help takes one command name \(dedup, intersect, build, query, info, merge, calc\); got ".+" \(see bloomkit --help\)\n$/);
       expect(result.stdout).toBe("");
     }
     expect(run(["help", "calc"]).stdout).toMatch(/^usage: bloomkit calc /);
+  });
+
+  it("help -h and help --help print help's usage, as help help does (as calc -h prints calc's)", () => {
+    const help = run(["help", "help"]);
+    expect(help.stdout).toMatch(/^usage: bloomkit help /);
+    for (const args of [["help", "-h"], ["help", "--help"], ["help", "calc", "-h"]]) {
+      expect(run(args), args.join(" ")).toEqual(help);
+    }
   });
 
   it("dedup of standard input with --memory: a --p no k reaches is a usage error too", () => {
