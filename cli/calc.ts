@@ -104,7 +104,9 @@ function inUserWords(message: string, options: Parsed["options"], given: readonl
   // "k must be an integer from 1 to 256, got 300": a value out of the range the calculator takes.
   const range = /^([npmk]) must be (.*), got .*$/.exec(message);
   if (range) return `--${range[1]} must be ${range[2]}; got "${typed(range[1] as keyof OptionInput)}"`;
-  return inOptionWords(message, Object.fromEntries(given.map((name) => [name, `--${name} ${typed(name)}`])));
+  const worded = inOptionWords(message, Object.fromEntries(given.map((name) => [name, `--${name} ${typed(name)}`])));
+  // An m the calculator derived (more bits than it takes) is written as the results write m, not in all its digits.
+  return worded.replace(/\bm = ([0-9.e+]+) bits/, (_, m: string) => `m = ${countWords(Number(m))} bits`);
 }
 
 type OptionInput = { -readonly [K in keyof OptimalInput]: OptimalInput[K] };
