@@ -386,6 +386,22 @@ const DESCRIPTIONS: Record<string, (filter: never) => string[]> = {
   ],
 };
 
+/** The --type word each filter class is built with, so messages name types as the user does ("split-block", not SplitBlockBloomFilter). */
+const TYPE_WORDS: Record<string, (filter: never) => string> = {
+  BloomFilter: () => "bloom",
+  CountingBloomFilter: () => "counting",
+  CuckooFilter: () => "cuckoo",
+  ScalableBloomFilter: () => "scalable",
+  SplitBlockBloomFilter: () => "split-block",
+  BinaryFuseFilter: (filter: BinaryFuseFilter) => `fuse${filter.fingerprintBits}`,
+};
+
+/** The --type word of a filter read from a file (its class name for a type build does not make). */
+function typeWord(filter: AnyFilter): string {
+  const word = TYPE_WORDS[filter.constructor.name] as ((filter: AnyFilter) => string) | undefined;
+  return word ? word(filter) : filter.constructor.name;
+}
+
 /** The info lines for any filter type. */
 function describeFilter(filter: AnyFilter): string {
   const name = filter.constructor.name;
@@ -412,7 +428,8 @@ export async function merge({ options, positionals }: Parsed): Promise<void> {
   const a = await load(positionals[0]);
   const b = await load(positionals[1]);
   if (!(a instanceof BloomFilter) || !(b instanceof BloomFilter)) {
-    throw new CliError(`merge takes two BloomFilter files; got ${a.constructor.name} and ${b.constructor.name}`);
+    const [nameA, nameB] = positionals.map((path) => nameOf(path, "standard input"));
+    throw new CliError(`merge takes two filter files of --type bloom; got ${typeWord(a)} (${nameA}) and ${typeWord(b)} (${nameB})`);
   }
   let merged: BloomFilter;
   try {

@@ -358,7 +358,23 @@ describe("errors and exit codes", () => {
     const incompatible = run(["merge", file("small.bloom"), file("f-bloom.bloom"), "-o", file("x.bloom")]);
     expect(incompatible.code).toBe(1);
     expect(incompatible.stderr).toMatch(/cannot merge .*different bits/);
-    expect(run(["merge", file("small.bloom"), file("cuckoo.bloom"), "-o", file("x.bloom")]).stderr).toMatch(/got BloomFilter and CuckooFilter/);
+    // A filter of another type is named by the --type word it was built with, not the library's class.
+    for (const type of ["counting", "scalable", "split-block", "fuse8", "fuse16"]) {
+      expect(run(["build", file("keys1.txt"), "-o", file(`${type}.bloom`), "--type", type]).code, type).toBe(0);
+    }
+    for (const [a, b, got] of [
+      ["small", "cuckoo", "bloom (A) and cuckoo (B)"],
+      ["split-block", "small", "split-block (A) and bloom (B)"],
+      ["counting", "scalable", "counting (A) and scalable (B)"],
+      ["fuse8", "fuse16", "fuse8 (A) and fuse16 (B)"],
+    ]) {
+      const result = run(["merge", file(`${a}.bloom`), file(`${b}.bloom`), "-o", file("x.bloom")]);
+      expect(result, `${a} ${b}`).toMatchObject({
+        code: 1,
+        stdout: "",
+        stderr: `bloomkit: merge takes two filter files of --type bloom; got ${got.replace("A", file(`${a}.bloom`)).replace("B", file(`${b}.bloom`))}\n`,
+      });
+    }
   });
 
   it("has --help for every command, exit 0, and bloomkit help COMMAND says the same", () => {
