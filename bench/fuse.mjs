@@ -2,36 +2,36 @@
 // split-block filter sized for the same rates (2^-8 and 2^-16), on URL keys,
 // packed bytes and integers, and `bloom-filters`' XorFilter (pure JS, about
 // 90 µs a key: timed on PEER_KEYS keys only). Each row: build or query
-// ns/key, bits/key and the false-positive rate measured on absent keys.
-// BENCH_KEYS=n sets the key count (default 10^6). Prints a Markdown table;
-// with BENCH_JSON=path it writes its rows there as JSON instead: `npm run
+// ns/key, bits/key and the false-positive rate measured on absent keys:
+// FPR_CHUNKS chunks of n absent keys of each kind (2^-16 is 15 hits in 10^6
+// probes, too few to tell a rate 30% off), the first of them the keys the
+// queries are timed on. Then, at LARGE_KEYS (default 10^7) integer keys, the
+// build, the queries and the FPR (on 10 · LARGE_KEYS absent keys) again,
+// where the arrays no longer fit the caches.
+// BENCH_KEYS=n sets the key count (default 10^6), BENCH_FUSE_LARGE the large
+// one (0 leaves it out). Run directly, it runs under this Node and Node 24
+// (bench/runs.mjs) and writes bench/FUSE.md with issue 18's checks; with
+// BENCH_JSON=path it writes its own rows there as JSON instead: `npm run
 // bench` (results.mjs) runs it so under each Node, in a process of its own,
 // as section 5 of its report.
 import { writeFileSync } from "node:fs";
 import { Bench } from "tinybench";
 import bloomFilters from "bloom-filters";
 import { BinaryFuseFilter, SplitBlockBloomFilter } from "bloomkit";
+import { fileURLToPath } from "node:url";
 import { machine, progress } from "./report.mjs";
-import { fuseTable, runLabel } from "./merge.mjs";
+import { runLabel } from "./merge.mjs";
+import { fuseMarkdown } from "./fuse-markdown.mjs";
+import { nodes, runJson } from "./runs.mjs";
 import { pack, urls } from "./keys.mjs";
 
 const encoder = new TextEncoder();
 const ones = (flags) => flags.reduce((sum, flag) => sum + flag, 0);
 
-/** The binary fuse section at N keys: rows { lib, op, keyKind, n, nsPerKey, bitsPerKey, fpr }, and the keys peers were timed on. */
-export async function fuseSection(N) {
-const PEER_KEYS = Math.min(N, 20_000);
-progress("building keys");
-const keys = urls(N, "member", 1);
-const probes = urls(N, "absent", 2);
-const packedKeys = pack(keys.map((key) => encoder.encode(key)));
-const packedProbes = pack(probes.map((key) => encoder.encode(key)));
-const memberInts = Uint32Array.from({ length: N }, (_, i) => i);
-const absentInts = Uint32Array.from({ length: N }, (_, i) => N + i);
-const rows = [];
-/** The bloomkit filters' tasks, timed together (timeRoundRobin), and the filters they query. */
-const suites = [];
-const filters = [];
+/** Chunks of absent keys each filter's FPR is measured on (at n keys a chunk). */
+const FPR_CHUNKS = 16;
+/** Absent integer keys per member key in the large part's FPR. */
+const LARGE_PROBES_PER_KEY = 10;
 
 /** ns per key of a tinybench task's one pass over n keys; `what` names it when the pass failed. */
 function nsPerKey(task, n, what) {
@@ -91,6 +91,60 @@ function allPresent(lib, answers) {
   if (ones(answers) !== answers.length) throw new Error(`${lib} lost ${answers.length - ones(answers)} keys`);
 }
 
+/**
+ * The binary fuse section at N keys, and at `large` integer keys (0: not run): rows { lib, op, keyKind, n,
+ * nsPerKey, bitsPerKey, fpr, probes }, and the keys peers were timed on.
+ */
+export async function fuseSection(N, large = 0) {
+const PEER_KEYS = Math.min(N, 20_000);
+progress("building keys");
+const keys = urls(N, "member", 1);
+const probes = urls(N, "absent", 2);
+const packedKeys = pack(keys.map((key) => encoder.encode(key)));
+const packedProbes = pack(probes.map((key) => encoder.encode(key)));
+const memberInts = Uint32Array.from({ length: N }, (_, i) => i);
+const absentInts = Uint32Array.from({ length: N }, (_, i) => N + i);
+const rows = [];
+/** The bloomkit filters' tasks, timed together (timeRoundRobin), and the filters they query. */
+const suites = [];
+const filters = [];
+/** The filters whose FPR measureQuality measures, with the quality objects their suites report. */
+const measured = [];
+
+/**
+ * Fills each `quality` of `measured` ([{ byString, byInt, stringBits, intBits, quality }]: a filter of the URL keys
+ * and one of the integer keys) with { string, bytes, int: { bitsPerKey, fpr, probes } }: the FPR on FPR_CHUNKS chunks
+ * of N absent keys of each kind, the first chunk the timed queries' probes, each chunk made once for every filter.
+ * Strings and packed bytes hash the same bytes, so their counts must agree: a difference fails the run.
+ */
+function measureQuality(measured) {
+  const hits = measured.map(() => ({ string: 0, bytes: 0, int: 0 }));
+  for (let chunk = 0; chunk < FPR_CHUNKS; chunk++) {
+    progress(`FPR: chunk ${chunk + 1} of ${FPR_CHUNKS}`);
+    const strings = absentChunk(chunk);
+    const ints = chunk === 0 ? absentInts : Uint32Array.from({ length: N }, (_, i) => (chunk + 1) * N + i);
+    measured.forEach(({ byString, byInt }, f) => {
+      hits[f].string += ones(byString.hasMany(strings.keys));
+      hits[f].bytes += ones(byString.hasPacked(strings.packed.bytes, strings.packed.ends));
+      hits[f].int += ones(byInt.hasInts(ints));
+    });
+  }
+  const probeCount = FPR_CHUNKS * N;
+  measured.forEach(({ stringBits, intBits, quality }, f) => {
+    if (hits[f].string !== hits[f].bytes) throw new Error(`hasMany and hasPacked of the same absent keys differ: ${hits[f].string} against ${hits[f].bytes} hits`);
+    quality.string = { bitsPerKey: stringBits, fpr: hits[f].string / probeCount, probes: probeCount };
+    quality.bytes = { bitsPerKey: stringBits, fpr: hits[f].bytes / probeCount, probes: probeCount };
+    quality.int = { bitsPerKey: intBits, fpr: hits[f].int / probeCount, probes: probeCount };
+  });
+}
+
+/** Absent URL keys, chunk `chunk` of FPR_CHUNKS, as strings and packed; only the first is kept (for the timed queries). */
+function absentChunk(chunk) {
+  if (chunk === 0) return { keys: probes, packed: packedProbes };
+  const keys = urls(N, `absent${chunk}`, 2 + chunk);
+  return { keys, packed: pack(keys.map((key) => encoder.encode(key))) };
+}
+
 for (const fingerprintBits of [8, 16]) {
   const lib = `bloomkit BinaryFuseFilter ${fingerprintBits}-bit`;
   progress(`${lib}: building`);
@@ -98,11 +152,8 @@ for (const fingerprintBits of [8, 16]) {
   const byInt = BinaryFuseFilter.buildInts(memberInts, { fingerprintBits });
   allPresent(lib, byString.hasMany(keys));
   allPresent(lib, byInt.hasInts(memberInts));
-  const quality = {
-    string: { bitsPerKey: byString.bitsPerItem, fpr: ones(byString.hasMany(probes)) / N },
-    bytes: { bitsPerKey: byString.bitsPerItem, fpr: ones(byString.hasPacked(packedProbes.bytes, packedProbes.ends)) / N },
-    int: { bitsPerKey: byInt.bitsPerItem, fpr: ones(byInt.hasInts(absentInts)) / N },
-  };
+  const quality = {};
+  measured.push({ byString, byInt, stringBits: byString.bitsPerItem, intBits: byInt.bitsPerItem, quality });
   suites.push({ lib, n: N, quality, ops: {
     "build": ["string", () => BinaryFuseFilter.build(keys, { fingerprintBits }).dispose()],
     "hasMany (members)": ["string", () => byString.hasMany(keys)],
@@ -125,11 +176,8 @@ for (const fingerprintBits of [8, 16]) {
   const byInt = SplitBlockBloomFilter.create(N, p, { powerOfTwo: false }).addInts(memberInts);
   allPresent(lib, byString.hasMany(keys));
   allPresent(lib, byInt.hasInts(memberInts));
-  const quality = {
-    string: { bitsPerKey: byString.bits / N, fpr: ones(byString.hasMany(probes)) / N },
-    bytes: { bitsPerKey: byString.bits / N, fpr: ones(byString.hasPacked(packedProbes.bytes, packedProbes.ends)) / N },
-    int: { bitsPerKey: byInt.bits / N, fpr: ones(byInt.hasInts(absentInts)) / N },
-  };
+  const quality = {};
+  measured.push({ byString, byInt, stringBits: byString.bits / N, intBits: byInt.bits / N, quality });
   suites.push({ lib, n: N, quality, ops: {
     "addMany": ["string", () => SplitBlockBloomFilter.create(N, p, { powerOfTwo: false }).addMany(keys).dispose()],
     "hasMany (members)": ["string", () => byString.hasMany(keys)],
@@ -144,6 +192,7 @@ for (const fingerprintBits of [8, 16]) {
   filters.push(byString, byInt);
 }
 
+measureQuality(measured);
 await timeRoundRobin(rows, suites);
 for (const filter of filters) filter.dispose();
 
@@ -161,17 +210,88 @@ for (const filter of filters) filter.dispose();
   }, quality);
 }
 
-return { rows, peerKeys: PEER_KEYS };
+if (large > 0) rows.push(...(await largeRows(large)));
+return { rows, peerKeys: PEER_KEYS, large };
+}
+
+/**
+ * The integer rows at `L` keys (0 … L − 1): builds, queries of members and of L … 2L − 1, the same round-robin as
+ * the rows at N; FPR on LARGE_PROBES_PER_KEY · L absent keys, in chunks of L.
+ */
+async function largeRows(L) {
+  progress(`${L} integer keys`);
+  const members = Uint32Array.from({ length: L }, (_, i) => i);
+  const absent = Uint32Array.from({ length: L }, (_, i) => L + i);
+  const fpr = (filter) => {
+    let hits = ones(filter.hasInts(absent));
+    const chunk = new Uint32Array(L);
+    for (let c = 1; c < LARGE_PROBES_PER_KEY; c++) {
+      progress(`FPR at ${L} keys: chunk ${c + 1} of ${LARGE_PROBES_PER_KEY}`);
+      for (let i = 0; i < L; i++) chunk[i] = (c + 1) * L + i;
+      hits += ones(filter.hasInts(chunk));
+    }
+    return hits / (LARGE_PROBES_PER_KEY * L);
+  };
+  const suites = [];
+  const filters = [];
+  for (const fingerprintBits of [8, 16]) {
+    const lib = `bloomkit BinaryFuseFilter ${fingerprintBits}-bit`;
+    progress(`${lib}: building from ${L} keys`);
+    const filter = BinaryFuseFilter.buildInts(members, { fingerprintBits });
+    allPresent(lib, filter.hasInts(members));
+    const quality = { int: { bitsPerKey: filter.bitsPerItem, fpr: fpr(filter), probes: LARGE_PROBES_PER_KEY * L } };
+    suites.push({ lib, n: L, quality, ops: {
+      "buildInts (u32)": ["int", () => BinaryFuseFilter.buildInts(members, { fingerprintBits }).dispose()],
+      "hasInts (u32, members)": ["int", () => filter.hasInts(members)],
+      "hasInts (u32, absent)": ["int", () => filter.hasInts(absent)],
+    } });
+    filters.push(filter);
+  }
+  for (const fingerprintBits of [8, 16]) {
+    const p = 2 ** -fingerprintBits;
+    const lib = `bloomkit SplitBlockBloomFilter p = 2^-${fingerprintBits}`;
+    progress(`${lib}: filling with ${L} keys`);
+    const filter = SplitBlockBloomFilter.create(L, p, { powerOfTwo: false }).addInts(members);
+    allPresent(lib, filter.hasInts(members));
+    const quality = { int: { bitsPerKey: filter.bits / L, fpr: fpr(filter), probes: LARGE_PROBES_PER_KEY * L } };
+    suites.push({ lib, n: L, quality, ops: {
+      "addInts (u32)": ["int", () => SplitBlockBloomFilter.create(L, p, { powerOfTwo: false }).addInts(members).dispose()],
+      "hasInts (u32, members)": ["int", () => filter.hasInts(members)],
+      "hasInts (u32, absent)": ["int", () => filter.hasInts(absent)],
+    } });
+    filters.push(filter);
+  }
+  const rows = [];
+  await timeRoundRobin(rows, suites);
+  for (const filter of filters) filter.dispose();
+  return rows;
 }
 
 if (import.meta.url === new URL(process.argv[1], "file:").href) {
+  const reduced = process.env.BENCH_KEYS !== undefined || process.env.BENCH_FUSE_LARGE !== undefined;
   const N = Number(process.env.BENCH_KEYS ?? 1_000_000);
-  const env = machine();
-  const section = await fuseSection(N);
+  const LARGE = Number(process.env.BENCH_FUSE_LARGE ?? (process.env.BENCH_KEYS === undefined ? 10_000_000 : 0));
   if (process.env.BENCH_JSON) {
-    writeFileSync(process.env.BENCH_JSON, JSON.stringify({ env, ...section }));
+    writeFileSync(process.env.BENCH_JSON, JSON.stringify({ env: machine(), ...(await fuseSection(N, LARGE)) }));
     process.exit(0);
   }
-  console.log(`Binary fuse filters, ${N.toLocaleString("en-US")} URL keys (integers 0 … n − 1), ${env.cpu}, ${env.cores} cores, Node ${env.node}\n`);
-  console.log(fuseTable([{ label: runLabel(env), fuse: section.rows }]));
+  // Under this Node and Node 24, each in a process of its own (collections in its main thread only: see ROUNDS).
+  const { list, notRun } = nodes();
+  for (const missing of notRun) console.error(`${missing.label} is not run: ${missing.reason}`);
+  const runs = list.map((node) => {
+    const run = runJson(node, fileURLToPath(import.meta.url), "fuse-only", {
+      args: ["--expose-gc", "--single-threaded-gc"],
+      size: `${N}-${LARGE}`,
+      reuse: Boolean(process.env.BENCH_REUSE_SUITES),
+      note: reduced ? `, BENCH_KEYS=${N}, BENCH_FUSE_LARGE=${LARGE}` : "",
+    });
+    return { ...run, label: runLabel(run.env), fuse: run.rows };
+  });
+  const markdown = fuseMarkdown(runs, notRun, N, LARGE);
+  console.log(markdown);
+  if (reduced) console.log("\nA reduced run: bench/FUSE.md left as it is");
+  else {
+    writeFileSync(new URL("./FUSE.md", import.meta.url), markdown);
+    console.log("\nwrote bench/FUSE.md");
+  }
 }

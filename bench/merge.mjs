@@ -86,16 +86,24 @@ export function deletableTable(runs) {
   return filterTableOf(runs, (run) => run.deletable, peerOf, "bloom-filters");
 }
 
-/** Section 5, binary fuse filters: ns/key and Mops/s per run, bits/key and FPR once. */
-export function fuseTable(runs) {
+/**
+ * Section 5, binary fuse filters, the rows at `n` keys (every row when n is not given): ns/key and Mops/s per run,
+ * bits/key, the FPR and the absent keys it was measured on once.
+ */
+export function fuseTable(runs, n) {
   const header = ["library", "operation", "keys", "n"];
   for (const run of runs) header.push(`ns/key ${run.label}`, `Mops/s ${run.label}`);
-  header.push("bits/key", "measured FPR");
-  const body = lineUp(runs.map((run) => run.fuse ?? [])).map(({ lib, op, each }) => {
+  header.push("bits/key", "measured FPR", "FPR probes");
+  const rowsOf = (run) => (run.fuse ?? []).filter((r) => n === undefined || r.n === n);
+  const body = lineUp(runs.map(rowsOf)).map(({ lib, op, each }) => {
     const present = each.filter(Boolean);
     const cells = [lib, op, present[0].keyKind, once(present.map((r) => r.n.toLocaleString("en-US")))];
     for (const r of each) cells.push(...timing(r, undefined).slice(0, 2));
-    cells.push(once(present.map((r) => number(r.bitsPerKey, 2))), once(present.map((r) => (Number.isFinite(r.fpr) ? r.fpr.toExponential(2) : ""))));
+    cells.push(
+      once(present.map((r) => number(r.bitsPerKey, 2))),
+      once(present.map((r) => (Number.isFinite(r.fpr) ? r.fpr.toExponential(2) : ""))),
+      once(present.map((r) => (Number.isFinite(r.probes) ? r.probes.toLocaleString("en-US") : ""))),
+    );
     return cells;
   });
   return table(header, body);

@@ -2,6 +2,7 @@
 // the header, the method, the targets and every section's table.
 import { once } from "./merge.mjs";
 import { machine } from "./report.mjs";
+import { fuseMethod } from "./fuse-markdown.mjs";
 
 const fmt = (x) => (Number.isFinite(x) ? x.toLocaleString("en-US") : "—");
 
@@ -83,7 +84,7 @@ ${tables.deletable}
 
 ## 5. Static sets: binary fuse filters
 
-${fmt(SMALL)} URL keys (integer rows: 0 … n − 1). \`BinaryFuseFilter\` (8- and 16-bit fingerprints) is built from the whole batch ("build" rows: ns per key of the build) and queried; beside it, split-block filters sized for the same rates (2^-8 and 2^-16, \`powerOfTwo: false\`), and \`bloom-filters\`' pure-JS \`XorFilter\`, timed on the first ${fmt(meta.fusePeerKeys)} keys only (its rows give its cost per key). FPR is measured on ${fmt(SMALL)} absent keys of the same kind. The bloomkit rows are timed round-robin: 11 rounds, each running every one of their operations once (in the first round after 250 ms of warm-up passes of each, at least one) in an order turned by one each round, so a busy stretch of this shared machine falls on the fuse and split-block rows alike; each figure is the median of its 11 passes. \`XorFilter\` is timed once.
+${fuseMethod(SMALL, meta.fuseLarge ?? 0, meta.fusePeerKeys)}
 
 ${tables.fuse}
 

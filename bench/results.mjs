@@ -12,13 +12,14 @@
 // BENCH_REUSE_SUITES=1: takes each Node's rows from the JSON its last run
 // left in bench/.cache/ instead of running the suite (and the fuse section)
 // again (after a later part failed, or to redo the report).
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { cSection } from "./c.mjs";
 import { dedupRuns, gnuTimeMissing } from "./cli.mjs";
-import { cTable, dedupTable, deletableTable, filterTable, fuseTable, runLabel } from "./merge.mjs";
+import { cTable, dedupTable, deletableTable, filterTable, runLabel } from "./merge.mjs";
+import { fuseTables } from "./fuse-markdown.mjs";
+import { fuseTargetsReport } from "./fuse-targets.mjs";
 import { resultsMarkdown } from "./results-markdown.mjs";
-import { node24 } from "./node24.mjs";
+import { nodes, runJson } from "./runs.mjs";
 import { barsSvg } from "./svg.mjs";
 import { targetsReport } from "./targets.mjs";
 import { crawlFile } from "./url-files.mjs";
@@ -26,47 +27,18 @@ import { crawlFile } from "./url-files.mjs";
 const FULL = process.env.BENCH_KEYS === undefined;
 const SMALL = Number(process.env.BENCH_KEYS ?? 1_000_000);
 const DEDUP_LINES = FULL ? 10_000_000 : Math.max(100_000, 10 * SMALL);
-const cache = new URL("./.cache/", import.meta.url).pathname;
 const suitePath = new URL("./filters.mjs", import.meta.url).pathname;
 const fusePath = new URL("./fuse.mjs", import.meta.url).pathname;
 const fmt = (x) => x.toLocaleString("en-US");
 
-/** The Nodes to run the suite under, [{ label, path }], and the labels of those that cannot run, with why. */
-function nodes() {
-  const running = { label: `Node ${process.versions.node.split(".")[0]}`, path: process.execPath };
-  const lts = node24();
-  if (lts.path === undefined) return { list: [running], notRun: [{ label: "Node 24", reason: lts.reason }] };
-  // Under Node 24 itself there is no Node 20 to run beside it: the report says so rather than count one Node as both.
-  if (lts.path === running.path) return { list: [running], notRun: [{ label: "Node 20", reason: "the bench ran under Node 24; run `npm run bench` under Node 20 for both" }] };
-  return { list: [running, { label: "Node 24", path: lts.path }], notRun: [] };
-}
-
-/**
- * Runs `script` under one Node in a child process (its progress on this terminal), which writes its rows as JSON
- * to bench/.cache/<name>-<Node>.json; returns them. With BENCH_REUSE_SUITES, the JSON of the last run when there is one.
- */
-function runJson(node, script, name, args = []) {
-  // The key count is in the name: BENCH_REUSE_SUITES must not mix a reduced run's rows into a full run's results.
-  const json = `${cache}${name}-${node.label.replace(/\W+/g, "")}-${FULL ? "full" : SMALL}.json`;
-  if (process.env.BENCH_REUSE_SUITES && existsSync(json)) {
-    console.error(`\n${node.label}: the rows of the last run, from ${json}`);
-    // RESULTS.md says which rows were reused, and when they were measured.
-    return { ...JSON.parse(readFileSync(json, "utf8")), reusedFrom: statSync(json).mtime.toISOString().slice(0, 16).replace("T", " ") + " UTC" };
-  }
-  const shown = `bench/${script.split("/").pop()}`;
-  console.error(`\n${node.label} (${node.path}): ${shown}${FULL ? "" : `, BENCH_KEYS=${SMALL}`}`);
-  const result = spawnSync(node.path, [...args, script], { stdio: "inherit", env: { ...process.env, BENCH_JSON: json } });
-  if (result.status !== 0) throw new Error(`${shown} under ${node.label} failed (exit ${result.status ?? result.signal})`);
-  return JSON.parse(readFileSync(json, "utf8"));
-}
-
 /** The suite under one Node, and in a full run its binary fuse section in a process of its own: its rows with the Node's label. */
 function runSuite(node) {
-  const suite = runJson(node, suitePath, "suite", ["--expose-gc", "--max-old-space-size=16384"]);
+  const run = { size: FULL ? "full" : SMALL, reuse: Boolean(process.env.BENCH_REUSE_SUITES), note: FULL ? "" : `, BENCH_KEYS=${SMALL}` };
+  const suite = runJson(node, suitePath, "suite", { ...run, args: ["--expose-gc", "--max-old-space-size=16384"] });
   if (!FULL) return { ...suite, label: runLabel(suite.env) };
   // Collections in this thread only: see the comment on ROUNDS in bench/fuse.mjs.
-  const fuse = runJson(node, fusePath, "fuse", ["--expose-gc", "--single-threaded-gc"]);
-  return { ...suite, label: runLabel(suite.env), fuse: fuse.rows, fuseReusedFrom: fuse.reusedFrom, meta: { ...suite.meta, fusePeerKeys: fuse.peerKeys } };
+  const fuse = runJson(node, fusePath, "fuse", { ...run, args: ["--expose-gc", "--single-threaded-gc"] });
+  return { ...suite, label: runLabel(suite.env), fuse: fuse.rows, fuseReusedFrom: fuse.reusedFrom, meta: { ...suite.meta, fusePeerKeys: fuse.peerKeys, fuseLarge: fuse.large ?? 0 } };
 }
 
 /** The dedup runs of target 6 on the crawl log, or { skipped } without GNU time. */
@@ -77,7 +49,6 @@ async function dedupSection(list) {
   return { ...dedupRuns(input, list), lines: DEDUP_LINES };
 }
 
-mkdirSync(cache, { recursive: true });
 const { list, notRun } = nodes();
 for (const missing of notRun) console.error(`${missing.label} is not run: ${missing.reason}`);
 const runs = list.map(runSuite);
@@ -91,7 +62,7 @@ const tables = {
   large: FULL ? filterTable(runs, "large") : "",
   huge: FULL ? filterTable(runs, "huge") : "",
   deletable: deletableTable(runs),
-  fuse: FULL ? fuseTable(runs) : "",
+  fuse: FULL ? `${fuseTables(runs, SMALL, meta.fuseLarge)}\n\n${fuseTargetsReport(runs, notRun)}` : "",
   // A part not run has no table: the targets and RESULTS.md say why.
   c: c.skipped ? "" : cTable(runs, c),
   dedup: dedup.skipped ? "" : dedupTable(dedup),
