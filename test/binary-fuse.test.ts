@@ -77,6 +77,18 @@ function segmentBoundaries(limit: number): number[] {
   }
 }
 
+/** Packed 8-byte keys: the little-endian u64s from `first` to first + count − 1 (below 2^32). */
+function packedRange(first: number, count: number): { bytes: Uint8Array; ends: Uint32Array } {
+  const bytes = new Uint8Array(count * 8);
+  const view = new DataView(bytes.buffer);
+  const ends = new Uint32Array(count);
+  for (let i = 0; i < count; i++) {
+    view.setUint32(i * 8, first + i, true);
+    ends[i] = (i + 1) * 8;
+  }
+  return { bytes, ends };
+}
+
 /** The segment length in a serialised record (parameters at 12, L at offset 20 of them). */
 const segmentLengthOf = (record: Uint8Array) => new DataView(record.buffer, record.byteOffset).getUint32(12 + 20, true);
 
@@ -113,6 +125,24 @@ describe("no false negatives", () => {
       expect(ones(filter.hasMany(keys)), `n = ${n}`).toBe(n);
       filter.dispose();
     }
+  });
+
+  it("random 64-bit key sets of random sizes up to 10^6, a tenth of them repeats: every distinct key present, size the distinct count", () => {
+    const random = rng(611);
+    const word = () => BigInt(Math.floor(random() * 2 ** 32));
+    // Sizes spread evenly in log scale from 1 to 10^6, so every order of magnitude of segment layout is met.
+    const sizes = Array.from({ length: 12 }, (_, i) => Math.max(1, Math.round(10 ** (i / 2 + random() / 2))));
+    for (const [i, n] of sizes.entries()) {
+      const keys = new BigUint64Array(n);
+      for (let k = 0; k < n; k++) keys[k] = k > 0 && random() < 0.1 ? keys[Math.floor(random() * k)] : (word() << 32n) | word();
+      const fingerprintBits = i % 2 ? 16 : 8;
+      const filter = BinaryFuseFilter.buildInts(keys, { fingerprintBits });
+      const distinct = new Set(keys).size;
+      expect(filter.size, `n = ${n}`).toBe(distinct);
+      expect(ones(filter.hasInts(keys)), `n = ${n}, ${fingerprintBits}-bit`).toBe(n);
+      filter.dispose();
+    }
+    expect(Math.max(...sizes)).toBeGreaterThan(300_000);
   });
 
   it("a million string keys", () => {
@@ -333,6 +363,24 @@ describe("false-positive rate and size", () => {
     expect(wideRate).toBeLessThan(1.3 * 2 ** -8);
   });
 
+  it("16-bit, byte keys: rate within 30% of 2^-16 on 1.6·10^7 probes (10^6 would expect 15 hits, too few to tell)", () => {
+    const n = 1_000_000;
+    const members = packedRange(0, n);
+    const filter = BinaryFuseFilter.buildPacked(members.bytes, members.ends, { fingerprintBits: 16 });
+    expect(ones(filter.hasPacked(members.bytes, members.ends))).toBe(n);
+    const chunk = 2_000_000;
+    const probes = 8 * chunk;
+    let falsePositives = 0;
+    for (let first = n; first < n + probes; first += chunk) {
+      const absent = packedRange(first, chunk);
+      falsePositives += ones(filter.hasPacked(absent.bytes, absent.ends));
+    }
+    const expected = probes * 2 ** -16;
+    expect(falsePositives).toBeGreaterThan(0.7 * expected);
+    expect(falsePositives).toBeLessThan(1.3 * expected);
+    filter.dispose();
+  });
+
   it("16-bit at 10^6 keys: ≤ 18.4 bits per key", () => {
     const filter = BinaryFuseFilter.buildInts(spreadInts(0, 1_000_000), { fingerprintBits: 16 });
     expect(filter.bitsPerItem).toBeLessThanOrEqual(18.4);
@@ -390,6 +438,35 @@ describe("every key form gives the same filter and the same answers", () => {
       expect(Uint8Array.from(wideProbes, (key) => wideQuery(key))).toEqual(wide.hasInts(wideProbes));
       expect(ones(wide.hasInts(wideProbes))).toBeGreaterThanOrEqual(500);
     }
+  });
+});
+
+describe("filters larger than the caches (over 4 MiB of fingerprints)", () => {
+  it.each(BITS)("%i-bit: answer exactly as the query written out in docs/FORMAT.md, for integer and byte keys, in every chunk", (fingerprintBits) => {
+    const n = fingerprintBits === 8 ? 4_000_000 : 2_000_000;
+    const members = spreadInts(0, n);
+    const filter = BinaryFuseFilter.buildInts(members, { fingerprintBits });
+    expect(filter.bits / 8).toBeGreaterThan(4 * 2 ** 20);
+    const query = recordQuery(filter.serialize());
+    // Members and absent keys interleaved, over several chunks of 16,384 keys and a last one of 3 (not a multiple of 4).
+    const random = rng(612 + fingerprintBits);
+    const probes = Uint32Array.from({ length: 3 * 16_384 + 3 }, (_, i) => (i % 3 === 0 ? members[Math.floor(random() * n)] : spreadInts(n + i, 1)[0]));
+    const answers = filter.hasInts(probes);
+    expect(Uint8Array.from(probes, (key) => query(BigInt(key)))).toEqual(answers);
+    expect(ones(answers)).toBeGreaterThanOrEqual(16_384);
+    expect(ones(filter.hasInts(members))).toBe(n);
+    filter.dispose();
+
+    const packed = packedRange(0, n);
+    const byBytes = BinaryFuseFilter.buildPacked(packed.bytes, packed.ends, { fingerprintBits });
+    const byteQuery = recordQuery(byBytes.serialize());
+    const key = (i: number) => packed.bytes.subarray(8 * i, 8 * i + 8);
+    const byteProbes = [...Array.from({ length: 10_000 }, (_, i) => key(i * 97)), ...Array.from({ length: 10_001 }, (_, i) => packedRange(n + i, 1).bytes)];
+    const byteAnswers = byBytes.hasMany(byteProbes);
+    expect(Uint8Array.from(byteProbes, (bytes) => byteQuery(hash("xxh3", bytes, 0)))).toEqual(byteAnswers);
+    expect(ones(byteAnswers.subarray(0, 10_000))).toBe(10_000);
+    expect(ones(byBytes.hasPacked(packed.bytes, packed.ends))).toBe(n);
+    byBytes.dispose();
   });
 });
 
@@ -466,13 +543,13 @@ describe("serialisation", () => {
 
   const small = { 8: ["a", "b", "c", "d", "e"], 16: ["一", "二", "三"] } as const;
 
-  it.each(BITS)("%i-bit: every truncation and every flipped byte is a FormatError", (fingerprintBits) => {
+  it.each(BITS)("%i-bit: every truncation, every flipped bit and every inverted byte is a FormatError", (fingerprintBits) => {
     const bytes = BinaryFuseFilter.build([...small[fingerprintBits]], { fingerprintBits }).serialize();
     for (let length = 0; length < bytes.length; length++) {
       expect(() => deserialize(bytes.subarray(0, length)), `length ${length} of ${bytes.length}`).toThrow(FormatError);
     }
     for (let at = 0; at < bytes.length; at++) {
-      for (const mask of [0x01, 0x80, 0xff]) {
+      for (const mask of [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0xff]) {
         const damaged = bytes.slice();
         damaged[at] ^= mask;
         expect(() => deserialize(damaged), `byte ${at} ^ ${mask}`).toThrow(FormatError);
@@ -604,6 +681,17 @@ describe("arguments", () => {
     for (let i = 0; i < 50; i++) expect(() => BinaryFuseFilter.build([...urls(20_000, "fail", 193), null as unknown as string])).toThrow(TypeError);
     expect(core.memory.buffer.byteLength).toBe(before);
     expect(BinaryFuseFilter.build(["ok"]).has("ok")).toBe(true);
+  });
+
+  it("a build larger than one wasm memory holds is a RangeError naming the limit, and later builds work", () => {
+    // 1.9·10^8 keys need about 4.5 GiB while building (24 bytes a key): past the limit of both widths (about 1.8·10^8 and 1.7·10^8 keys).
+    const keys = new Uint32Array(190_000_000);
+    for (const fingerprintBits of BITS) {
+      expect(() => BinaryFuseFilter.buildInts(keys, { fingerprintBits })).toThrow(
+        new RegExp(`^building a binary fuse filter of 190000000 keys needs [\\d.]+ GiB while it builds, more than one wasm memory holds \\([\\d.]+ GiB\\): a ${fingerprintBits}-bit filter is built from at most about 1[78]\\d million keys$`),
+      );
+    }
+    expect(BinaryFuseFilter.buildInts(keys.subarray(0, 1_000)).size).toBe(1);
   });
 
   it("dispose frees it once; later use throws", () => {
