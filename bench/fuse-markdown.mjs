@@ -23,8 +23,8 @@ export function fuseTables(runs, n, large) {
   return [fuseTable(runs, n), ...(large > 0 ? [`At ${fmt(large)} integer keys:`, fuseTable(runs, large)] : [])].join("\n\n");
 }
 
-/** The commit the bench ran at, and whether the tree had changes. */
-function commit() {
+/** The commit the bench runs at, and whether the tracked files differ from it: taken before the run, as the build it measures. */
+export function commitNow() {
   try {
     const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
     const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { encoding: "utf8" }).trim() !== "";
@@ -34,14 +34,14 @@ function commit() {
   }
 }
 
-/** bench/FUSE.md of one `npm run bench:fuse`: `runs` [{ label, env, fuse, peerKeys }] one per Node. */
-export function fuseMarkdown(runs, notRun, n, large) {
+/** bench/FUSE.md of one `npm run bench:fuse`: `runs` [{ label, env, fuse, peerKeys }] one per Node, `commit` what commitNow() said before the run. */
+export function fuseMarkdown(runs, notRun, n, large, commit) {
   const env = runs[0].env;
   const nodesLine = runs.map((run) => `${run.label}: ${run.env.node}, V8 ${run.env.v8}`).join("; ");
   const notRunLines = notRun.map((missing) => `\n- ${missing.label} was not run: ${missing.reason}.`).join("");
   return `# Binary fuse filters (\`npm run bench:fuse\`)
 
-Written by \`npm run bench:fuse\` (bench/fuse.mjs) on ${env.date} at ${commit()}.
+Written by \`npm run bench:fuse\` (bench/fuse.mjs) on ${env.date}, measuring ${commit}.
 
 - Machine: ${env.cpu}, ${env.cores} cores, ${env.memory}; ${env.os}
 - ${nodesLine}; each in a process of its own (\`node --expose-gc --single-threaded-gc\`), one after the other.${notRunLines}

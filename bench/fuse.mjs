@@ -21,7 +21,7 @@ import { BinaryFuseFilter, SplitBlockBloomFilter } from "bloomkit";
 import { fileURLToPath } from "node:url";
 import { machine, progress } from "./report.mjs";
 import { runLabel } from "./merge.mjs";
-import { fuseMarkdown } from "./fuse-markdown.mjs";
+import { commitNow, fuseMarkdown } from "./fuse-markdown.mjs";
 import { nodes, runJson } from "./runs.mjs";
 import { pack, urls } from "./keys.mjs";
 
@@ -276,6 +276,7 @@ if (import.meta.url === new URL(process.argv[1], "file:").href) {
     process.exit(0);
   }
   // Under this Node and Node 24, each in a process of its own (collections in its main thread only: see ROUNDS).
+  const commit = commitNow();
   const { list, notRun } = nodes();
   for (const missing of notRun) console.error(`${missing.label} is not run: ${missing.reason}`);
   const runs = list.map((node) => {
@@ -287,7 +288,7 @@ if (import.meta.url === new URL(process.argv[1], "file:").href) {
     });
     return { ...run, label: runLabel(run.env), fuse: run.rows };
   });
-  const markdown = fuseMarkdown(runs, notRun, N, LARGE);
+  const markdown = fuseMarkdown(runs, notRun, N, LARGE, commit);
   console.log(markdown);
   if (reduced) console.log("\nA reduced run: bench/FUSE.md left as it is");
   else {
