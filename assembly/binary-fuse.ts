@@ -274,13 +274,13 @@ export function fuseRun(filter: usize, source: u32, src: usize, count: u32, out:
  * (absent), 16-bit 65.0-67.9 -> 54.3-56.6 and 64.5-68.5 -> 51.1-55.8; at
  * 10^6 from no change to 10% less. The same sixteen keys as four groups of
  * four, each group's mixes then its reads, were slower than four at a time
- * (10^7, 8-bit: 71.4 against 56.9). A grouped
- * loop as the split-block filter's (load a byte of each of 16 keys' three
- * slots, then test the group) was slower at 10^7 keys, in one process, both
- * builds taken in turn: 8-bit 57.0 -> 70.7 ns/key, 16-bit 64.7 -> 81.6; four
- * keys side by side already keep twelve misses in flight. Taking a batch's
+ * (10^7, 8-bit: 71.4 against 56.9). Against the loop of four keys at a
+ * time, two other ways were slower or no faster at 10^7 keys (in one
+ * process, both builds taken in turn). A grouped loop as the split-block
+ * filter's (load a byte of each of 16 keys' three slots, then test the
+ * group): 8-bit 57.0 -> 70.7 ns/key, 16-bit 64.7 -> 81.6. Taking a batch's
  * keys in the order of their first slot (a counting sort on the top bits of
- * the mix, answers written back in place) did not pay either, at 10^7 keys:
+ * the mix, answers written back in place):
  * 8-bit absent keys 59.9 against 60.7 ns/key with chunks of 16,384 keys,
  * 47.8-50.8 against 50.4-54.1 with batches of 2^18-2^20, 73.5 against 57.2
  * at 2^22 (the sort's scattered writes cost what the sweep saves).

@@ -10,17 +10,18 @@ const fmt = (x) => x.toLocaleString("en-US");
 export function fuseMethod(n, large, peerKeys) {
   return (
     `${fmt(n)} URL keys (integer rows: 0 … n − 1). \`BinaryFuseFilter\` (8- and 16-bit fingerprints) is built from the whole batch ("build" rows: ns per key of the build) and queried; beside it, split-block filters sized for the same rates (2^-8 and 2^-16, \`powerOfTwo: false\`), and \`bloom-filters\`' pure-JS \`XorFilter\`, timed on the first ${fmt(peerKeys)} keys only (its rows give its cost per key). ` +
-    `The FPR of the bloomkit rows is measured on ${fmt(16 * n)} absent keys of the same kind (16 chunks of ${fmt(n)}: at 2^-16, ${fmt(n)} probes expect 15 hits, too few to tell a rate 30% off), that of \`XorFilter\` on ${fmt(peerKeys)}. ` +
+    `The FPR of the bloomkit rows is measured on ${fmt(16 * n)} absent keys of the same kind (16 chunks of ${fmt(n)}: at 2^-16, ${fmt(n)} probes expect ${fmt(Math.round(n * 2 ** -16))} hits, too few to tell a rate 30% off), that of \`XorFilter\` on ${fmt(peerKeys)}. ` +
     "The bloomkit rows are timed round-robin: 11 rounds, each running every one of their operations once (in the first round after 250 ms of warm-up passes of each, at least one) in an order turned by one each round, so a busy stretch of this shared machine falls on the fuse and split-block rows alike; each figure is the median of its 11 passes. `XorFilter` is timed once." +
     (large > 0
-      ? ` Then the same at ${fmt(large)} integer keys (0 … n − 1; absent: n … 2n − 1), where neither filter fits the caches, with the FPR on ${fmt(10 * large)} absent keys.`
+      ? ` Then the integer rows again at ${fmt(large)} keys (0 … ${fmt(large)} − 1; absent: ${fmt(large)} … ${fmt(2 * large)} − 1), where neither filter fits the caches, with the FPR on ${fmt(10 * large)} absent keys.`
       : "")
   );
 }
 
-/** The tables of the section: at n keys, then at `large` keys when measured. */
+/** The tables of the section: the rows at n keys (and XorFilter's, at fewer), then those at `large` keys when measured (fuse.mjs keeps large ≠ n). */
 export function fuseTables(runs, n, large) {
-  return [fuseTable(runs, n), ...(large > 0 ? [`At ${fmt(large)} integer keys:`, fuseTable(runs, large)] : [])].join("\n\n");
+  const atLarge = (r) => large > 0 && r.n === large;
+  return [fuseTable(runs, (r) => !atLarge(r)), ...(large > 0 ? [`At ${fmt(large)} integer keys:`, fuseTable(runs, atLarge)] : [])].join("\n\n");
 }
 
 /** The commit the bench runs at, and whether the tracked files differ from it: taken before the run, as the build it measures. */
@@ -39,12 +40,17 @@ export function fuseMarkdown(runs, notRun, n, large, commit) {
   const env = runs[0].env;
   const nodesLine = runs.map((run) => `${run.label}: ${run.env.node}, V8 ${run.env.v8}`).join("; ");
   const notRunLines = notRun.map((missing) => `\n- ${missing.label} was not run: ${missing.reason}.`).join("");
+  // With BENCH_REUSE_SUITES, the rows taken from an earlier run: not of the commit named above.
+  const reused = runs
+    .filter((run) => run.reusedFrom)
+    .map((run) => `\n- ${run.label}'s rows are those of an earlier run, written at ${run.reusedFrom}${run.commit ? ` measuring ${run.commit}` : ""} (BENCH_REUSE_SUITES=1).`)
+    .join("");
   return `# Binary fuse filters (\`npm run bench:fuse\`)
 
 Written by \`npm run bench:fuse\` (bench/fuse.mjs) on ${env.date}, measuring ${commit}.
 
 - Machine: ${env.cpu}, ${env.cores} cores, ${env.memory}; ${env.os}
-- ${nodesLine}; each in a process of its own (\`node --expose-gc --single-threaded-gc\`), one after the other.${notRunLines}
+- ${nodesLine}; each in a process of its own (\`node --expose-gc --single-threaded-gc\`), one after the other.${notRunLines}${reused}
 - The machine is a 2-vCPU VM shared with other guests: absolute ns/key move between runs (up to 2.5× between the hosts this project has run on); the fuse and split-block rows of one Node are timed round-robin, so their ratio is the reliable figure.
 
 ${fuseMethod(n, large, runs[0].peerKeys)}

@@ -271,8 +271,11 @@ if (import.meta.url === new URL(process.argv[1], "file:").href) {
   const reduced = process.env.BENCH_KEYS !== undefined || process.env.BENCH_FUSE_LARGE !== undefined;
   const N = Number(process.env.BENCH_KEYS ?? 1_000_000);
   const LARGE = Number(process.env.BENCH_FUSE_LARGE ?? (process.env.BENCH_KEYS === undefined ? 10_000_000 : 0));
+  // The large rows are told from the others by their key count.
+  if (LARGE === N) throw new Error(`BENCH_FUSE_LARGE must differ from BENCH_KEYS (both ${N}); 0 leaves the large part out`);
   if (process.env.BENCH_JSON) {
-    writeFileSync(process.env.BENCH_JSON, JSON.stringify({ env: machine(), ...(await fuseSection(N, LARGE)) }));
+    // The commit is recorded with the rows: a report made later from them (BENCH_REUSE_SUITES) names what was measured.
+    writeFileSync(process.env.BENCH_JSON, JSON.stringify({ env: machine(), commit: commitNow(), ...(await fuseSection(N, LARGE)) }));
     process.exit(0);
   }
   // Under this Node and Node 24, each in a process of its own (collections in its main thread only: see ROUNDS).

@@ -87,14 +87,14 @@ export function deletableTable(runs) {
 }
 
 /**
- * Section 5, binary fuse filters, the rows at `n` keys (every row when n is not given): ns/key and Mops/s per run,
+ * Section 5, binary fuse filters, the rows `pick` takes (every row when it is not given): ns/key and Mops/s per run,
  * bits/key, the FPR and the absent keys it was measured on once.
  */
-export function fuseTable(runs, n) {
+export function fuseTable(runs, pick = () => true) {
   const header = ["library", "operation", "keys", "n"];
   for (const run of runs) header.push(`ns/key ${run.label}`, `Mops/s ${run.label}`);
   header.push("bits/key", "measured FPR", "FPR probes");
-  const rowsOf = (run) => (run.fuse ?? []).filter((r) => n === undefined || r.n === n);
+  const rowsOf = (run) => (run.fuse ?? []).filter(pick);
   const body = lineUp(runs.map(rowsOf)).map(({ lib, op, each }) => {
     const present = each.filter(Boolean);
     const cells = [lib, op, present[0].keyKind, once(present.map((r) => r.n.toLocaleString("en-US")))];

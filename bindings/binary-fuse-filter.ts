@@ -136,13 +136,14 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     const arena0 = defaultArena();
     const sortBytes = arena0.core.fuseSortTempBytes(count);
     const buildBytes = arena0.core.fuseSlotHashBytes(count) + arena0.core.fuseTempBytes(count) + worst.blockBytes;
-    const peak = 8 * count + Math.max(sortBytes, buildBytes) + (4 << 20);
+    const fixedBytes = 4 << 20;
+    const peak = 8 * count + Math.max(sortBytes, buildBytes) + fixedBytes;
     // Refused before any key is hashed: the whole build lives in one wasm memory.
     if (peak > MAX_BLOCK_BYTES) {
-      const most = Math.floor(MAX_BLOCK_BYTES / (peak / count) / 1e6);
+      const most = Math.floor((MAX_BLOCK_BYTES - fixedBytes) / ((peak - fixedBytes) / count) / 1e6);
       throw new RangeError(
         `building a binary fuse filter of ${count} keys needs ${formatBytes(peak)} while it builds, more than one wasm memory holds (${formatBytes(MAX_BLOCK_BYTES)}): ` +
-          `a ${bits}-bit filter is built from at most about ${most} million keys`,
+          `one build of ${bits}-bit fingerprints takes at most about ${most} million keys`,
       );
     }
     const free = freeMemory();

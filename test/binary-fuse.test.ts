@@ -142,7 +142,6 @@ describe("no false negatives", () => {
       expect(ones(filter.hasInts(keys)), `n = ${n}, ${fingerprintBits}-bit`).toBe(n);
       filter.dispose();
     }
-    expect(Math.max(...sizes)).toBeGreaterThan(300_000);
   });
 
   it("a million string keys", () => {
@@ -448,9 +447,10 @@ describe("filters larger than the caches (over 4 MiB of fingerprints)", () => {
     const filter = BinaryFuseFilter.buildInts(members, { fingerprintBits });
     expect(filter.bits / 8).toBeGreaterThan(4 * 2 ** 20);
     const query = recordQuery(filter.serialize());
-    // Members and absent keys interleaved, over several chunks of 16,384 keys and a last one of 3 (not a multiple of 4).
+    // Members and absent keys interleaved, over several chunks of 16,384 keys and a last one of 15, which the
+    // kernel's loop of sixteen keys at a time leaves to its loop of one.
     const random = rng(612 + fingerprintBits);
-    const probes = Uint32Array.from({ length: 3 * 16_384 + 3 }, (_, i) => (i % 3 === 0 ? members[Math.floor(random() * n)] : spreadInts(n + i, 1)[0]));
+    const probes = Uint32Array.from({ length: 3 * 16_384 + 15 }, (_, i) => (i % 3 === 0 ? members[Math.floor(random() * n)] : spreadInts(n + i, 1)[0]));
     const answers = filter.hasInts(probes);
     expect(Uint8Array.from(probes, (key) => query(BigInt(key)))).toEqual(answers);
     expect(ones(answers)).toBeGreaterThanOrEqual(16_384);
@@ -688,7 +688,7 @@ describe("arguments", () => {
     const keys = new Uint32Array(190_000_000);
     for (const fingerprintBits of BITS) {
       expect(() => BinaryFuseFilter.buildInts(keys, { fingerprintBits })).toThrow(
-        new RegExp(`^building a binary fuse filter of 190000000 keys needs [\\d.]+ GiB while it builds, more than one wasm memory holds \\([\\d.]+ GiB\\): a ${fingerprintBits}-bit filter is built from at most about 1[78]\\d million keys$`),
+        new RegExp(`^building a binary fuse filter of 190000000 keys needs [\\d.]+ GiB while it builds, more than one wasm memory holds \\([\\d.]+ GiB\\): one build of ${fingerprintBits}-bit fingerprints takes at most about 1[78]\\d million keys$`),
       );
     }
     expect(BinaryFuseFilter.buildInts(keys.subarray(0, 1_000)).size).toBe(1);
