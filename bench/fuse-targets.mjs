@@ -5,8 +5,9 @@
 // the same run. A target is met only when it is met under every Node.
 import { table } from "./report.mjs";
 
-const FUSE = (bits) => `bloomkit BinaryFuseFilter ${bits}-bit`;
-const SPLIT_BLOCK = (bits) => `bloomkit SplitBlockBloomFilter p = 2^-${bits}`;
+/** The rows' library names (bench/fuse.mjs writes them): a fuse filter and the split-block filter of its rate. */
+export const fuseLib = (bits) => `bloomkit BinaryFuseFilter ${bits}-bit`;
+export const splitBlockLib = (bits) => `bloomkit SplitBlockBloomFilter p = 2^-${bits}`;
 /** Bits per key at most, by fingerprint width. */
 const MAX_BITS_PER_KEY = { 8: 9.2, 16: 18.4 };
 /** The measured FPR within this share of 2^-bits. */
@@ -28,14 +29,14 @@ function checks(runs) {
   for (const bits of [8, 16]) {
     for (const n of counts.filter((count) => SIZED_AT.includes(count))) {
       // One row per key kind carries the quality of the filter built from that kind of key.
-      const kinds = [...new Map(runs.flatMap((run) => rowsOf(run).filter((r) => r.lib === FUSE(bits) && r.n === n).map((r) => [r.keyKind, r.op]))).entries()];
+      const kinds = [...new Map(runs.flatMap((run) => rowsOf(run).filter((r) => r.lib === fuseLib(bits) && r.n === n).map((r) => [r.keyKind, r.op]))).entries()];
       if (kinds.length === 0) continue;
       const anyOp = kinds[0][1];
       list.push({
         target: `bits/key ≤ ${MAX_BITS_PER_KEY[bits]}`,
         subject: `${bits}-bit, ${fmtN(n)} keys`,
         each: runs.map((run) => {
-          const row = find(run, FUSE(bits), anyOp, n);
+          const row = find(run, fuseLib(bits), anyOp, n);
           return row && { measured: row.bitsPerKey.toFixed(2), met: row.bitsPerKey <= MAX_BITS_PER_KEY[bits] };
         }),
       });
@@ -45,7 +46,7 @@ function checks(runs) {
           target: `FPR within ±${FPR_TOLERANCE * 100}% of 2^-${bits}`,
           subject: `${bits}-bit, ${fmtN(n)} keys, ${kind} keys`,
           each: runs.map((run) => {
-            const row = find(run, FUSE(bits), op, n);
+            const row = find(run, fuseLib(bits), op, n);
             if (!row) return undefined;
             const off = row.fpr / expected - 1;
             // Rows cached before the probes were counted have none.
@@ -59,19 +60,19 @@ function checks(runs) {
       target: `build ≤ ${MAX_BUILD_NS} ns/key`,
       subject: `${bits}-bit, buildInts of ${fmtN(BUILD_KEYS)} keys`,
       each: runs.map((run) => {
-        const row = find(run, FUSE(bits), "buildInts (u32)", BUILD_KEYS);
+        const row = find(run, fuseLib(bits), "buildInts (u32)", BUILD_KEYS);
         return row && { measured: `${row.nsPerKey.toFixed(1)} ns`, met: row.nsPerKey <= MAX_BUILD_NS };
       }),
     });
     for (const n of counts) {
-      const queries = [...new Set(runs.flatMap((run) => rowsOf(run).filter((r) => r.lib === FUSE(bits) && r.n === n && r.op.startsWith("has")).map((r) => r.op)))];
+      const queries = [...new Set(runs.flatMap((run) => rowsOf(run).filter((r) => r.lib === fuseLib(bits) && r.n === n && r.op.startsWith("has")).map((r) => r.op)))];
       for (const op of queries) {
         list.push({
           target: "query at least as fast as split-block",
           subject: `${bits}-bit, ${fmtN(n)} keys, ${op}`,
           each: runs.map((run) => {
-            const fuse = find(run, FUSE(bits), op, n);
-            const sb = find(run, SPLIT_BLOCK(bits), op, n);
+            const fuse = find(run, fuseLib(bits), op, n);
+            const sb = find(run, splitBlockLib(bits), op, n);
             return fuse && sb && { measured: `${fuse.nsPerKey.toFixed(1)} against ${sb.nsPerKey.toFixed(1)} ns`, met: fuse.nsPerKey <= sb.nsPerKey };
           }),
         });

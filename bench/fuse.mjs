@@ -22,6 +22,7 @@ import { fileURLToPath } from "node:url";
 import { machine, progress } from "./report.mjs";
 import { runLabel } from "./merge.mjs";
 import { commitNow, fuseMarkdown } from "./fuse-markdown.mjs";
+import { fuseLib, splitBlockLib } from "./fuse-targets.mjs";
 import { nodes, runJson } from "./runs.mjs";
 import { pack, urls } from "./keys.mjs";
 
@@ -146,7 +147,7 @@ function absentChunk(chunk) {
 }
 
 for (const fingerprintBits of [8, 16]) {
-  const lib = `bloomkit BinaryFuseFilter ${fingerprintBits}-bit`;
+  const lib = fuseLib(fingerprintBits);
   progress(`${lib}: building`);
   const byString = BinaryFuseFilter.build(keys, { fingerprintBits });
   const byInt = BinaryFuseFilter.buildInts(memberInts, { fingerprintBits });
@@ -170,7 +171,7 @@ for (const fingerprintBits of [8, 16]) {
 
 for (const fingerprintBits of [8, 16]) {
   const p = 2 ** -fingerprintBits;
-  const lib = `bloomkit SplitBlockBloomFilter p = 2^-${fingerprintBits}`;
+  const lib = splitBlockLib(fingerprintBits);
   progress(`${lib}: filling`);
   const byString = SplitBlockBloomFilter.create(N, p, { powerOfTwo: false }).addMany(keys);
   const byInt = SplitBlockBloomFilter.create(N, p, { powerOfTwo: false }).addInts(memberInts);
@@ -216,51 +217,51 @@ return { rows, peerKeys: PEER_KEYS, large };
 
 /**
  * The integer rows at `L` keys (0 … L − 1): builds, queries of members and of L … 2L − 1, the same round-robin as
- * the rows at N; FPR on LARGE_PROBES_PER_KEY · L absent keys, in chunks of L.
+ * the rows at N; FPR on LARGE_PROBES_PER_KEY · L absent keys, in chunks of L, each chunk made once for every filter.
  */
 async function largeRows(L) {
   progress(`${L} integer keys`);
   const members = Uint32Array.from({ length: L }, (_, i) => i);
   const absent = Uint32Array.from({ length: L }, (_, i) => L + i);
-  const fpr = (filter) => {
-    let hits = ones(filter.hasInts(absent));
-    const chunk = new Uint32Array(L);
-    for (let c = 1; c < LARGE_PROBES_PER_KEY; c++) {
-      progress(`FPR at ${L} keys: chunk ${c + 1} of ${LARGE_PROBES_PER_KEY}`);
-      for (let i = 0; i < L; i++) chunk[i] = (c + 1) * L + i;
-      hits += ones(filter.hasInts(chunk));
-    }
-    return hits / (LARGE_PROBES_PER_KEY * L);
-  };
-  const suites = [];
-  const filters = [];
-  for (const fingerprintBits of [8, 16]) {
-    const lib = `bloomkit BinaryFuseFilter ${fingerprintBits}-bit`;
-    progress(`${lib}: building from ${L} keys`);
-    const filter = BinaryFuseFilter.buildInts(members, { fingerprintBits });
+  // Each filter with how it is made from the members, its row of that, and its bits per key.
+  const kinds = [
+    ...[8, 16].map((fingerprintBits) => ({
+      lib: fuseLib(fingerprintBits),
+      made: "buildInts (u32)",
+      make: () => BinaryFuseFilter.buildInts(members, { fingerprintBits }),
+      bitsPerKey: (filter) => filter.bitsPerItem,
+    })),
+    ...[8, 16].map((fingerprintBits) => ({
+      lib: splitBlockLib(fingerprintBits),
+      made: "addInts (u32)",
+      make: () => SplitBlockBloomFilter.create(L, 2 ** -fingerprintBits, { powerOfTwo: false }).addInts(members),
+      bitsPerKey: (filter) => filter.bits / L,
+    })),
+  ];
+  const filters = kinds.map(({ lib, make }) => {
+    progress(`${lib}: from ${L} keys`);
+    const filter = make();
     allPresent(lib, filter.hasInts(members));
-    const quality = { int: { bitsPerKey: filter.bitsPerItem, fpr: fpr(filter), probes: LARGE_PROBES_PER_KEY * L } };
-    suites.push({ lib, n: L, quality, ops: {
-      "buildInts (u32)": ["int", () => BinaryFuseFilter.buildInts(members, { fingerprintBits }).dispose()],
-      "hasInts (u32, members)": ["int", () => filter.hasInts(members)],
-      "hasInts (u32, absent)": ["int", () => filter.hasInts(absent)],
-    } });
-    filters.push(filter);
+    return filter;
+  });
+  const hits = filters.map((filter) => ones(filter.hasInts(absent)));
+  const chunk = new Uint32Array(L);
+  for (let c = 1; c < LARGE_PROBES_PER_KEY; c++) {
+    progress(`FPR at ${L} keys: chunk ${c + 1} of ${LARGE_PROBES_PER_KEY}`);
+    for (let i = 0; i < L; i++) chunk[i] = (c + 1) * L + i;
+    filters.forEach((filter, f) => (hits[f] += ones(filter.hasInts(chunk))));
   }
-  for (const fingerprintBits of [8, 16]) {
-    const p = 2 ** -fingerprintBits;
-    const lib = `bloomkit SplitBlockBloomFilter p = 2^-${fingerprintBits}`;
-    progress(`${lib}: filling with ${L} keys`);
-    const filter = SplitBlockBloomFilter.create(L, p, { powerOfTwo: false }).addInts(members);
-    allPresent(lib, filter.hasInts(members));
-    const quality = { int: { bitsPerKey: filter.bits / L, fpr: fpr(filter), probes: LARGE_PROBES_PER_KEY * L } };
-    suites.push({ lib, n: L, quality, ops: {
-      "addInts (u32)": ["int", () => SplitBlockBloomFilter.create(L, p, { powerOfTwo: false }).addInts(members).dispose()],
-      "hasInts (u32, members)": ["int", () => filter.hasInts(members)],
-      "hasInts (u32, absent)": ["int", () => filter.hasInts(absent)],
-    } });
-    filters.push(filter);
-  }
+  const probes = LARGE_PROBES_PER_KEY * L;
+  const suites = kinds.map(({ lib, made, make, bitsPerKey }, f) => ({
+    lib,
+    n: L,
+    quality: { int: { bitsPerKey: bitsPerKey(filters[f]), fpr: hits[f] / probes, probes } },
+    ops: {
+      [made]: ["int", () => make().dispose()],
+      "hasInts (u32, members)": ["int", () => filters[f].hasInts(members)],
+      "hasInts (u32, absent)": ["int", () => filters[f].hasInts(absent)],
+    },
+  }));
   const rows = [];
   await timeRoundRobin(rows, suites);
   for (const filter of filters) filter.dispose();
