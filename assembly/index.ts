@@ -40,6 +40,7 @@ export {
   fuseSeedHigh,
   fuseSetSeed,
   fuseRun,
+  fuseHasKey,
   fuseSetVersion,
   fuseWidenInts,
   fuseNonZeroSlots,

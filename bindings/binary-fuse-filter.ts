@@ -214,13 +214,12 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
 
   /** True when the key is probably in the set; false when it certainly is not. */
   has(key: Key): boolean {
-    maxKeyBytes(key);
-    return this.runOp(0, { kind: "keys", keys: [key] }).answers[0] === 1;
+    const { id, seed } = this.keyHash;
+    const one = this.oneString(key);
+    if (one) return one.core.fuseHasKey(one.filter, id, seed, one.room.scratch.bytes, one.room.text.utf8Write(key as string, 0)) === 1;
+    const { ptr, length } = this.oneKey(key);
+    return this.core.fuseHasKey(this.live(), id, seed, ptr, length) === 1;
   }
-
-
-
-
 
   /** The query kernel (its one operation) over a chunk of hashes or integer keys. */
   protected blockKernel(_op: number, block: Block): Kernel {
