@@ -146,6 +146,22 @@ function absentChunk(chunk) {
   return { keys, packed: pack(keys.map((key) => encoder.encode(key))) };
 }
 
+/** The one-key rows of a filter of the URL keys: `has` called once per key, as a blocklist asks about each request. */
+function oneKeyQueries(lib, filter) {
+  return {
+    "has (members)": ["string", () => {
+      let hits = 0;
+      for (let i = 0; i < keys.length; i++) hits += Number(filter.has(keys[i]));
+      if (hits !== keys.length) throw new Error(`${lib}: has missed ${keys.length - hits} of its keys`);
+    }],
+    "has (absent)": ["string", () => {
+      let hits = 0;
+      for (let i = 0; i < probes.length; i++) hits += Number(filter.has(probes[i]));
+      return hits;
+    }],
+  };
+}
+
 for (const fingerprintBits of [8, 16]) {
   const lib = fuseLib(fingerprintBits);
   progress(`${lib}: building`);
@@ -157,6 +173,7 @@ for (const fingerprintBits of [8, 16]) {
   measured.push({ byString, byInt, stringBits: byString.bitsPerItem, intBits: byInt.bitsPerItem, quality });
   suites.push({ lib, n: N, quality, ops: {
     "build": ["string", () => BinaryFuseFilter.build(keys, { fingerprintBits }).dispose()],
+    ...oneKeyQueries(lib, byString),
     "hasMany (members)": ["string", () => byString.hasMany(keys)],
     "hasMany (absent)": ["string", () => byString.hasMany(probes)],
     "buildPacked": ["bytes", () => BinaryFuseFilter.buildPacked(packedKeys.bytes, packedKeys.ends, { fingerprintBits }).dispose()],
@@ -181,6 +198,7 @@ for (const fingerprintBits of [8, 16]) {
   measured.push({ byString, byInt, stringBits: byString.bits / N, intBits: byInt.bits / N, quality });
   suites.push({ lib, n: N, quality, ops: {
     "addMany": ["string", () => SplitBlockBloomFilter.create(N, p, { powerOfTwo: false }).addMany(keys).dispose()],
+    ...oneKeyQueries(lib, byString),
     "hasMany (members)": ["string", () => byString.hasMany(keys)],
     "hasMany (absent)": ["string", () => byString.hasMany(probes)],
     "addPacked": ["bytes", () => SplitBlockBloomFilter.create(N, p, { powerOfTwo: false }).addPacked(packedKeys.bytes, packedKeys.ends).dispose()],
