@@ -27,7 +27,7 @@ export const FILTER_TYPES = ["bloom", "counting", "cuckoo", "scalable", "split-b
 export const buildOptions: OptionSpec[] = [
   { name: "output", short: "o", value: "FILE", help: "the filter file to write (required; - for standard output)" },
   { name: "type", short: "t", value: "TYPE", help: "bloom (default), counting, cuckoo, scalable, split-block, fuse8 or fuse16 (static: a binary fuse filter of exactly the input's keys)" },
-  { name: "n", value: "N", help: "expected keys (default: the input's line count; scalable: its initial capacity)" },
+  { name: "n", value: "N", help: "expected keys (default: the input's line count); for scalable, its first layer's keys (default: 100,000)" },
   { name: "p", value: "P", help: "false-positive rate (default 0.01)" },
   { ...threadsOption, help: "threads that hash and add lines, for --type bloom (default: the number of cores); the filter's bits are the same" },
   { name: "quiet", short: "q", flag: true, help: "no progress line" },
@@ -344,7 +344,7 @@ const pct = (x: number) => `${(x * 100).toPrecision(3)}%`;
  */
 const DESCRIPTIONS: Record<string, (filter: never) => string[]> = {
   BloomFilter: (filter: BloomFilter) => [
-    `n ${count(filter.size, "key")} added (that set a new bit)`,
+    `n ${count(filter.size, "key")} added (that set a new bit; after a merge, an estimate from the fill)`,
     `m ${count(filter.bits, "bit")} (${count(Math.ceil(filter.bits / 8), "byte")})${filter.segmentCount > 1 ? ` in ${count(filter.segmentCount, "segment")}` : ""}`,
     `k ${filter.hashes} (${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed})`,
     `fill ${filter.fillRatio.toFixed(4)}`,
@@ -360,7 +360,7 @@ const DESCRIPTIONS: Record<string, (filter: never) => string[]> = {
     `current FPR ${pct(filter.falsePositiveRate())}`,
   ],
   SplitBlockBloomFilter: (filter: SplitBlockBloomFilter) => [
-    `n ${count(filter.size, "key")} added (that set a new bit)`,
+    `n ${count(filter.size, "key")} added (that set a new bit; after a merge, an estimate from the fill)`,
     `m ${count(filter.bits, "bit")} in ${count(filter.blocks, "block")} of 256 (Parquet layout, xxh64 seed 0)`,
     `k 8 (one bit in each word of one block)`,
     `fill ${filter.fillRatio.toFixed(4)}`,
