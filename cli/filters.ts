@@ -344,7 +344,7 @@ const pct = (x: number) => `${(x * 100).toPrecision(3)}%`;
  */
 const DESCRIPTIONS: Record<string, (filter: never) => string[]> = {
   BloomFilter: (filter: BloomFilter) => [
-    `n ${count(filter.size, "key")} added (that set a new bit; after a merge, an estimate from the fill)`,
+    `n ${count(filter.size, "key")} added (that set a new bit; after a merge, union or intersection, an estimate from the fill)`,
     `m ${count(filter.bits, "bit")} (${count(Math.ceil(filter.bits / 8), "byte")})${filter.segmentCount > 1 ? ` in ${count(filter.segmentCount, "segment")}` : ""}`,
     `k ${filter.hashes} (${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed})`,
     `fill ${filter.fillRatio.toFixed(4)}`,
@@ -360,7 +360,7 @@ const DESCRIPTIONS: Record<string, (filter: never) => string[]> = {
     `current FPR ${pct(filter.falsePositiveRate())}`,
   ],
   SplitBlockBloomFilter: (filter: SplitBlockBloomFilter) => [
-    `n ${count(filter.size, "key")} added (that set a new bit; after a merge, an estimate from the fill)`,
+    `n ${count(filter.size, "key")} added (that set a new bit; made from a Parquet bitset, an estimate from the fill)`,
     `m ${count(filter.bits, "bit")} in ${count(filter.blocks, "block")} of 256 (Parquet layout, xxh64 seed 0)`,
     `k 8 (one bit in each word of one block)`,
     `fill ${filter.fillRatio.toFixed(4)}`,

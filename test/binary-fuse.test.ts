@@ -142,6 +142,7 @@ describe("no false negatives", () => {
       expect(ones(filter.hasInts(keys)), `n = ${n}, ${fingerprintBits}-bit`).toBe(n);
       filter.dispose();
     }
+    expect(Math.max(...sizes)).toBeGreaterThan(300_000);
   });
 
   it("a million string keys", () => {
