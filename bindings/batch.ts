@@ -254,21 +254,60 @@ function chunkLineEnds(chunk: Chunk): Uint32Array {
   return ends;
 }
 
+/** Arrays a caller lends to hashLines for its results: the hashes and line ends of as many lines as they have room for. */
+export interface LineHashes {
+  hashes: BigUint64Array;
+  ends: Uint32Array;
+}
+
+/** Throws the TypeError for arrays lent to hashLines that are not a BigUint64Array and a Uint32Array. */
+export function checkLineHashes(into: unknown): asserts into is LineHashes {
+  if (typeof into !== "object" || into === null) throw new TypeError(`into must be { hashes: BigUint64Array, ends: Uint32Array } (a result of hashLines will do), got ${describe(into)}`);
+  const { hashes, ends } = into as Partial<LineHashes>;
+  if (!(hashes instanceof BigUint64Array)) throw new TypeError(`into.hashes must be a BigUint64Array, got ${describe(hashes)}`);
+  if (!(ends instanceof Uint32Array)) throw new TypeError(`into.ends must be a Uint32Array, got ${describe(ends)}`);
+}
+
+/** `array`'s first `used` elements in a new array of at least `need` (twice as many, so that growing costs linear time). */
+function grown<T extends BigUint64Array | Uint32Array>(array: T, used: number, need: number, Type: { new (length: number): T }): T {
+  const larger = new Type(Math.max(need, array.length * 2));
+  (larger as Uint32Array).set((array as Uint32Array).subarray(0, used)); // one kind throughout: the casts only quiet the union
+  return larger;
+}
+
 /**
  * The key hash of every line of `buffer` (split as linesChunks splits it)
  * and where each line ends: the first half of a batch, for callers that hash
  * on one thread and add or query on another. `hash` must be a 64-bit one
- * (the filter checks it).
+ * (the filter checks it). With `into`, results go into its arrays, and into
+ * new, larger ones only past their room: the result is then views of their
+ * first lines, and a pipeline that lends the same arrays again allocates
+ * nothing per batch.
  */
-export function lineHashes(arena: Arena, hash: KeyHash, buffer: Uint8Array): { hashes: BigUint64Array; ends: Uint32Array } {
-  const hashParts: BigUint64Array[] = [];
-  const endParts: Uint32Array[] = [];
+export function lineHashes(arena: Arena, hash: KeyHash, buffer: Uint8Array, into?: LineHashes): LineHashes {
+  if (into === undefined) {
+    const hashParts: BigUint64Array[] = [];
+    const endParts: Uint32Array[] = [];
+    linesChunks(arena, hash, buffer, (chunk) => {
+      const from = chunk.src;
+      hashParts.push(new BigUint64Array(arena.memory.buffer.slice(from, from + chunk.count * 8)));
+      endParts.push(chunkLineEnds(chunk));
+    });
+    return { hashes: concat(hashParts, BigUint64Array), ends: concat(endParts, Uint32Array) };
+  }
+  let { hashes, ends } = into;
+  let lines = 0;
   linesChunks(arena, hash, buffer, (chunk) => {
-    const from = chunk.src;
-    hashParts.push(new BigUint64Array(arena.memory.buffer.slice(from, from + chunk.count * 8)));
-    endParts.push(chunkLineEnds(chunk));
+    const { count, lineBase, scratch } = chunk;
+    const need = lines + count;
+    if (need > hashes.length) hashes = grown(hashes, lines, need, BigUint64Array);
+    if (need > ends.length) ends = grown(ends, lines, need, Uint32Array);
+    hashes.set(new BigUint64Array(arena.memory.buffer, chunk.src, count), lines);
+    const chunkEnds = arena.u32().subarray(scratch.lineEnds >>> 2, (scratch.lineEnds >>> 2) + count);
+    for (let i = 0; i < count; i++) ends[lines + i] = chunkEnds[i] + lineBase;
+    lines = need;
   });
-  return { hashes: concat(hashParts, BigUint64Array), ends: concat(endParts, Uint32Array) };
+  return { hashes: hashes.subarray(0, lines), ends: ends.subarray(0, lines) };
 }
 
 /**
@@ -345,7 +384,8 @@ export interface BatchResult<T extends Uint8Array | Uint32Array> {
 
 /**
  * Runs `kernel` over every chunk of `source` in `arena` and collects one
- * answer per key: a byte, or a u32 when `Answers` is Uint32Array.
+ * answer per key: a byte, or a u32 when `Answers` is Uint32Array; into the
+ * first answers of `into` when given (a source of known length).
  */
 export function runBatch<T extends Uint8Array | Uint32Array>(
   arena: Arena,
@@ -354,9 +394,11 @@ export function runBatch<T extends Uint8Array | Uint32Array>(
   kernel: Kernel,
   Answers: { new (length: number): T; readonly BYTES_PER_ELEMENT: number },
   wantEnds = false,
+  into?: T,
 ): BatchResult<T> {
   const length = sourceLength(source);
-  const whole = length >= 0 ? new Answers(length) : undefined;
+  // A caller's array (checked by the caller to have room) takes the answers instead of a new one.
+  const whole = length >= 0 ? ((into?.subarray(0, length) as T | undefined) ?? new Answers(length)) : undefined;
   const parts: T[] = [];
   const endParts: Uint32Array[] = [];
   let total = 0;

@@ -378,8 +378,8 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     return this.#add({ kind: "ints", keys });
   }
 
-  protected addSource(source: KeySource): Uint8Array {
-    return this.#add(source);
+  protected addSource(source: KeySource, into?: Uint8Array): Uint8Array {
+    return this.#add(source, into);
   }
 
   /** A copy of the bit array: bit i is bit (i & 7) of byte (i >> 3), ⌈m/8⌉ bytes. */
@@ -737,8 +737,8 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
   }
 
   /** Adds a batch; answers 1 where a key was probably present before. */
-  #add(source: KeySource): Uint8Array {
-    const { answers, total } = this.runOp(OP_ADD, source);
+  #add(source: KeySource, into?: Uint8Array): Uint8Array {
+    const { answers, total } = this.runOp(OP_ADD, source, Uint8Array, false, into);
     this.#added(total);
     return answers;
   }

@@ -3,6 +3,7 @@ export { BloomFilter, DEFAULT_HASH, MAX_FILTER_BITS, MAX_SEGMENT_BITS, type Bloo
 export { hash, hashMany, hashPacked, hashNames, hashBits, isSeeded, type HashName, type Hash32Name, type Hash64Name } from "./hash.js";
 export { optimal, falsePositiveRateFor, type OptimalInput, type OptimalParameters } from "./optimal.js";
 export type { Key } from "./keys.js";
+export type { LineHashes } from "./batch.js";
 export { ScalableBloomFilter, type ScalableBloomFilterOptions } from "./scalable-bloom-filter.js";
 export { CountingBloomFilter, type CountingBloomFilterOptions, type CounterBits } from "./counting-bloom-filter.js";
 export { CuckooFilter, fingerprintBitsFor, type CuckooFilterOptions, type CuckooFilterSize } from "./cuckoo-filter.js";

@@ -409,8 +409,8 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
     return { answers, ends: ends! };
   }
 
-  protected addSource(source: KeySource): Uint8Array {
-    return this.#add(source);
+  protected addSource(source: KeySource, into?: Uint8Array): Uint8Array {
+    return this.#add(source, into);
   }
 
   /** A copy of the bitset exactly as Parquet stores it: blocks of eight little-endian u32 words. */
@@ -494,8 +494,8 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
   }
 
   /** Adds a batch; answers 1 where a key was probably present before. */
-  #add(source: KeySource): Uint8Array {
-    const { answers, total } = this.runOp(OP_ADD, source);
+  #add(source: KeySource, into?: Uint8Array): Uint8Array {
+    const { answers, total } = this.runOp(OP_ADD, source, Uint8Array, false, into);
     this.addKeyCount(total);
     return answers;
   }

@@ -246,15 +246,16 @@ export abstract class WasmBlock extends FilterBase {
     checkIntsKeys(keys);
   }
 
-  /** Runs `op` over a batch; one byte per key (a u32 with `Answers` = Uint32Array). */
+  /** Runs `op` over a batch; one byte per key (a u32 with `Answers` = Uint32Array), in `into` when given. */
   protected runOp<T extends Uint8Array | Uint32Array = Uint8Array>(
     op: number,
     source: KeySource,
     Answers: { new (length: number): T; readonly BYTES_PER_ELEMENT: number } = Uint8Array as never,
     wantEnds = false,
+    into?: T,
   ): BatchResult<T> {
     this.checkShared(source);
-    return runBatch(this.batchArena, this.keyHash, source, this.kernel(op), Answers, wantEnds);
+    return runBatch(this.batchArena, this.keyHash, source, this.kernel(op), Answers, wantEnds, into);
   }
 
   /**

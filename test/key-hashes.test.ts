@@ -4,7 +4,9 @@
 // on one shared filter, so its answers must be exactly those of
 // testAndAddLines, on private and shared filters, for every hash the double
 // strategy takes. The hashes themselves are checked against hashMany (whose
-// vectors are checked against xxHash's and FNV's in hash.test.ts).
+// vectors are checked against xxHash's and FNV's in hash.test.ts). A pipeline
+// lends its last results' arrays back (into), so that it allocates nothing per
+// piece: results must not depend on whether, or how much, room was lent.
 import { describe, expect, it } from "vitest";
 import { BloomFilter, SplitBlockBloomFilter, hashMany, type HashName } from "../bindings/index.js";
 import { rng } from "./helpers.js";
@@ -80,6 +82,71 @@ describe.each(makers)("%s: hashLines, then the *Hashes methods", (_name, make, h
       expect(Array.from(ends)).toEqual(keys.map((key) => (end += key.length + 1)));
       filter.dispose();
     }
+  });
+
+  it("writes into lent arrays while they have room and into new ones past it, with the same results", () => {
+    const random = rng(41);
+    for (let round = 0; round < 8; round++) {
+      const count = round === 0 ? 0 : round === 1 ? 77_000 : 1 + Math.floor(random() * 40_000);
+      const { buffer } = sampleLines(count, 100 + round, round % 2 === 0);
+      const filter = make();
+      const plain = filter.hashLines(buffer);
+      // Room for none, fewer, exactly as many, or more lines than there are; sometimes only one of the two arrays.
+      const room = (spare: number) => Math.max(0, count + spare);
+      const into = { hashes: new BigUint64Array(room(Math.floor(random() * 200) - 150)), ends: new Uint32Array(room(Math.floor(random() * 200) - 50)) };
+      into.hashes.fill(7n);
+      const lent = { hashes: into.hashes, ends: into.ends };
+      const result = filter.hashLines(buffer, lent);
+      expect(result.hashes).toEqual(plain.hashes);
+      expect(result.ends).toEqual(plain.ends);
+      expect(result.hashes.buffer === into.hashes.buffer).toBe(into.hashes.length >= count);
+      expect(result.ends.buffer === into.ends.buffer).toBe(into.ends.length >= count);
+      if (into.hashes.length >= count) expect(into.hashes.subarray(count).every((word) => word === 7n)).toBe(true);
+      // The caller's object is left as it was: only its arrays' elements are written.
+      expect(lent.hashes).toBe(into.hashes);
+      filter.dispose();
+    }
+  });
+
+  it("answers into a lent array, and a pipeline that lends its last results allocates the same answers as testAndAddLines", () => {
+    const byLines = make();
+    const byHashes = make();
+    let spare = { hashes: new BigUint64Array(0), ends: new Uint32Array(0) };
+    let answers = new Uint8Array(0);
+    for (let piece = 0; piece < 8; piece++) {
+      const { buffer } = sampleLines(2_000 + piece * 1_500, 7 + (piece % 3), false);
+      const hashed = byHashes.hashLines(buffer, spare);
+      if (answers.length < hashed.hashes.length) answers = new Uint8Array(hashed.hashes.length);
+      const tested = byHashes.testAndAddHashes(hashed.hashes, answers);
+      expect(tested.buffer).toBe(answers.buffer);
+      expect(tested).toEqual(byLines.testAndAddLines(buffer));
+      const queried = byHashes.hasHashes(hashed.hashes, answers);
+      expect(queried.buffer).toBe(answers.buffer);
+      expect(queried.every((answer) => answer === 1)).toBe(true);
+      spare = { hashes: new BigUint64Array(hashed.hashes.buffer), ends: new Uint32Array(hashed.ends.buffer) };
+    }
+    expect(byHashes.serialize()).toEqual(byLines.serialize());
+    byLines.dispose();
+    byHashes.dispose();
+  });
+
+  it("refuses a lent array that is not one or has too little room, naming it, and changes nothing", () => {
+    const filter = make();
+    filter.add("kept");
+    const before = filter.serialize();
+    const hashes = filter.hashLines(encoder.encode("a\nb\nc\n")).hashes;
+    const short = new Uint8Array(2).fill(9);
+    expect(() => filter.testAndAddHashes(hashes, short)).toThrow(RangeError);
+    expect(() => filter.testAndAddHashes(hashes, short)).toThrow("into.length = 2 must be ≥ hashes.length = 3");
+    expect(() => filter.hasHashes(hashes, short)).toThrow("into.length = 2 must be ≥ hashes.length = 3");
+    expect(Array.from(short)).toEqual([9, 9]);
+    expect(() => filter.testAndAddHashes(hashes, [0, 0, 0] as never)).toThrow(/into must be a Uint8Array for the answers, got/);
+    expect(() => filter.hasHashes(hashes, new Uint32Array(3) as never)).toThrow(TypeError);
+    expect(() => filter.hashLines(encoder.encode("a\n"), { hashes: new BigUint64Array(1) } as never)).toThrow("into.ends must be a Uint32Array, got undefined");
+    expect(() => filter.hashLines(encoder.encode("a\n"), { hashes: new Uint32Array(1), ends: new Uint32Array(1) } as never)).toThrow(/into.hashes must be a BigUint64Array, got/);
+    expect(() => filter.hashLines(encoder.encode("a\n"), 5 as never)).toThrow(/into must be \{ hashes: BigUint64Array, ends: Uint32Array \}/);
+    expect(filter.serialize()).toEqual(before);
+    filter.dispose();
   });
 
   it("addHashes returns the filter and adds every key", () => {
