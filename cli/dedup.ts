@@ -128,7 +128,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
         // Worker threads hash and group the pieces; this thread tests them in input order and writes the groups.
         const tested = filter!;
         // New lines go to the output, repeats (with --repeats) to the second; this thread writes them.
-        pool ??= new LinePipeline({ filter: tested, op: (hashes) => tested.testAndAddHashes(hashes), front: 0, writers: [out, ...(repeats ? [repeats] : [])] }, threads, progress, buffers);
+        pool ??= new LinePipeline({ filter: tested, op: (hashes, into) => tested.testAndAddHashes(hashes, into), front: 0, writers: [out, ...(repeats ? [repeats] : [])] }, threads, progress, buffers);
         await pool.push(piece);
         continue;
       }

@@ -282,7 +282,7 @@ async function queryLines(filter: AnyFilter, threads: number, out: Output, quiet
       progress.update(bytes, lines);
       if (hashed && worthThreads(threads, undefined) && bytes >= THREADED_INPUT_BYTES) {
         // Workers hash the lines and write them with their answers; this thread queries the hashes in input order.
-        pool = new LinePipeline({ filter: hashed, op: (hashes) => hashed.hasHashes(hashes), outputs: [out.handOver()], annotate: ANSWER_SUFFIXES }, threads, progress);
+        pool = new LinePipeline({ filter: hashed, op: (hashes, into) => hashed.hasHashes(hashes, into), outputs: [out.handOver()], annotate: ANSWER_SUFFIXES }, threads, progress);
         // Its progress goes on from what this thread has done.
         pool.bytes = bytes;
         pool.lines = lines;

@@ -22,6 +22,21 @@ const order = new Int32Array(turn);
 const hasher = target ? undefined : hashing === null ? SplitBlockBloomFilter.withSize(1) : BloomFilter.withSize(64, 1, { hash: hashing.hash as "xxh64", seed: hashing.seed });
 /** Pieces hashed and waiting for their answers, by sequence number. */
 const held = new Map<number, { buffer: ArrayBuffer; length: number; ends: Uint32Array }>();
+/** Buffers of hashes (back from the reading thread), line ends and answers of pieces done, for later pieces to be written into. */
+const spareHashes: ArrayBuffer[] = [];
+const spareEnds: ArrayBuffer[] = [];
+let spareAnswers = new Uint8Array(0);
+
+/** Arrays to hash a piece into (see hashLines' `into`), from the spares. */
+function lent(): { hashes: BigUint64Array; ends: Uint32Array } {
+  return { hashes: new BigUint64Array(spareHashes.pop() ?? new ArrayBuffer(0)), ends: new Uint32Array(spareEnds.pop() ?? new ArrayBuffer(0)) };
+}
+
+/** An array with room for `count` answers, for a shared filter's piece (done before the next, so one is enough). */
+function answersFor(count: number): Uint8Array {
+  if (spareAnswers.length < count) spareAnswers = new Uint8Array(count);
+  return spareAnswers;
+}
 /** Where the back group gathers before it follows the front group. */
 let back = new Uint8Array(1 << 20);
 /** query's output: each line followed by the text of its answer. */
@@ -124,16 +139,25 @@ parentPort!.on("message", (job: LineJob) => {
     if (job.kind === "group") {
       const piece = held.get(job.seq)!;
       held.delete(job.seq);
-      parentPort!.postMessage(finish(job.seq, piece.buffer, piece.length, piece.ends, job.answers), [piece.buffer]);
+      spareHashes.push(job.hashes);
+      const done = finish(job.seq, piece.buffer, piece.length, piece.ends, job.answers);
+      spareEnds.push(piece.ends.buffer as ArrayBuffer);
+      const answers = job.answers.buffer as ArrayBuffer;
+      parentPort!.postMessage({ ...done, answers } satisfies Grouped, [piece.buffer, answers]);
     } else if (target) {
       // A shared filter: add or query here, then group and write in the piece's turn.
-      const { hashes, ends } = target.hashLines(new Uint8Array(job.buffer, 0, job.length));
-      if (shared!.op === "add") target.addHashes(hashes);
-      const answers = shared!.op === "add" ? undefined : target.hasHashes(hashes);
-      parentPort!.postMessage(finish(job.seq, job.buffer, job.length, ends, answers), [job.buffer]);
+      const { hashes, ends } = target.hashLines(new Uint8Array(job.buffer, 0, job.length), lent());
+      let answers: Uint8Array | undefined;
+      // An add's answers go unused: they are written into the spare array, so that none are allocated.
+      if (shared!.op === "add") target.testAndAddHashes(hashes, answersFor(hashes.length));
+      else answers = target.hasHashes(hashes, answersFor(hashes.length));
+      const done = finish(job.seq, job.buffer, job.length, ends, answers);
+      spareHashes.push(hashes.buffer as ArrayBuffer);
+      spareEnds.push(ends.buffer as ArrayBuffer);
+      parentPort!.postMessage(done, [job.buffer]);
     } else {
       // A test-and-add: the hashes go to the reading thread, the piece waits here for its answers.
-      const { hashes, ends } = hasher!.hashLines(new Uint8Array(job.buffer, 0, job.length));
+      const { hashes, ends } = hasher!.hashLines(new Uint8Array(job.buffer, 0, job.length), lent());
       held.set(job.seq, { buffer: job.buffer, length: job.length, ends });
       const reply: Hashed = { seq: job.seq, hashes };
       parentPort!.postMessage(reply, [hashes.buffer as ArrayBuffer]);

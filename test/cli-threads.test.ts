@@ -123,6 +123,49 @@ describe("dedup --threads", () => {
   });
 });
 
+describe("pieces whose number of lines changes", () => {
+  // Workers hash each piece into the arrays of a piece done before, and this thread answers into
+  // answer arrays that come back: 1 MiB of 1 KiB lines is about 1,000 lines, of 4-byte lines about
+  // 260,000, so the lent arrays must grow when short lines follow long ones, and be reused after.
+  const random = rng(23);
+  const lines: string[] = [];
+  const longLine = () => `https://crawl.example/${Math.floor(random() * 3_000)}/${"p".repeat(1_000)}`;
+  const shortLine = () => String(Math.floor(random() * 200_000)).padStart(3, "0");
+  for (const [count, make] of [[4_500, longLine], [1_200_000, shortLine], [4_500, longLine], [300_000, shortLine]] as const) {
+    for (let i = 0; i < count; i++) lines.push(make());
+  }
+  const text = Buffer.from(lines.join("\n") + "\n");
+  writeFileSync(file("mixed.txt"), text);
+
+  it("dedup, build, query and intersect write what one thread writes", () => {
+    expect(text.length).toBeGreaterThan(12 << 20);
+    const outputs = [1, 2].map((threads) => {
+      const t = String(threads);
+      const dedup = run(["dedup", file("mixed.txt"), "-o", file(`mixed-out-${t}.txt`), "--repeats", file(`mixed-rep-${t}.txt`), "--n", "1600k", "--threads", t]);
+      const build = run(["build", file("mixed.txt"), "-o", file(`mixed-${t}.bloom`), "--type", "bloom", "--p", "0.01", "--threads", t]);
+      const query = run(["query", file("mixed-1.bloom"), file("log.txt"), "--threads", t]);
+      const intersect = run(["intersect", file("mixed.txt"), file("log.txt"), "--n", "1600k", "--threads", t]);
+      for (const result of [dedup, build, query, intersect]) expect([result.code, result.stderr.match(/bloomkit:.*/)?.[0]]).toEqual([0, undefined]);
+      return { unique: readFileSync(file(`mixed-out-${t}.txt`)), repeats: readFileSync(file(`mixed-rep-${t}.txt`)), summary: dedup.stderr, bits: deserialize(readFileSync(file(`mixed-${t}.bloom`))), query: query.stdout, intersect: intersect.stdout };
+    });
+    const [one, two] = outputs;
+    expect(two.unique.equals(one.unique)).toBe(true);
+    expect(two.repeats.equals(one.repeats)).toBe(true);
+    expect(two.summary).toBe(one.summary);
+    expect(Buffer.from((two.bits as BloomFilter).bitArray()).equals(Buffer.from((one.bits as BloomFilter).bitArray()))).toBe(true);
+    expect(two.query.equals(one.query)).toBe(true);
+    expect(two.intersect.equals(one.intersect)).toBe(true);
+    // Every distinct line is kept once (at p = 0.001 a few may be lost to false positives), and no line is lost by the filter built from them.
+    const distinct = new Set(lines).size;
+    const kept = one.unique.toString("latin1").split("\n").length - 1;
+    expect(kept).toBeLessThanOrEqual(distinct);
+    expect(kept).toBeGreaterThan(distinct * 0.99);
+    expect(kept + one.repeats.toString("latin1").split("\n").length - 1).toBe(lines.length);
+    expect((two.bits as BloomFilter).hasLines(text).every((answer) => answer === 1)).toBe(true);
+    for (const { bits } of outputs) bits.dispose();
+  });
+});
+
 describe("intersect --threads", () => {
   // B shares about half its URLs with the log, and ends with one of them without a "\n".
   const shared = log.toString("utf8").split("\n").find((line, i) => i > 1000 && line.length > 0 && !line.endsWith("\r"))!;
