@@ -77,9 +77,14 @@ async function main(argv: string[]): Promise<number> {
     }
     return main([rest[0], "--help"]);
   }
-  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+  if (name === undefined) {
+    // No command is wrong usage: the list goes where errors go, so that `bloomkit > out` leaves out empty.
+    process.stderr.write(MAIN_HELP);
+    return 2;
+  }
+  if (name === "--help" || name === "-h" || name === "help") {
     printOut(MAIN_HELP);
-    return name === undefined ? 2 : 0;
+    return 0;
   }
   if (name === "--version" || name === "-v") {
     printOut(`bloomkit ${version()}\n`);

@@ -387,7 +387,8 @@ describe("errors and exit codes", () => {
       expect(help.stdout).toMatch(new RegExp(`^usage: bloomkit ${command}`));
       expect(run(["help", command]), `help ${command}`).toEqual(help);
     }
-    expect(run([]).code).toBe(2);
+    // No command: the list of commands, as wrong usage is told, on standard error with exit code 2.
+    expect(run([])).toMatchObject({ code: 2, stdout: "", stderr: run(["--help"]).stdout });
     expect(run(["help", "frobnicate"])).toMatchObject({ code: 2, stderr: 'bloomkit: unknown command "frobnicate"; commands: dedup, intersect, build, query, info, merge, calc (see bloomkit --help)\n' });
   });
 
@@ -439,9 +440,28 @@ describe("a filter file whose header declares more than the file holds", () => {
       const result = run(args);
       expect(result.code, args.join(" ")).toBe(1);
       // "the record needs", compared with the file's size: not "the stream ended", read after 4 GiB were allocated, nor "cannot allocate".
-      expect(result.stderr).toBe(`bloomkit: ${damaged} is not a bloomkit filter: truncated: ${header.length} bytes, the record needs ${needed}\n`);
+      expect(result.stderr).toBe(`bloomkit: ${damaged} cannot be read as a bloomkit filter: truncated: ${header.length} bytes, the record needs ${needed}\n`);
     }
     expect(existsSync(file("merged.bloom"))).toBe(false);
+  });
+});
+
+describe("a filter file this bloomkit cannot read", () => {
+  it("is named as a bloomkit filter of a newer format or type, not as something else", () => {
+    const bytes = BloomFilter.withSize(64, 1).serialize();
+    const newer = Uint8Array.from(bytes);
+    new DataView(newer.buffer).setUint16(4, 99, true);
+    const unknownType = Uint8Array.from(bytes);
+    unknownType[6] = 250;
+    for (const [name, content, reason] of [
+      ["newer.bloom", newer, "unsupported format version 99 (this bloomkit reads versions 1 to"],
+      ["unknown-type.bloom", unknownType, "unknown filter type 250"],
+    ] as const) {
+      writeFileSync(file(name), content);
+      const result = run(["info", file(name)]);
+      expect(result.code).toBe(1);
+      expect(result.stderr.startsWith(`bloomkit: ${file(name)} cannot be read as a bloomkit filter: ${reason}`)).toBe(true);
+    }
   });
 });
 
