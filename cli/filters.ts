@@ -64,8 +64,12 @@ async function load(path: string): Promise<AnyFilter> {
   try {
     return await deserializeChunks(stream, { size: input.size });
   } catch (error) {
-    // The library's own "not a bloomkit filter: the magic number is missing" says it once.
-    if (error instanceof FormatError) throw new CliError(`${name} is not a bloomkit filter: ${error.message.replace(/^not a bloomkit filter: /, "")}`);
+    // A file without the magic number is not a filter at all (the library's message says so once); one
+    // with it is a filter that is damaged (truncated, corrupted) or of a format this bloomkit does not read.
+    if (error instanceof FormatError) {
+      const notOurs = /^not a bloomkit filter: /;
+      throw new CliError(notOurs.test(error.message) ? `${name} is not a bloomkit filter: ${error.message.replace(notOurs, "")}` : `${name} cannot be read as a bloomkit filter: ${error.message}`);
+    }
     if (error instanceof RangeError) throw new CliError(`cannot load ${name}: ${error.message}`);
     if ((error as NodeJS.ErrnoException)?.code !== undefined) throw cannot("read", name, error);
     throw error;

@@ -73,6 +73,6 @@ describe("bloomkit build --type fuse8|fuse16", () => {
     const result = run(["info", file("damaged.fuse")]);
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
-    expect(result.stderr).toMatch(/damaged.fuse is not a bloomkit filter: corrupted: the payload checksum does not match/);
+    expect(result.stderr).toMatch(/damaged.fuse cannot be read as a bloomkit filter: corrupted: the payload checksum does not match/);
   });
 });

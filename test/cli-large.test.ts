@@ -53,7 +53,7 @@ describe("files that are not one filter", () => {
     appendFileSync(file("small.bloom"), "trailing");
     const result = run(["info", file("small.bloom")]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/small\.bloom is not a bloomkit filter: bytes follow the record/);
+    expect(result.stderr).toMatch(/small\.bloom cannot be read as a bloomkit filter: bytes follow the record/);
   });
 });
 
