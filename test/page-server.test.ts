@@ -1,7 +1,7 @@
 // `npm start`'s server (web/serve.mjs): a busy port is not fatal, a bad PORT
 // is one line, and every response carries the cross-origin isolation headers
 // that SharedArrayBuffer needs.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -14,11 +14,20 @@ const DEFAULT_PORT = 5173;
 const running: Served[] = [];
 const blockers: Server[] = [];
 const folders: string[] = [];
+/** Servers started under a shell, stopped here whatever a test found. */
+const servers: number[] = [];
 
 afterEach(() => {
   for (const { server } of running.splice(0)) server.kill();
   for (const blocker of blockers.splice(0)) blocker.close();
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+  for (const pid of servers.splice(0)) {
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch {
+      // ended already
+    }
+  }
 });
 
 /** Holds `port` on 127.0.0.1; resolves false when something else holds it already (it is busy either way). */
@@ -53,6 +62,47 @@ describe("npm start's server", () => {
     running.push(served);
     expect(Number(new URL(served.url).port)).not.toBe(busy);
     expect(served.said).toContain(`port ${busy} is in use`);
+  });
+
+  it("under npm start, ends when the shell that started it is stopped; started by hand, it stays", async () => {
+    /** The server under `sh -c`, as npm start runs it (the "&& true" keeps sh from handing its process over to node). */
+    const underShell = async (npm: boolean) => {
+      const env = { ...process.env, PORT: undefined, npm_lifecycle_event: npm ? "start" : undefined };
+      const shell = spawn("sh", ["-c", `"${process.execPath}" "${SERVE}" --port 0 && true`], { stdio: ["ignore", "pipe", "inherit"], env });
+      let said = "";
+      shell.stdout.on("data", (chunk: Buffer) => (said += chunk.toString("utf8")));
+      for (let waited = 0; !said.includes("http://"); waited += 50) {
+        if (waited > 10_000) throw new Error(`the server said nothing: ${said}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const url = said.match(/http:\/\/\S+/)![0];
+      const node = Number(spawnSync("ps", ["-o", "pid=", "--ppid", String(shell.pid)]).stdout.toString().trim());
+      expect(node).toBeGreaterThan(0);
+      servers.push(node);
+      shell.kill("SIGTERM");
+      return { url, node, said: () => said };
+    };
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const started = await underShell(true);
+    for (let waited = 0; alive(started.node); waited += 100) {
+      if (waited > 5_000) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(alive(started.node)).toBe(false);
+    await expect(fetch(started.url)).rejects.toThrow();
+    expect(started.said()).toContain("npm start has ended, so the server stops");
+    // Not under npm: a server someone started by hand and left running is theirs to stop.
+    const byHand = await underShell(false);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(alive(byHand.node)).toBe(true);
+    expect((await fetch(byHand.url)).status).toBe(200);
   });
 
   it("prints the address it listens on, 127.0.0.1 (localhost may be ::1 first, where another server can answer)", async () => {

@@ -109,3 +109,18 @@ server.once("listening", () => {
 });
 // A busy port is tried again on the next one (the error handler above).
 server.listen(port, HOST);
+
+/** How often, in ms, a server started by `npm start` checks that the command that started it is still there. */
+const PARENT_CHECK_MS = 500;
+// `npm start` runs this under `sh -c "npm run build && node web/serve.mjs"`; stopping npm ends that shell
+// but not this process, which went on holding the port (the next `npm start` moved to 5174). Under npm,
+// the server ends with the shell that started it, as it does on Ctrl-C.
+if (process.env.npm_lifecycle_event !== undefined) {
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) {
+      console.log("bloomkit page: npm start has ended, so the server stops");
+      process.exit(0);
+    }
+  }, PARENT_CHECK_MS).unref();
+}
