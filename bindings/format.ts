@@ -10,6 +10,8 @@ import { isBytes, scratchOf } from "./keys.js";
 
 /** "BLMK". */
 export const MAGIC = 0x4b4d4c42;
+/** Bytes of the magic number, at the start of every record (little-endian u32). */
+const MAGIC_BYTES = 4;
 /** The newest version this bloomkit writes and reads: 2 for filters held in segments (larger than one wasm memory) and for binary fuse filters (their key mapping), 1 for everything else. */
 export const FORMAT_VERSION = 2;
 /** Fixed bytes around the parameters and payload: magic … header checksum, and the payload checksum. */
@@ -309,6 +311,12 @@ export class RecordReader<F> {
     const n = Math.min(bytes.length, this.#head.length - this.#headLength);
     this.#head.set(bytes.subarray(0, n), this.#headLength);
     this.#headLength += n;
+    // Bytes that do not begin as the magic number does are no record, however few: not a truncated one.
+    if (this.#head.length === FRAME_BEFORE_PARAMS && this.#headLength < this.#head.length) {
+      for (let i = 0; i < Math.min(this.#headLength, MAGIC_BYTES); i++) {
+        if (this.#head[i] !== ((MAGIC >>> (8 * i)) & 0xff)) throw new FormatError("not a bloomkit filter: the magic number is missing");
+      }
+    }
     if (this.#headLength < this.#head.length) return n;
     const view = new DataView(this.#head.buffer);
     if (this.#head.length === FRAME_BEFORE_PARAMS) {

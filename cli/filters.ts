@@ -68,7 +68,9 @@ async function load(path: string): Promise<AnyFilter> {
     // with it is a filter that is damaged (truncated, corrupted) or of a format this bloomkit does not read.
     if (error instanceof FormatError) {
       const notOurs = /^not a bloomkit filter: /;
-      throw new CliError(notOurs.test(error.message) ? `${name} is not a bloomkit filter: ${error.message.replace(notOurs, "")}` : `${name} cannot be read as a bloomkit filter: ${error.message}`);
+      if (notOurs.test(error.message)) throw new CliError(`${name} is not a bloomkit filter: ${error.message.replace(notOurs, "")}`);
+      if (/^truncated: the stream ended after 0 bytes/.test(error.message)) throw new CliError(`${name} is empty: not a bloomkit filter`);
+      throw new CliError(`${name} cannot be read as a bloomkit filter: ${error.message}`);
     }
     if (error instanceof RangeError) throw new CliError(`cannot load ${name}: ${error.message}`);
     if ((error as NodeJS.ErrnoException)?.code !== undefined) throw cannot("read", name, error);

@@ -447,6 +447,21 @@ describe("a filter file whose header declares more than the file holds", () => {
 });
 
 describe("a filter file this bloomkit cannot read", () => {
+  it("is named as empty, as not a filter, or as a truncated filter, by what its few bytes are", () => {
+    const record = BloomFilter.withSize(64, 1).serialize();
+    for (const [name, content, said] of [
+      ["empty.bloom", new Uint8Array(0), "is empty: not a bloomkit filter"],
+      ["hi.bloom", new TextEncoder().encode("hi\n"), "is not a bloomkit filter: the magic number is missing"],
+      ["head.bloom", record.subarray(0, 6), "cannot be read as a bloomkit filter: truncated: the stream ended after 6 bytes"],
+    ] as const) {
+      writeFileSync(file(name), content);
+      const result = run(["info", file(name)]);
+      expect(result.code).toBe(1);
+      expect(result.stderr.startsWith(`bloomkit: ${file(name)} ${said}`), result.stderr).toBe(true);
+    }
+    expect(run(["info", "-"], "").stderr).toBe("bloomkit: standard input is empty: not a bloomkit filter\n");
+  });
+
   it("is named as a bloomkit filter of a newer format or type, not as something else", () => {
     const bytes = BloomFilter.withSize(64, 1).serialize();
     const newer = Uint8Array.from(bytes);

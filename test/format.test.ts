@@ -86,6 +86,21 @@ describe("generic deserialize", () => {
     expect(deserializeBase64(scalable.toBase64())).toBeInstanceOf(ScalableBloomFilter);
   });
 
+  it("calls bytes shorter than a header not a filter when they do not begin as the magic number does, and truncated when they do", async () => {
+    const record = BloomFilter.withSize(64, 1).serialize();
+    for (let length = 1; length < 12; length++) {
+      const prefix = record.subarray(0, length);
+      const foreign = Uint8Array.from(prefix);
+      foreign[Math.min(length, 4) - 1] ^= 0x20; // one byte of the magic number changed
+      expect(() => deserialize(prefix), `${length} bytes of a record`).toThrow(/^truncated: /);
+      expect(() => deserialize(foreign), `${length} foreign bytes`).toThrow("not a bloomkit filter: the magic number is missing");
+      // In pieces of one byte, as a stream gives them: said at the first byte that differs.
+      await expect(deserializeChunks(Array.from(foreign, (byte) => Uint8Array.of(byte)))).rejects.toThrow("not a bloomkit filter: the magic number is missing");
+      await expect(deserializeChunks([prefix])).rejects.toThrow(/^truncated: the stream ended after/);
+    }
+    expect(() => deserialize(new TextEncoder().encode("hi\n"))).toThrow(/magic number is missing/);
+  });
+
   it("refuses the wrong type, foreign bytes and non-bytes", () => {
     const scalable = ScalableBloomFilter.create(100, 0.01).serialize();
     expect(() => BloomFilter.deserialize(scalable)).toThrow(/these bytes hold a ScalableBloomFilter, not a BloomFilter/);
