@@ -293,7 +293,7 @@ export class LinePipeline {
    * sent back for grouping with the hashes' buffer. Dedup of the 498 MB crawl
    * log allocated about 500 KB of hashes, line ends and answers per piece of
    * 1 MiB, and up to 64 MB of them waited for a collection in each thread:
-   * two threads took 172-241 MB at most, against 88-99 MB in one. Lent back
+   * two threads took 172-255 MB at most, against 88-99 MB in one. Lent back
    * to be filled again, they took 135-137 MB (Node 20) and 149-151 (Node 24)
    * in the same time.
    */
