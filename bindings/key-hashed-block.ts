@@ -17,7 +17,9 @@ export abstract class KeyHashedBlock extends WasmBlock {
    * shared filter: the answers are the same as for the lines. With `into`
    * (a result of an earlier call will do), the results are written into its
    * arrays, and into new ones only when the lines outnumber them: lending
-   * the same arrays again, a pipeline allocates nothing per batch.
+   * the same arrays again, a pipeline allocates nothing per batch. (A call
+   * that fails part way, when wasm memory cannot grow for a very long line,
+   * may leave part of the results in them; the filter is unchanged.)
    */
   hashLines(buffer: Uint8Array, into?: LineHashes): LineHashes {
     this.live();

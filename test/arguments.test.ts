@@ -167,7 +167,7 @@ async function checkInstance(type: string, make: () => object, problems: Problem
     if (method === "dispose") continue;
     const names = parameterNames((probe as Record<string, (...args: never[]) => unknown>)[method]);
     // What a call with valid arguments throws, when this filter has no such operation (key hashes of the
-    // independent strategy): an optional argument left undefined gets the same answer, which is not about it.
+    // independent strategy): an optional last argument left undefined gets the same answer, which is not about it.
     const refusal = await refusalOf(make, method, names);
     for (let at = 0; at < names.length; at++) {
       const values = names[at] === "options" ? BAD_OPTIONS : BAD;
@@ -181,7 +181,7 @@ async function checkInstance(type: string, make: () => object, problems: Problem
           const result = await settle(filter[method](...args));
           if (typeof result === "number" && Number.isNaN(result)) problems.push({ call, problem: "returned NaN" });
         } catch (error) {
-          const unrelated = value === undefined && refusal !== undefined && error instanceof TypeError && error.message === refusal;
+          const unrelated = value === undefined && at === names.length - 1 && refusal !== undefined && error instanceof TypeError && error.message === refusal;
           if (!unrelated) judge(error, names[at], value, call, problems);
           const after = filter.serialize();
           if (Buffer.compare(Buffer.from(before), Buffer.from(after)) !== 0) problems.push({ call, problem: "threw but changed the filter" });

@@ -72,7 +72,8 @@ describe("dedup --threads", () => {
     for (let i = 0; i < 60_000; i++) lines.push(i % 20_000 === 5 ? long(3 << 20, i) : i % 15_000 === 7 ? long(3 << 19, i) : `https://crawl.example/${Math.floor(random() * 40_000)}`);
     lines.push(...lines.filter((line) => line.length > 1 << 20));
     writeFileSync(file("long.txt"), lines.join("\n"), "latin1");
-    const outputs = [1, 2].map((threads) => {
+    // Three threads start two workers for dedup: lent arrays then go to and come back from each in turn.
+    const outputs = [1, 2, 3].map((threads) => {
       const result = run(["dedup", file("long.txt"), "-o", file(`long-${threads}.txt`), "--threads", String(threads)]);
       expect(result.stderr).not.toMatch(/bloomkit:/);
       return readFileSync(file(`long-${threads}.txt`), "latin1");
@@ -139,29 +140,37 @@ describe("pieces whose number of lines changes", () => {
 
   it("dedup, build, query and intersect write what one thread writes", () => {
     expect(text.length).toBeGreaterThan(12 << 20);
-    const outputs = [1, 2].map((threads) => {
+    // Three threads start two workers for dedup: lent arrays then go to and come back from each in turn.
+    const outputs = [1, 2, 3].map((threads) => {
       const t = String(threads);
       const dedup = run(["dedup", file("mixed.txt"), "-o", file(`mixed-out-${t}.txt`), "--repeats", file(`mixed-rep-${t}.txt`), "--n", "1600k", "--threads", t]);
       const build = run(["build", file("mixed.txt"), "-o", file(`mixed-${t}.bloom`), "--type", "bloom", "--p", "0.01", "--threads", t]);
-      const query = run(["query", file("mixed-1.bloom"), file("log.txt"), "--threads", t]);
+      // The keys on standard input: this thread answers each piece into lent arrays, the workers write in turns.
+      const query = run(["query", file("mixed-1.bloom"), "-", "--threads", t], text);
       const intersect = run(["intersect", file("mixed.txt"), file("log.txt"), "--n", "1600k", "--threads", t]);
       for (const result of [dedup, build, query, intersect]) expect([result.code, result.stderr.match(/bloomkit:.*/)?.[0]]).toEqual([0, undefined]);
       return { unique: readFileSync(file(`mixed-out-${t}.txt`)), repeats: readFileSync(file(`mixed-rep-${t}.txt`)), summary: dedup.stderr, bits: deserialize(readFileSync(file(`mixed-${t}.bloom`))), query: query.stdout, intersect: intersect.stdout };
     });
-    const [one, two] = outputs;
-    expect(two.unique.equals(one.unique)).toBe(true);
-    expect(two.repeats.equals(one.repeats)).toBe(true);
-    expect(two.summary).toBe(one.summary);
-    expect(Buffer.from((two.bits as BloomFilter).bitArray()).equals(Buffer.from((one.bits as BloomFilter).bitArray()))).toBe(true);
-    expect(two.query.equals(one.query)).toBe(true);
-    expect(two.intersect.equals(one.intersect)).toBe(true);
+    const [one, ...others] = outputs;
+    for (const other of others) {
+      expect(other.unique.equals(one.unique)).toBe(true);
+      expect(other.repeats.equals(one.repeats)).toBe(true);
+      expect(other.summary).toBe(one.summary);
+      expect(Buffer.from((other.bits as BloomFilter).bitArray()).equals(Buffer.from((one.bits as BloomFilter).bitArray()))).toBe(true);
+      expect(other.query.equals(one.query)).toBe(true);
+      expect(other.intersect.equals(one.intersect)).toBe(true);
+    }
+    // Every line is asked about: the query wrote one answer per line, every one of them present.
+    const answers = one.query.toString("latin1").split("\n").slice(0, -1);
+    expect(answers.length).toBe(lines.length);
+    expect(answers.every((line) => line.endsWith("\tprobably present"))).toBe(true);
     // Every distinct line is kept once (at p = 0.001 a few may be lost to false positives), and no line is lost by the filter built from them.
     const distinct = new Set(lines).size;
     const kept = one.unique.toString("latin1").split("\n").length - 1;
     expect(kept).toBeLessThanOrEqual(distinct);
     expect(kept).toBeGreaterThan(distinct * 0.99);
     expect(kept + one.repeats.toString("latin1").split("\n").length - 1).toBe(lines.length);
-    expect((two.bits as BloomFilter).hasLines(text).every((answer) => answer === 1)).toBe(true);
+    expect((others[0].bits as BloomFilter).hasLines(text).every((answer) => answer === 1)).toBe(true);
     for (const { bits } of outputs) bits.dispose();
   });
 });
