@@ -286,17 +286,8 @@ function grown<T extends BigUint64Array | Uint32Array>(array: T, used: number, n
  * nothing per batch.
  */
 export function lineHashes(arena: Arena, hash: KeyHash, buffer: Uint8Array, into?: LineHashes): LineHashes {
-  if (into === undefined) {
-    const hashParts: BigUint64Array[] = [];
-    const endParts: Uint32Array[] = [];
-    linesChunks(arena, hash, buffer, (chunk) => {
-      const from = chunk.src;
-      hashParts.push(new BigUint64Array(arena.memory.buffer.slice(from, from + chunk.count * 8)));
-      endParts.push(chunkLineEnds(chunk));
-    });
-    return { hashes: concat(hashParts, BigUint64Array), ends: concat(endParts, Uint32Array) };
-  }
-  let { hashes, ends } = into;
+  let hashes = into?.hashes ?? new BigUint64Array(0);
+  let ends = into?.ends ?? new Uint32Array(0);
   let lines = 0;
   linesChunks(arena, hash, buffer, (chunk) => {
     const { count, lineBase, scratch } = chunk;
@@ -308,7 +299,9 @@ export function lineHashes(arena: Arena, hash: KeyHash, buffer: Uint8Array, into
     for (let i = 0; i < count; i++) ends[lines + i] = chunkEnds[i] + lineBase;
     lines = need;
   });
-  return { hashes: hashes.subarray(0, lines), ends: ends.subarray(0, lines) };
+  // Lent arrays give views of their first lines; without them, the caller gets arrays of its own, exactly as long.
+  if (into !== undefined) return { hashes: hashes.subarray(0, lines), ends: ends.subarray(0, lines) };
+  return { hashes: hashes.length === lines ? hashes : hashes.slice(0, lines), ends: ends.length === lines ? ends : ends.slice(0, lines) };
 }
 
 /**

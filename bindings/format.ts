@@ -312,7 +312,7 @@ export class RecordReader<F> {
     this.#head.set(bytes.subarray(0, n), this.#headLength);
     this.#headLength += n;
     // Bytes that do not begin as the magic number does are no record, however few: not a truncated one.
-    if (this.#head.length === FRAME_BEFORE_PARAMS && this.#headLength < this.#head.length) {
+    if (this.#head.length === FRAME_BEFORE_PARAMS) {
       for (let i = 0; i < Math.min(this.#headLength, MAGIC_BYTES); i++) {
         if (this.#head[i] !== ((MAGIC >>> (8 * i)) & 0xff)) throw new FormatError("not a bloomkit filter: the magic number is missing");
       }
@@ -320,7 +320,6 @@ export class RecordReader<F> {
     if (this.#headLength < this.#head.length) return n;
     const view = new DataView(this.#head.buffer);
     if (this.#head.length === FRAME_BEFORE_PARAMS) {
-      if (view.getUint32(0, true) !== MAGIC) throw new FormatError("not a bloomkit filter: the magic number is missing");
       const version = view.getUint16(4, true);
       if (version < 1 || version > FORMAT_VERSION) throw new FormatError(`unsupported format version ${version} (this bloomkit reads versions 1 to ${FORMAT_VERSION})`);
       const type = view.getUint8(6);

@@ -301,7 +301,7 @@ export class LinePipeline {
     const { seq, length, result } = this.#hashing.shift()!;
     const { hashes } = await result;
     const spare = this.#spareAnswers.pop();
-    const into = spare !== undefined && spare.byteLength >= hashes.length ? new Uint8Array(spare) : new Uint8Array(Math.max(hashes.length, spare?.byteLength ?? 0));
+    const into = spare !== undefined && spare.byteLength >= hashes.length ? new Uint8Array(spare) : new Uint8Array(hashes.length);
     const answers = this.#test!(hashes, into);
     const own = answers.buffer === into.buffer || answers.byteLength === answers.buffer.byteLength ? answers : answers.slice();
     this.#grouping.push({ length, result: this.#expect<Grouped>(`group ${seq}`) });
