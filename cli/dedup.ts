@@ -1,6 +1,7 @@
 // `bloomkit dedup`: the crawler de-duplication program as a stream. Keeps the first
 // occurrence of each line in input order; lines reach wasm as bytes.
-import { BloomFilter, ScalableBloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, optimal, splitBlockFalsePositiveRate } from "bloomkit";
+import { BloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, optimal, splitBlockFalsePositiveRate, type LineHashes } from "bloomkit";
+import { FIRST_LAYER_LINES, GrowingFilter } from "./growing-filter.js";
 import { bloomBits, checkMemory } from "./memory.js";
 import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, sizedByOptionsAsync, type OptionSpec, type Parsed } from "./args.js";
 import { closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
@@ -12,7 +13,7 @@ import { LinePipeline, PieceBuffers, parseThreads, threadsOption, worthThreads }
 export const dedupOptions: OptionSpec[] = [
   { name: "output", short: "o", value: "FILE", help: "unique lines go here (default: standard output)" },
   { name: "repeats", value: "FILE", help: "repeated lines go here" },
-  { name: "n", value: "N", help: "expected distinct lines (10k, 5M …); default: estimated from the file size, or a growing filter on stdin" },
+  { name: "n", value: "N", help: "expected distinct lines (10k, 5M …); default: estimated from the file size (standard input redirected from a file too), or a filter that grows on a pipe" },
   { name: "p", value: "P", help: "false-positive rate, the share of new lines taken for repeats (default 0.001)" },
   { name: "memory", value: "SIZE", help: "use a filter of this size instead (64MB, 1GiB); k from the estimated n" },
   { name: "type", value: "TYPE", help: "split-block (default: one cache line per line, fastest) or bloom (fewest bits for p)" },
@@ -75,16 +76,18 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   const out = new Output(outputPath);
   const repeats = repeatsPath === undefined ? undefined : new Output(repeatsPath);
   const progress = new Progress("dedup", size, options.has("quiet"));
-  // Threads hash lines for a filter of fixed size: a growing one (standard input without --n) hashes in this thread.
   const threads = parseThreads(options);
   const threaded = !shared && worthThreads(threads, size);
   let pool: LinePipeline | undefined;
   // With threads, a file is read straight into the buffers the workers get.
   const buffers = threaded ? new PieceBuffers() : undefined;
 
-  let filter: BloomFilter | SplitBlockBloomFilter | ScalableBloomFilter | undefined;
+  let filter: BloomFilter | SplitBlockBloomFilter | GrowingFilter | undefined;
   let lines = 0;
   let kept = 0;
+  /** A growing filter's arrays for a piece's hashes, line ends and answers, used again for each piece. */
+  let lent: LineHashes | undefined;
+  let spareAnswers = new Uint8Array(0);
   let bytes = 0;
   /** Writes runs of unique and repeated lines of `piece` as byte ranges: line i ends at offset + ends[i]. */
   const writeRuns = (piece: Buffer) => (answers: Uint8Array, ends: Uint32Array, offset: number) => {
@@ -121,20 +124,30 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
           // Not exchanged with Parquet: no need to round the size up to a power of two.
           filter = sizedByOptions(() => (type === "split-block" ? SplitBlockBloomFilter.create(n, p, { powerOfTwo: false }) : BloomFilter.create(n, p)), phrases);
         } else {
-          filter = sizedByOptions(() => ScalableBloomFilter.create(1_000_000, p), { ...phrases, n: "a first layer of 1,000,000 keys (standard input's length unknown)" });
+          filter = sizedByOptions(() => new GrowingFilter(type, p), { ...phrases, n: `a first layer of ${count(FIRST_LAYER_LINES, "line")} (standard input's length unknown)` });
         }
       }
-      if (threaded && !(filter instanceof ScalableBloomFilter)) {
+      if (threaded) {
         // Worker threads hash and group the pieces; this thread tests them in input order and writes the groups.
         const tested = filter!;
+        // Every layer of a growing filter hashes a line as its first does.
+        const hashing = tested instanceof GrowingFilter ? tested.first : tested;
         // New lines go to the output, repeats (with --repeats) to the second; this thread writes them.
-        pool ??= new LinePipeline({ filter: tested, op: (hashes, into) => tested.testAndAddHashes(hashes, into), front: 0, writers: [out, ...(repeats ? [repeats] : [])] }, threads, progress, buffers);
+        pool ??= new LinePipeline({ filter: hashing, op: (hashes, into) => tested.testAndAddHashes(hashes, into), front: 0, writers: [out, ...(repeats ? [repeats] : [])] }, threads, progress, buffers);
         await pool.push(piece);
         continue;
       }
       // Lines are split in wasm for every filter type (answers and line ends come as views); a filter kept in Redis answers a whole piece.
       if (shared) writeRuns(piece)(await inRedis(target!, true, () => shared.filter.testAndAddLines(piece)), lineEnds(piece), 0);
-      else if (repeats === undefined && !(filter instanceof ScalableBloomFilter)) {
+      else if (filter instanceof GrowingFilter) {
+        // The piece hashed once, its hashes asked of every layer (see GrowingFilter).
+        const { hashes, ends } = filter.first.hashLines(piece, lent);
+        // Lent again whole, for the next piece to be hashed into.
+        lent = { hashes: new BigUint64Array(hashes.buffer), ends: new Uint32Array(ends.buffer) };
+        if (spareAnswers.length < hashes.length) spareAnswers = new Uint8Array(hashes.length);
+        const answers = filter.testAndAddHashes(hashes, spareAnswers);
+        writeRuns(piece)(answers, ends, 0);
+      } else if (repeats === undefined) {
         // Only new lines are written: wasm gathers them, and they are written from its memory as they are.
         filter!.dedupLines(piece, (fresh, newCount, lineCount) => {
           out.writeThrough(fresh);
@@ -182,15 +195,15 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
         ? `a Bloom filter of ${count(bits, "bit")} (${formatBytes(bits / 8)}), k = ${filter.hashes}`
         : `a split-block Bloom filter of ${count(bits, "bit")} (${formatBytes(bits / 8)})`;
   } else if (filter) {
-    // Layers fill in turn; a full layer keeps answering at its final rate for the keys after it.
+    // Layers fill in turn; a full layer keeps answering at its final rate for the lines after it.
     let before = 0;
-    for (let i = 0; i < filter.layers; i++) {
-      const { m, k } = optimal({ n: filter.layerCapacity(i), p: filter.layerFalsePositiveRate(i) });
-      const held = Math.min(filter.layerCapacity(i), kept - before);
-      before += held;
-      loss += expectedLoss(held, (x) => falsePositiveRateFor(x, m, k)) + falsePositiveRateFor(held, m, k) * (kept - before);
+    for (const layer of filter.layers) {
+      const rate = filter.rateOf(layer);
+      before += layer.held;
+      loss += expectedLoss(layer.held, rate) + rate(layer.held) * (kept - before);
     }
-    described = `a scalable Bloom filter of ${count(filter.layers, "layer")}, ${count(filter.bits, "bit")} (${formatBytes(filter.bits / 8)})`;
+    const kind = filter.type === "split-block" ? "split-block Bloom filter" : "Bloom filter";
+    described = `a growing ${kind} of ${count(filter.layers.length, "layer")}, ${count(filter.bits, "bit")} (${formatBytes(filter.bits / 8)})`;
   }
   filter?.dispose();
   process.stderr.write(

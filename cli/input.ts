@@ -1,7 +1,7 @@
 // Inputs are opened and checked before any output is touched, so a missing,
 // unreadable or wrong input stops the command while every output file is
 // still as it was; and an output that is one of the inputs is refused.
-import { closeSync, fstatSync, openSync, realpathSync, statSync, type BigIntStats } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, realpathSync, statSync, type BigIntStats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { CliError } from "./args.js";
 import { cannot } from "./os-errors.js";
@@ -15,7 +15,11 @@ export interface Input {
   /** As the user gave it ("-" for standard input). */
   readonly path: string;
   readonly fd: number;
-  /** Bytes, for a regular file; undefined for standard input, a pipe or a device. */
+  /**
+   * Bytes to read, for a regular file; for standard input redirected from
+   * one, the bytes after where it is read from (known on Linux); undefined for
+   * a pipe or a device.
+   */
   readonly size: number | undefined;
   /** A regular file can be read again from the start. */
   readonly regular: boolean;
@@ -32,7 +36,10 @@ export function openInput(path: string): Input {
     } catch {
       identity = undefined; // standard input is closed: it reads as empty
     }
-    return { path, fd: 0, size: undefined, regular: false, identity };
+    // Redirected from a file (`< urls.txt`), it is sized and read as a file is; it cannot be read again from the start.
+    const offset = identity?.isFile() ? stdinOffset() : undefined;
+    const size = offset === undefined ? undefined : Math.max(0, Number(identity!.size) - offset);
+    return { path, fd: 0, size, regular: false, identity };
   }
   let fd: number;
   try {
@@ -47,6 +54,16 @@ export function openInput(path: string): Input {
   }
   const regular = identity.isFile();
   return { path, fd, size: regular ? Number(identity.size) : undefined, regular, identity };
+}
+
+/** Where standard input is read from on, when it is a regular file: its offset, which Linux tells in /proc; undefined elsewhere. */
+function stdinOffset(): number | undefined {
+  try {
+    const pos = /^pos:\s*(\d+)$/m.exec(readFileSync("/proc/self/fdinfo/0", "utf8"));
+    return pos ? Number(pos[1]) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Closes an input (never standard input). */

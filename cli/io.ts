@@ -29,12 +29,13 @@ export type PieceBufferSource = (bytes: number) => ArrayBuffer;
  * 143 ms of the main thread with --threads 2). A pipe or device is read as it
  * comes, once the next piece is asked for: a read ahead there could wait for
  * data that never comes, and the pipe could not be closed under it. Standard
- * input is streamed. An open Input is left open; a path is opened and closed
- * here.
+ * input is streamed, unless it is redirected from a file (Input.size known):
+ * that is read as a file, on from where it stands. An open Input is left
+ * open; a path is opened and closed here.
  */
 export async function* linePieces(source: string | Input, buffers?: PieceBufferSource): AsyncGenerator<Buffer> {
   const input = typeof source === "string" ? openInput(source) : source;
-  if (input.path === STDIO) {
+  if (input.path === STDIO && input.size === undefined) {
     yield* streamPieces();
     return;
   }
@@ -45,8 +46,9 @@ export async function* linePieces(source: string | Input, buffers?: PieceBufferS
   let running: Promise<number> | undefined;
   /** Reads into `target` after its first `carry` bytes: a file's read starts now, a pipe's when its answer is asked for. */
   const readInto = (target: Buffer, carry: number): (() => Promise<number>) => {
-    if (input.regular) {
-      const reading = (running = readAt(input.fd, target, carry, position));
+    if (input.size !== undefined) {
+      // Standard input redirected from a file is read on from where it stands (by no position).
+      const reading = (running = readAt(input.fd, target, carry, input.regular ? position : null));
       // The error is raised where the read is awaited; until then it must not count as unhandled.
       reading.catch(() => {});
       return () => reading;
@@ -113,7 +115,7 @@ const READ_AHEAD_BYTES = 64 << 20;
  * has a size too (undefined only for a long stream, which then plays on).
  */
 export async function sizedPieces(input: Input, buffers?: PieceBufferSource): Promise<{ size: number | undefined; pieces: AsyncIterable<Buffer> }> {
-  if (input.path !== STDIO) return { size: input.size, pieces: linePieces(input, buffers) };
+  if (input.path !== STDIO || input.size !== undefined) return { size: input.size, pieces: linePieces(input, buffers) };
   const stream = linePieces(input);
   const held: Buffer[] = [];
   let bytes = 0;

@@ -92,7 +92,7 @@ describe("linePieces", () => {
     // A file of /proc reports 0 bytes and reads as many: dedup then grows its filter as for standard input.
     const proc = spawnSync(process.execPath, [new URL("../dist/cli/main.js", import.meta.url).pathname, "dedup", "/proc/self/mountinfo"], { encoding: "utf8" });
     expect(proc.status).toBe(0);
-    expect(proc.stderr).toMatch(/a scalable Bloom filter of 1 layer/);
+    expect(proc.stderr).toMatch(/a growing split-block Bloom filter of 1 layer/);
   });
 
   it("yields nothing for an empty file, and the same pieces from an open input as from its path", async () => {

@@ -215,7 +215,7 @@ describe("grammar and readable sizes", () => {
     expect(repeat.stderr).toMatch(/^There are 2 lines\.\nThere is 1 not repeated line\.\nThere is 1 repeated line\.\n/);
     expect(repeat.stderr).toMatch(/a Bloom filter of [\d,]+ bits \([\d,.]+ (bytes|KiB|MiB)\), k = \d+/);
     const growing = run(["dedup"], "x\ny\n");
-    expect(growing.stderr).toMatch(/a scalable Bloom filter of 1 layer, [\d,]+ bits \(\d+\.\d\d MiB\)/);
+    expect(growing.stderr).toMatch(/a growing split-block Bloom filter of 1 layer, [\d,]+ bits \(\d+\.\d\d MiB\)/);
   });
 
   it("intersect --exact: 1 bucket, 1 distinct line", () => {

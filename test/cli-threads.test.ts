@@ -6,7 +6,7 @@
 // "\n", and the same false positives. Inputs are larger than the size below
 // which the CLI stays in one thread (4 MiB).
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -338,5 +338,85 @@ describe("which work goes to worker threads (BLOOMKIT_DEBUG says)", () => {
     const one = run(["query", file("query.sbbf"), "-", "--threads", "1"], log, debug);
     expect(one.stdout.equals(two.stdout)).toBe(true);
     expect(started(one.stderr)).toEqual([]);
+  });
+});
+
+describe("standard input of unknown length: dedup's growing filter", () => {
+  // More distinct lines than the first layer's 1,000,000, so a second layer starts: each layer takes exactly its
+  // count however the input comes in pieces (64 KiB from a pipe in one thread, 1 MiB to the workers).
+  const random = rng(31);
+  const lines: string[] = [];
+  for (let i = 0; i < 1_400_000; i++) lines.push(String(i > 0 && random() < 0.2 ? Math.floor(random() * i) : i));
+  const text = Buffer.from(lines.join("\n") + "\n");
+
+  it("writes what one thread writes, keeping every first occurrence (a Set of the lines seen)", () => {
+    const [one, ...others] = [1, 2, 3].map((threads) => {
+      const result = run(["dedup", "-", "--repeats", file("growing-repeats.txt"), "--threads", String(threads)], text, { BLOOMKIT_DEBUG: "1" });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(/a growing split-block Bloom filter of 2 layers/);
+      if (threads > 1) expect(result.stderr).toMatch(/worker thread/);
+      return { unique: result.stdout, repeats: readFileSync(file("growing-repeats.txt")), stderr: result.stderr.replace(/^bloomkit debug: .*\n/m, "") };
+    });
+    for (const other of others) {
+      expect(other.unique.equals(one.unique)).toBe(true);
+      expect(other.repeats.equals(one.repeats)).toBe(true);
+      expect(other.stderr).toBe(one.stderr);
+    }
+    // No repeat is ever kept, and the first occurrences missing are within what the summary expects.
+    const seen = new Set<string>();
+    const firsts = lines.filter((line) => !seen.has(line) && Boolean(seen.add(line)));
+    const kept = one.unique.toString("latin1").split("\n").slice(0, -1);
+    expect(new Set(kept).size).toBe(kept.length);
+    expect(kept.every((line) => seen.has(line))).toBe(true);
+    const expectedLoss = Number(/false positives\): ([\d.]+)/.exec(one.stderr)?.[1]);
+    expect(firsts.length - kept.length).toBeLessThanOrEqual(Math.max(5, 3 * expectedLoss));
+    expect(kept.length + one.repeats.toString("latin1").split("\n").length - 1).toBe(lines.length);
+  });
+
+  it("with --type bloom, grows standard Bloom layers, the same with threads", () => {
+    const [one, two] = [1, 2].map((threads) => run(["dedup", "-", "--type", "bloom", "--threads", String(threads)], text));
+    expect(one.stderr).toMatch(/a growing Bloom filter of 2 layers/);
+    expect(two.stdout.equals(one.stdout)).toBe(true);
+  });
+});
+
+describe("standard input redirected from a file", () => {
+  /** Runs bloomkit with standard input the file at `path`, read from `offset` on (the shell's `< file` after a reader took the first bytes). */
+  function redirected(args: string[], path: string, offset = 0) {
+    const fd = openSync(path, "r");
+    try {
+      if (offset > 0) readSync(fd, Buffer.alloc(offset), 0, offset, null);
+      const result = spawnSync(process.execPath, [BIN, ...args], { stdio: [fd, "pipe", "pipe"], maxBuffer: 1 << 30 });
+      return { code: result.status, stdout: result.stdout, stderr: result.stderr.toString("utf8") };
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  it("is sized and read as the file is: dedup writes what it writes for the file's path", () => {
+    for (const threads of ["1", "2"]) {
+      const fromPath = run(["dedup", file("log.txt"), "--threads", threads]);
+      const fromStdin = redirected(["dedup", "-", "--threads", threads], file("log.txt"));
+      expect(fromStdin.code, fromStdin.stderr).toBe(0);
+      expect(fromStdin.stderr).toMatch(/\(a split-block Bloom filter of /);
+      expect(fromStdin.stderr).toBe(fromPath.stderr);
+      expect(fromStdin.stdout.equals(fromPath.stdout)).toBe(true);
+    }
+  });
+
+  it("is read on from where it stands, and sized for what is left", () => {
+    const offset = log.indexOf(10, 1_000_000) + 1;
+    writeFileSync(file("log-rest.txt"), log.subarray(offset));
+    const fromPath = run(["dedup", file("log-rest.txt")]);
+    const fromStdin = redirected(["dedup", "-"], file("log.txt"), offset);
+    expect(fromStdin.code, fromStdin.stderr).toBe(0);
+    expect(fromStdin.stderr).toBe(fromPath.stderr);
+    expect(fromStdin.stdout.equals(fromPath.stdout)).toBe(true);
+    // query answers each line left, as for the same lines through a pipe.
+    expect(run(["build", file("half.txt"), "-o", file("half-redirected.bloom"), "--type", "split-block"]).code).toBe(0);
+    const piped = run(["query", file("half-redirected.bloom"), "-"], log.subarray(offset));
+    const asked = redirected(["query", file("half-redirected.bloom"), "-"], file("log.txt"), offset);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(asked.stdout.equals(piped.stdout)).toBe(true);
   });
 });

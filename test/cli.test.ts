@@ -85,7 +85,7 @@ describe("bloomkit dedup", () => {
   it("reads standard input with a growing filter, writing to standard output", () => {
     const result = run(["dedup", "-"], text);
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain("scalable Bloom filter");
+    expect(result.stderr).toContain("a growing split-block Bloom filter of 1 layer");
     check(result.stdout, result.stderr);
   });
 
