@@ -259,6 +259,23 @@ export class AtomicFile {
     });
   }
 
+  /**
+   * Flushes the file to disk, so that commit() is left only its rename: a
+   * command with two outputs syncs both before it renames either. A failure
+   * removes the file, and the output stays as it was.
+   */
+  sync(): void {
+    if (!this.#open || this.#temporary === undefined) return;
+    if (this.#behind > 0) throw new Error(`${this.path}: sync() while ${this.#behind} bytes are being written; settle() first`);
+    this.#check();
+    try {
+      fsyncSync(this.fd);
+    } catch (error) {
+      this.abort();
+      throw cannot("write", this.path, error);
+    }
+  }
+
   /** Flushes the file to disk and puts it in place of the output; settle() first when writeBehind was used. */
   commit(): void {
     if (!this.#open) return;

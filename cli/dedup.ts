@@ -5,7 +5,7 @@ import { FIRST_LAYER_LINES, GrowingFilter } from "./growing-filter.js";
 import { bloomBits, checkMemory } from "./memory.js";
 import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, sizedByOptionsAsync, type OptionSpec, type Parsed } from "./args.js";
 import { closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
-import { Output, Progress, estimateLines, linePieces } from "./io.js";
+import { Output, Progress, closeTogether, estimateLines, linePieces } from "./io.js";
 import { count, formatBytes } from "./words.js";
 import { inRedis, lineEnds, openShared, redisOptions, redisTarget, type SharedFilter } from "./redis.js";
 import { LinePipeline, PieceBuffers, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
@@ -167,8 +167,8 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
     await pool?.close();
   }
   closeInput(source);
-  await out.close();
-  await repeats?.close();
+  // Both outputs are on disk before either replaces its file: a failure leaves both as they were.
+  await closeTogether([out, repeats]);
   progress.done();
 
   const repeated = lines - kept;

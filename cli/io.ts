@@ -310,11 +310,21 @@ export class Output {
 
   /** Writes the rest; a file then replaces the output once every write in the background has ended. */
   async close(): Promise<void> {
+    await closeTogether([this]);
+  }
+
+  /** Writes the rest and waits for it: a file's writes in the background have ended and it is on disk (close's first half). */
+  async settle(): Promise<void> {
     this.flushSync();
-    if (this.#file) {
-      await this.#file.settle();
-      this.#file.commit();
-    } else if (this.#fd !== 1) closeSync(this.#fd);
+    if (!this.#file) return;
+    await this.#file.settle();
+    this.#file.sync();
+  }
+
+  /** Puts a settled file in place of the output, or closes the output's descriptor (close's second half). */
+  commit(): void {
+    if (this.#file) this.#file.commit();
+    else if (this.#fd !== 1) closeSync(this.#fd);
   }
 
   /** A spare buffer of at least `bytes` bytes, a new one while there are fewer than SPARE_BUFFERS, or undefined. */
@@ -396,6 +406,17 @@ export function clearProgress(): void {
   if (!progressShown) return;
   process.stderr.write("\r\x1b[2K");
   progressShown = false;
+}
+
+/**
+ * Closes outputs together: each is written and on disk before any replaces
+ * its file, so that a failure to write one (a full disk under `--repeats`)
+ * leaves every output as it was, not the first one new and the second old.
+ */
+export async function closeTogether(outputs: readonly (Output | undefined)[]): Promise<void> {
+  const present = outputs.filter((output): output is Output => output !== undefined);
+  for (const output of present) await output.settle();
+  for (const output of present) output.commit();
 }
 
 /** A rate line on stderr, only when stderr is a terminal and not --quiet. */

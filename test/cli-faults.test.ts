@@ -186,6 +186,32 @@ describe("read-only and full file systems (tmpfs mounts)", () => {
     expect(readFileSync(join(tiny, "out"), "utf8")).toBe(OLD);
     expect(readdirSync(tiny)).toEqual(["out"]);
   });
+
+  it("--repeats on a full disk: both outputs stay as they were, not the unique lines new and the repeats old", (context) => {
+    if (tinyProblem) context.skip();
+    rmSync(join(tiny, "out"), { force: true }); // the small disk holds only this test's file
+    writeFileSync(file("pair-out.txt"), OLD);
+    writeFileSync(join(tiny, "repeats"), OLD);
+    const text = lines(50_000, "https://many.example/page/");
+    writeFileSync(file("twice.txt"), text + text); // ~1.6 MB of repeats, more than the small disk holds
+    for (const threads of ["1", "2"]) {
+      const result = run(["dedup", file("twice.txt"), "-o", file("pair-out.txt"), "--repeats", join(tiny, "repeats"), "--threads", threads]);
+      expectOneLineError(result, /^bloomkit: cannot write .*tiny\/repeats: no space left on the device$/);
+      expect(readFileSync(file("pair-out.txt"), "utf8")).toBe(OLD);
+      expect(readFileSync(join(tiny, "repeats"), "utf8")).toBe(OLD);
+      expect(readdirSync(tiny)).toEqual(["repeats"]);
+      expect(strays(dir)).toEqual([]);
+    }
+  });
+
+  it("--repeats to a device that is full: the unique lines' file stays as it was", () => {
+    writeFileSync(file("device-out.txt"), OLD);
+    writeFileSync(file("twice-small.txt"), lines(1_000, "a-") + lines(1_000, "a-"));
+    const result = run(["dedup", file("twice-small.txt"), "-o", file("device-out.txt"), "--repeats", "/dev/full"]);
+    expectOneLineError(result, /^bloomkit: cannot write \/dev\/full: no space left on the device$/);
+    expect(readFileSync(file("device-out.txt"), "utf8")).toBe(OLD);
+    expect(strays(dir)).toEqual([]);
+  });
 });
 
 describe("an output that is an input is refused", () => {
