@@ -188,7 +188,24 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   if (failed) throw failed;
   await save(output, filter);
   process.stderr.write(`${nameOf(output, "standard output")}: ${describeFilter(filter).split("\n")[0]}, ${count(lines, "line")} read\n`);
+  if (n !== undefined && !(filter instanceof ScalableBloomFilter)) warnIfOverfilled(output, filter, lines, n, p, phrases.n);
   filter.dispose();
+}
+
+/**
+ * Warns when a filter was given more lines than it was sized for and so
+ * answers "probably present" far more often than p (a --n of 10 for 10,000
+ * lines gives a filter whose every bit is set): the file is written as asked,
+ * but a user should know. Twice p leaves room for a filter only a little full.
+ */
+function warnIfOverfilled(output: string, filter: AnyFilter, lines: number, n: number, p: number, sizedFor: string): void {
+  if (!(filter instanceof BloomFilter || filter instanceof SplitBlockBloomFilter || filter instanceof CountingBloomFilter)) return;
+  const rate = filter.falsePositiveRate();
+  if (lines <= n || !(rate > 2 * p)) return;
+  process.stderr.write(
+    `bloomkit: warning: ${nameOf(output, "standard output")} is sized for ${sizedFor} and was given ${count(lines, "line")}: ` +
+      `it answers "probably present" for about ${pct(rate)} of the keys it does not hold, not p = ${pct(p)}; build it with --n ${fmt(lines)} (or the number of distinct lines)\n`,
+  );
 }
 
 /** A binary fuse filter holds exactly the input's distinct keys: it reads them all, then builds once. */

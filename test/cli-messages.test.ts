@@ -361,6 +361,36 @@ describe("intersect's warning names what made the filter too small", () => {
   });
 });
 
+describe("build warns when given more lines than --n", () => {
+  writeFileSync(file("ten-thousand.txt"), lines(10_000, "k-").join("\n") + "\n");
+
+  it.each([
+    ["bloom", "10", "100%"],
+    ["counting", "5000", /1\d\.\d%/],
+    ["split-block", "1000", /\d+(\.\d+)?%/],
+  ] as const)("--type %s --n %s: the file is written, and the rate it answers at is said", (type, n, rate) => {
+    const output = file(`over-${type}.bloom`);
+    const result = run(["build", file("ten-thousand.txt"), "-o", output, "--type", type, "--n", n]);
+    expect(result.code, result.stderr).toBe(0);
+    const [summary, warning, ...rest] = result.stderr.trim().split("\n");
+    expect(summary).toMatch(/10,000 lines read$/);
+    expect(rest).toEqual([]);
+    expect(warning).toMatch(new RegExp(`^bloomkit: warning: .*over-${type}\\.bloom is sized for --n ${n} and was given 10,000 lines: it answers "probably present" for about (.+) of the keys it does not hold, not p = 1\\.00%; build it with --n 10,000 \\(or the number of distinct lines\\)$`));
+    expect(/about (\S+) of the keys/.exec(warning)![1]).toMatch(rate);
+    // What it says is what the file does: most keys it never held are "probably present" at --n 10.
+    if (type === "bloom") expect(run(["query", output, "never-added"]).stdout).toBe("never-added\tprobably present\n");
+  });
+
+  it("says nothing when --n is the lines, or more, or the lines repeat (as many distinct keys as --n)", () => {
+    for (const args of [[], ["--n", "10000"], ["--n", "20k"], ["--type", "split-block", "--n", "10000"]]) {
+      const result = run(["build", file("ten-thousand.txt"), "-o", file("fits.bloom"), ...args]);
+      expect(result.stderr, args.join(" ")).toMatch(/^[^\n]*10,000 lines read\n$/);
+    }
+    writeFileSync(file("repeated.txt"), [...lines(1_000, "r-"), ...lines(1_000, "r-"), ...lines(1_000, "r-")].join("\n") + "\n");
+    expect(run(["build", file("repeated.txt"), "-o", file("fits.bloom"), "--n", "1000"]).stderr).toMatch(/^[^\n]*3,000 lines read\n$/);
+  });
+});
+
 describe("a failed write to standard output is one line, exit 1", () => {
   writeFileSync(file("keys.txt"), lines(100, "key-").join("\n") + "\n");
   const filter = file("keys.bloom");
