@@ -49,6 +49,13 @@ describe("README", () => {
     expect(blocks.some((code) => code.includes("tmpdir()"))).toBe(true);
   });
 
+  it("shows the tables examples/grow-and-fold.mjs prints (it is deterministic: fixed keys and probes)", () => {
+    const tables = [...readme.matchAll(/```\n((?:bits {7}fold|keys {6}layers)[\s\S]*?)```/g)].map((match) => match[1]);
+    expect(tables).toHaveLength(2);
+    const printed = execFileSync(process.execPath, ["examples/grow-and-fold.mjs"], { cwd: root, encoding: "utf8" });
+    for (const table of tables) expect(printed).toContain(table);
+  });
+
   it.each(blocks.map((code, i) => [i + 1, code]))("example %i runs as written", (_i, code) => {
     const script = withChecks(code as string);
     expect(script).toMatch(/check\(/); // every block asserts something
