@@ -75,7 +75,8 @@ function checkPacked(bytes: unknown, ends: unknown): number {
   for (let i = 0; i < ends.length; i++) {
     const end = ends[i];
     if (end < previous || end > bytes.length) {
-      throw new RangeError(`ends[${i}] = ${end} must be ≥ ends[${i - 1}] = ${previous} and ≤ bytes.length = ${bytes.length}`);
+      const after = i === 0 ? "0" : `ends[${i - 1}] = ${previous}`;
+      throw new RangeError(`ends[${i}] = ${end} must be ≥ ${after} and ≤ bytes.length = ${bytes.length}`);
     }
     largest = Math.max(largest, end - previous);
     previous = end;

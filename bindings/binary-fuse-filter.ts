@@ -7,7 +7,7 @@ import { WasmBlock } from "./wasm-block.js";
 import { Arena } from "./arena.js";
 import { defaultArena, freeMemory, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FUSE_HEADER, FUSE_MAX_SIZE, FUSE_RECORD_VERSION, HASH_XXH3, HASH_XXH64, SOURCE_U32 } from "./constants.generated.js";
-import { checkOptions, describe, formatBytes } from "./errors.js";
+import { checkOptions, describe, formatBytes, checkMadeBy } from "./errors.js";
 import { forEachChunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { isBytes, maxKeyBytes, scratchOf, type Key } from "./keys.js";
 import type { FilterQueries } from "./filter.js";
@@ -79,6 +79,7 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
   readonly #version: number;
 
   private constructor(size: number, fingerprintBits: 8 | 16, version = FUSE_RECORD_VERSION) {
+    checkMadeBy(typeof size === "number" && (fingerprintBits === 8 || fingerprintBits === 16), "BinaryFuseFilter", "BinaryFuseFilter.build(keys) (or buildPacked, buildLines, buildInts) or deserialize(bytes)");
     if (size > FUSE_MAX_SIZE) throw new RangeError(`a binary fuse filter holds at most ${FUSE_MAX_SIZE} distinct keys, got ${size}`);
     const layout = layoutOf(size, fingerprintBits);
     super(layout.blockBytes, () => `a binary fuse filter of ${size} keys (${formatBytes(layout.blockBytes)})`);

@@ -8,7 +8,7 @@ import type { Placement } from "./wasm-block.js";
 import type { Arena } from "./arena.js";
 import { defaultArena, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_HAS } from "./constants.generated.js";
-import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkVisit, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
+import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkVisit, checkPositive, checkProbability, describe, formatBytes, checkMadeBy } from "./errors.js";
 import { checkKey, scratchOf, SHARED_BYTES_KEY_BYTES, SHARED_KEY_BYTES, type Key } from "./keys.js";
 import { checkDeserializeOptions, openHandle, type DeserializeOptions, type SharedFilterHandle } from "./shared.js";
 import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
@@ -111,6 +111,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
   #setBits = 0;
 
   private constructor(bits: number, hashes: number, hashing: Hashing, baseBits = bits, near?: Arena | readonly Arena[], segments = 1, placement?: Placement) {
+    checkMadeBy(typeof bits === "number" && typeof hashing === "object" && hashing !== null, "BloomFilter", "BloomFilter.create(expectedItems, falsePositiveRate), BloomFilter.withSize(bits, hashes) or deserialize(bytes)");
     const segmentBits = bits / segments;
     const bytes = blockBytes(segmentBits);
     super(segments === 1 ? bytes : Array.from({ length: segments }, () => bytes), () => `a Bloom filter of ${bits} bits (${formatBytes(segments * bytes)})`, near, placement);

@@ -4,7 +4,7 @@
 import { WasmBlock } from "./wasm-block.js";
 import { defaultArena, freeMemory, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_COUNT, OP_HAS, OP_REMOVE } from "./constants.generated.js";
-import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
+import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkPositive, checkProbability, describe, formatBytes, checkMadeBy } from "./errors.js";
 import { SOURCE_BYTES, sourceLength, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { maxKeyBytes, type Key } from "./keys.js";
 import { segmentIndices } from "./indices.js";
@@ -76,6 +76,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
   readonly #segmentCounters: number;
 
   private constructor(counters: number, hashes: number, width: CounterBits, hashing: Hashing, segments = 1) {
+    checkMadeBy(typeof counters === "number" && typeof hashing === "object" && hashing !== null, "CountingBloomFilter", "CountingBloomFilter.create(expectedItems, falsePositiveRate), CountingBloomFilter.withSize(counters, hashes) or deserialize(bytes)");
     const perSegment = counters / segments;
     const bytes = blockBytes(perSegment, width);
     super(Array.from({ length: segments }, () => bytes), () => `a counting Bloom filter of ${counters} ${width}-bit counters (${formatBytes(segments * bytes)})`);

@@ -15,7 +15,7 @@ import {
   OP_TEST_AND_ADD,
   SOURCE_U32,
 } from "./constants.generated.js";
-import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
+import { checkInteger, checkOptions, checkPositive, checkProbability, describe, formatBytes, checkMadeBy } from "./errors.js";
 import { sourceLength, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { isBytes, MAX_BATCH_KEYS, type Key } from "./keys.js";
 import type { Arena } from "./arena.js";
@@ -111,6 +111,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
   #journal: Journal | undefined;
 
   private constructor(buckets: number, fingerprintBits: 8 | 16 | 32, hashing: Hashing) {
+    checkMadeBy(typeof buckets === "number" && typeof hashing === "object" && hashing !== null, "CuckooFilter", "CuckooFilter.create(expectedItems, falsePositiveRate), CuckooFilter.withSize(buckets, fingerprintBits) or deserialize(bytes)");
     const bytes = blockBytes(buckets, fingerprintBits);
     if (bytes > MAX_BLOCK_BYTES || buckets > MAX_BUCKETS) {
       throw new RangeError(

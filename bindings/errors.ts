@@ -13,7 +13,7 @@ export function describe(value: unknown): string {
   }
   if (Array.isArray(value)) return `an array of length ${value.length}`;
   const name = (value as object).constructor?.name;
-  return name && name !== "Object" ? `a ${name}` : "an object";
+  return name && name !== "Object" ? `${/^[AEIO]/.test(name) ? "an" : "a"} ${name}` : "an object";
 }
 
 /** A number that must be finite and > 0 (counts such as n). */
@@ -87,4 +87,13 @@ export function checkVisit(visit: unknown): void {
 /** Integer keys: a Uint32Array or a BigUint64Array (checked before the filter's own limits, so the message is about the argument). */
 export function checkIntsKeys(keys: unknown): void {
   if (!(keys instanceof Uint32Array || keys instanceof BigUint64Array)) throw new TypeError(`keys must be a Uint32Array or a BigUint64Array, got ${describe(keys)}`);
+}
+
+/**
+ * Refuses `new Filter()` from JavaScript (the constructors are private in the
+ * types): a filter is made by its static methods, and one made otherwise
+ * would fail later with a message about its internals, or answer wrongly.
+ */
+export function checkMadeBy(made: boolean, type: string, ways: string): void {
+  if (!made) throw new TypeError(`a ${type} is made by ${ways}, not by new ${type}()`);
 }

@@ -36,6 +36,7 @@ export function hashBits(name: HashName): 32 | 64 | 128 {
 
 /** True when the hash takes a seed (murmur3_32, murmur3_128, xxh32, xxh64, xxh3). */
 export function isSeeded(name: HashName): boolean {
+  hashId(name); // an unknown name is the RangeError hashBits gives, not false
   return SEEDED.has(name);
 }
 

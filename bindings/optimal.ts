@@ -2,7 +2,7 @@
 // (https://hur.st/bloomfilter/) uses them, in one place for every structure:
 //   p = (1 − e^(−kn/m))^k        m = −n·ln p / (ln 2)²        k = (m/n)·ln 2
 import { MAX_HASHES } from "./constants.generated.js";
-import { checkCount, checkInteger, checkPositive, checkProbability, describe } from "./errors.js";
+import { checkCount, checkInteger, checkOptions, checkPositive, checkProbability, describe } from "./errors.js";
 
 /** Any three of n, p, m, k, or just n and p, or m with n or p. */
 export interface OptimalInput {
@@ -197,6 +197,8 @@ function solve(input: OptimalInput, bounded: boolean): OptimalParameters {
   if (input === null || typeof input !== "object") {
     throw new TypeError(`input must be an object such as { n, p }, got ${describe(input)}`);
   }
+  // A misspelt name ({ n, fpr }) is refused, not taken as missing.
+  checkOptions("input", input, ["n", "p", "m", "k"]);
   const given = (["n", "p", "m", "k"] as const).filter((name) => input[name] !== undefined);
   const has = (name: "n" | "p" | "m" | "k") => given.includes(name);
   const n = has("n") ? checkPositive("n", input.n) : NaN;

@@ -5,7 +5,7 @@
 import { BloomFilter } from "./bloom-filter.js";
 import { HASH_MURMUR3_128, OP_ADD, OP_HAS, SOURCE_HASHES, SOURCE_U32 } from "./constants.generated.js";
 import type { Arena } from "./arena.js";
-import { checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkPositive, checkProbability, checkVisit } from "./errors.js";
+import { checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkPositive, checkProbability, checkVisit, checkMadeBy } from "./errors.js";
 import { checkReachable, smallestRate } from "./optimal.js";
 import {
   FilterType,
@@ -134,6 +134,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
   #disposed = false;
 
   private constructor(initialCapacity: number, p: number, growth: number, tightening: number, hashing: Hashing) {
+    checkMadeBy(typeof initialCapacity === "number" && typeof hashing === "object" && hashing !== null, "ScalableBloomFilter", "ScalableBloomFilter.create(initialCapacity, falsePositiveRate) or deserialize(bytes)");
     super();
     this.#maxLayers = layerLimit(initialCapacity, p, growth, tightening, hashing);
     this.#keyHash = hashing.strategy === "double" ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;
@@ -632,8 +633,8 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
         last++;
         if (last >= this.#maxLayers) {
           throw new RangeError(
-            `the scalable filter is full: ${keys} more keys could need layer ${last + 1}, and these parameters allow ${this.#maxLayers} layers ` +
-              `(${this.capacity} keys); nothing was added`,
+            `the scalable filter is full: ${keys} more keys could need layer ${last + 1}, and these parameters allow ${this.#maxLayers} layers, ` +
+              `which hold ${this.capacity} key${this.capacity === 1 ? "" : "s"} in all; nothing was added`,
           );
         }
         this.#reserved.push(BloomFilter.create(this.#capacityAt(last), this.layerFalsePositiveRate(last), hashingOptions(this.#hashing)));

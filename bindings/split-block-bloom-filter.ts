@@ -5,7 +5,7 @@ import { KeyHashedBlock } from "./key-hashed-block.js";
 import type { Placement } from "./wasm-block.js";
 import { MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { HASH_XXH64, OP_ADD, OP_HAS, SBBF_HEADER } from "./constants.generated.js";
-import { checkCount, checkInteger, checkOptions, checkVisit, checkPositive, checkProbability, describe, formatBytes } from "./errors.js";
+import { checkCount, checkInteger, checkOptions, checkVisit, checkPositive, checkProbability, describe, formatBytes, checkMadeBy } from "./errors.js";
 import { type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { checkKey, isBytes, SHARED_KEY_BYTES, type Key } from "./keys.js";
 import { checkDeserializeOptions, openHandle, type DeserializeOptions, type SharedFilterHandle } from "./shared.js";
@@ -163,6 +163,7 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
   readonly #perSegment: number;
 
   private constructor(blocks: number, placement?: Placement) {
+    checkMadeBy(Number.isInteger(blocks) && blocks >= 1 && blocks <= MAX_BLOCKS && (placement === undefined || typeof placement === "object"), "SplitBlockBloomFilter", "SplitBlockBloomFilter.create(expectedItems, falsePositiveRate), SplitBlockBloomFilter.withSize(blocks) or deserialize(bytes)");
     const perSegment = segmentBlocks(blocks);
     const sizes: number[] = [];
     for (let first = 0; first < blocks; first += perSegment) sizes.push(HEADER_BYTES + Math.min(perSegment, blocks - first) * SBBF_BLOCK_BYTES);

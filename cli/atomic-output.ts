@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { close, closeSync, fchmodSync, fdatasync, fsyncSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, write, writeSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { UsageError } from "./args.js";
+import { CliError, UsageError } from "./args.js";
 import { onCleanup } from "./cleanup.js";
 import { cannot } from "./os-errors.js";
 
@@ -88,6 +88,15 @@ function syncFolder(folder: string): void {
   }
 }
 
+/** True when `path` is a folder (through links), false when it is anything else or nothing. */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A file being written under a temporary name. Write to `fd`, then `commit()`
  * to put it in place, or `abort()` to leave the old file untouched. A device
@@ -123,7 +132,7 @@ export class AtomicFile {
     this.path = path;
     // Refused now, not at the rename after the whole run: an empty name, and a name that ends in "/" (a folder's).
     if (path === "") throw new UsageError("an output's file name is empty");
-    if (path.endsWith("/")) throw cannot("write", path, { code: "EISDIR" });
+    if (path.endsWith("/")) throw isFolder(path) ? cannot("write", path, { code: "EISDIR" }) : new CliError(`cannot write ${path}: a file's name cannot end in "/", which names a folder`);
     this.#target = targetOf(path);
     const mode = existing(this.#target);
     if (mode === "special") {

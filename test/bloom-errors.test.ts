@@ -1,6 +1,6 @@
 // Bad input: a clear TypeError or RangeError naming the value, and the filter unchanged.
 import { describe, expect, it } from "vitest";
-import { BloomFilter, CountingBloomFilter, CuckooFilter, MAX_FILTER_BITS, MAX_SEGMENT_BITS, ScalableBloomFilter } from "../bindings/index.js";
+import { BinaryFuseFilter, BloomFilter, CountingBloomFilter, CuckooFilter, MAX_FILTER_BITS, MAX_SEGMENT_BITS, ScalableBloomFilter, SplitBlockBloomFilter } from "../bindings/index.js";
 
 /** Everything observable about a filter, to show a failed call changed nothing. */
 function snapshot(filter: BloomFilter) {
@@ -79,7 +79,8 @@ describe("bad keys leave the filter unchanged", () => {
     [{}, /got an object/],
     [[1, 2], /got an array of length 2/],
     [new Uint16Array(2), /got a Uint16Array/],
-    [new ArrayBuffer(2), /got a ArrayBuffer/],
+    [new ArrayBuffer(2), /got an ArrayBuffer/],
+    [new Int32Array(2), /got an Int32Array/],
     [Symbol("k"), /got Symbol\(k\)/],
   ])("single key %s", (key, message) => {
     for (const call of [() => filter.add(key as string), () => filter.has(key as string), () => filter.testAndAdd(key as string)]) {
@@ -106,11 +107,38 @@ describe("bad keys leave the filter unchanged", () => {
   it("packed keys with bad offsets or types are rejected", () => {
     const bytes = new Uint8Array([99, 100, 101]);
     expect(() => filter.addPacked(bytes, new Uint32Array([1, 3, 2]))).toThrow(/ends\[2\] = 2 must be ≥ ends\[1\] = 3 and ≤ bytes.length = 3/);
+    // The first end is after 0, not after an "ends[-1]".
+    expect(() => filter.addPacked(bytes, new Uint32Array([4]))).toThrow(new RangeError("ends[0] = 4 must be ≥ 0 and ≤ bytes.length = 3"));
     expect(() => filter.addPacked(bytes, new Uint32Array([1, 4]))).toThrow(RangeError);
     expect(() => filter.hasPacked(bytes, new Uint32Array([9]))).toThrow(RangeError);
     expect(() => filter.addPacked([99] as unknown as Uint8Array, new Uint32Array([1]))).toThrow(/bytes must be a Uint8Array, got an array of length 1/);
     expect(() => filter.addPacked(bytes, [1, 2] as unknown as Uint32Array)).toThrow(/ends must be a Uint32Array/);
     expect(() => filter.addPacked(bytes, new Int32Array([1]) as unknown as Uint32Array)).toThrow(TypeError);
     expect(snapshot(filter)).toEqual(before);
+  });
+});
+
+describe("new Filter() from JavaScript (the constructors are private in the types)", () => {
+  it.each([
+    [BloomFilter, "BloomFilter.create(expectedItems, falsePositiveRate)"],
+    [SplitBlockBloomFilter, "SplitBlockBloomFilter.create(expectedItems, falsePositiveRate)"],
+    [ScalableBloomFilter, "ScalableBloomFilter.create(initialCapacity, falsePositiveRate)"],
+    [CountingBloomFilter, "CountingBloomFilter.create(expectedItems, falsePositiveRate)"],
+    [CuckooFilter, "CuckooFilter.create(expectedItems, falsePositiveRate)"],
+    [BinaryFuseFilter, "BinaryFuseFilter.build(keys)"],
+  ] as const)("%o says how a filter is made, whatever it is given", (type, way) => {
+    const make = type as unknown as new (...args: unknown[]) => unknown;
+    // new SplitBlockBloomFilter(100) is withSize(100), with no error to give; no other filter is made from one number.
+    for (const args of [[], ...(type === SplitBlockBloomFilter ? [[1.5], [0]] : [[100]]), [100, 0.01], ["100"]]) {
+      let thrown: unknown;
+      try {
+        new make(...args);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, `new ${type.name}(${args.join(", ")})`).toBeInstanceOf(TypeError);
+      expect((thrown as Error).message).toContain(`a ${type.name} is made by ${way}`);
+      expect((thrown as Error).message).toMatch(/or deserialize\(bytes\), not by new \w+\(\)$/);
+    }
   });
 });

@@ -296,7 +296,10 @@ describe("an output that is an input is refused", () => {
     expect(empty.code).toBe(2);
     expect(empty.stderr).toBe("bloomkit: an output's file name is empty (see bloomkit dedup --help)\n");
     expect(empty.stdout.toString()).toBe("");
-    expectOneLineError(run(["dedup", file("b.txt"), "-o", `${file("not-yet")}/`]), /cannot write .*not-yet\/: is a directory/);
+    // A name ending in "/" that is no folder yet is not "a directory": it says why it is refused.
+    expectOneLineError(run(["dedup", file("b.txt"), "-o", `${file("not-yet")}/`]), /cannot write .*not-yet\/: a file's name cannot end in "\/", which names a folder$/);
+    mkdirSync(file("a-folder"), { recursive: true });
+    expectOneLineError(run(["dedup", file("b.txt"), "-o", `${file("a-folder")}/`]), /cannot write .*a-folder\/: is a directory$/);
     const emptyRepeats = run(["dedup", file("b.txt"), "-o", file("u2.txt"), "--repeats", ""]);
     expect(emptyRepeats.code).toBe(2);
     expect(emptyRepeats.stderr).toMatch(/^bloomkit: an output's file name is empty/);

@@ -111,6 +111,8 @@ describe("hash family", () => {
 
   it("rejects bad names, seeds and keys, naming them", () => {
     expect(() => hash("md5" as HashName, "x")).toThrow(/unknown hash "md5" in name; known: rs, js/);
+    // isSeeded and hashBits refuse an unknown name alike (isSeeded said false).
+    for (const ask of [isSeeded, hashBits]) expect(() => ask("md5" as HashName)).toThrow(/unknown hash "md5" in name; known: rs, js/);
     expect(() => hash(3 as unknown as HashName, "x")).toThrow(TypeError);
     expect(() => hash("xxh64", "x", -1)).toThrow(/seed must be an integer from 0 to 4294967295, got -1/);
     expect(() => hash("xxh64", "x", 2 ** 32)).toThrow(RangeError);

@@ -92,6 +92,9 @@ describe("optimal", () => {
     expect(() => optimal({ n: 10 })).toThrow(/must hold .*got \{ n \}/);
     expect(() => optimal({ n: 10, p: 0.1, m: 100, k: 3 })).toThrow(/got \{ n, p, m, k \}/);
     expect(() => optimal(null as unknown as {})).toThrow(TypeError);
+    // A misspelt name is refused, not read as missing: { n, fpr } is not { n }.
+    expect(() => optimal({ n: 1000, p: 0.01, x: 1 } as {})).toThrow(new TypeError('unknown option "x" in input; known options: n, p, m, k'));
+    expect(() => optimal({ n: 1000, fpr: 0.01 } as {})).toThrow(/unknown option "fpr" in input/);
     expect(() => optimal({ n: 1000, m: 100, p: 1e-9 })).toThrow(/cannot reach p = 1e-9/);
     expect(() => optimal({ m: 4, k: 3, p: 1e-9 })).toThrow(/cannot hold even one item/);
   });

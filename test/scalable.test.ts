@@ -134,6 +134,8 @@ describe("a ScalableBloomFilter at its last layer, full", () => {
     expect(absent.length).toBeGreaterThan(10);
     expect(() => filter.add(absent[0])).toThrow(new RangeError(`the scalable filter is full: its 2 layers hold ${filter.capacity} keys, all these parameters allow; nothing was added`));
     expect(() => filter.testAndAdd(absent[1])).toThrow(/the scalable filter is full/);
+    // A batch that could need a layer past the last says so before adding anything.
+    expect(() => filter.addMany(absent.slice(0, 5))).toThrow(new RangeError(`the scalable filter is full: 5 more keys could need layer 3, and these parameters allow 2 layers, which hold ${filter.capacity} keys in all; nothing was added`));
     expect(filter.serialize()).toEqual(before);
   });
 });
