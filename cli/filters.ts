@@ -383,7 +383,7 @@ const DESCRIPTIONS: Record<string, (filter: never) => string[]> = {
     `current FPR ${pct(filter.falsePositiveRate())}`,
   ],
   SplitBlockBloomFilter: (filter: SplitBlockBloomFilter) => [
-    `n ${count(filter.size, "key")} added (that set a new bit; made from a Parquet bitset, an estimate from the fill)`,
+    `n ${count(filter.size, "key")} added (that set a new bit; for a filter made from a Parquet bitset, an estimate from the fill)`,
     `m ${count(filter.bits, "bit")} in ${count(filter.blocks, "block")} of 256 (Parquet layout, xxh64 seed 0)`,
     `k 8 (one bit in each word of one block)`,
     `fill ${filter.fillRatio.toFixed(4)}`,

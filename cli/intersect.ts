@@ -38,6 +38,8 @@ export async function intersect({ options, positionals }: Parsed): Promise<void>
   const p = options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.001;
   const givenN = options.has("n") ? parseCount("n", String(options.get("n"))) : undefined;
   if (givenN !== undefined && options.has("exact")) throw new UsageError("--n sizes the approximate filter; --exact needs none");
+  if (options.has("p") && options.has("exact")) throw new UsageError("--p is the approximate filter's false-positive rate; --exact makes no false matches");
+  if (options.has("tmp") && !options.has("exact")) throw new UsageError("--tmp is where --exact puts its bucket files; the approximate intersection writes none");
   const quiet = options.has("quiet");
   const threads = parseThreads(options);
   if (options.has("threads") && options.has("exact")) throw new UsageError("--threads is for the approximate intersection; --exact runs in one thread");
@@ -104,7 +106,7 @@ async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quie
   /** Whether the two inputs are worth threads, A being `sizeA` bytes (undefined: a stream). */
   const threadedFor = (sizeA: number | undefined) => worthThreads(threads, sizeA === undefined || b.size === undefined ? undefined : sizeA + b.size);
   // With threads, a file is read straight into the buffers the workers get (its size is known before it is read).
-  const buffersA = a.path !== STDIO && threadedFor(a.size) ? new PieceBuffers() : undefined;
+  const buffersA = (a.path !== STDIO || a.size !== undefined) && threadedFor(a.size) ? new PieceBuffers() : undefined;
   const { size: sizeA, pieces: piecesA } = await sizedPieces(a, buffersA?.take);
   let filter: BloomFilter | undefined;
   let limit: Limit = { by: "memory" };

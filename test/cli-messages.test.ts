@@ -127,6 +127,9 @@ describe("values that do not go together: usage errors naming the options and va
 
   it.each([
     [["calc", "--n", "10k", "--p", "0.01", "--k", "300"], '--k must be an integer from 1 to 256; got "300"'],
+    // Options for the other way of intersecting are refused, not ignored.
+    [["intersect", file("calc-a.txt"), file("calc-b.txt"), "--exact", "--p", "0.01"], "--p is the approximate filter's false-positive rate; --exact makes no false matches"],
+    [["intersect", file("calc-a.txt"), file("calc-b.txt"), "--tmp", dir], "--tmp is where --exact puts its bucket files; the approximate intersection writes none"],
     [["calc", "--n", "10", "--m", "0.4"], '--m must be at least 1 bit; got "0\\.4"'],
     [["calc", "--n", "10", "--m", "0.01B"], '--m must be at least 1 bit; got "0\\.01B"'],
     [["calc", "--n", "10", "--m", "2e16"], '--m must be an integer from 1 to 9007199254740991; got "2e16"'],
