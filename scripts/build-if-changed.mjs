@@ -1,0 +1,47 @@
+// `npm start`, `npm test`, the benchmarks and the demo build first. A build
+// takes about 30 s (two wasm compilations and two tsc runs), and after
+// `npm install`, whose prepare script has just built, `npm start` built it all
+// again. This builds only when something the build reads has changed since the
+// last one: a hash of the sources, the configurations and the lockfile, kept
+// in dist/ by every `npm run build` (`--stamp`), which always builds.
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+/** What the build reads: the wasm sources and config, the TypeScript of the library and the command line, and what installed the compilers. */
+const INPUTS = ["assembly", "bindings", "cli", "scripts/embed-wasm.mjs", "asconfig.json", "tsconfig.json", "package.json", "package-lock.json"];
+/** What the build writes, all of which must be there to skip it. */
+const OUTPUTS = ["build/bloomkit.wasm", "build/bloomkit-shared.wasm", "bindings/wasm-bytes.generated.ts", "dist/index.js", "dist/cli/main.js"];
+const STAMP = join(root, "dist", ".build-inputs");
+
+/** Every file under `path`, in a fixed order. */
+function files(path) {
+  if (!existsSync(path)) return [];
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => files(join(path, name)));
+}
+
+/** A hash of every input file's path and bytes. */
+function inputsDigest() {
+  const hash = createHash("sha256");
+  for (const file of INPUTS.flatMap((input) => files(join(root, input)))) {
+    hash.update(relative(root, file)).update("\0").update(readFileSync(file)).update("\0");
+  }
+  return hash.digest("hex");
+}
+
+if (process.argv.includes("--stamp")) {
+  // The end of `npm run build`: what it was built from.
+  writeFileSync(STAMP, inputsDigest() + "\n");
+} else {
+  const built = OUTPUTS.every((output) => existsSync(join(root, output))) && existsSync(STAMP) && readFileSync(STAMP, "utf8").trim() === inputsDigest();
+  if (!built) {
+    const npm = spawnSync("npm", ["run", "build", "--silent"], { cwd: root, stdio: "inherit", shell: process.platform === "win32" });
+    process.exit(npm.status ?? 1);
+  }
+}
