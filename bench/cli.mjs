@@ -3,7 +3,8 @@
 // and peak memory with GNU time, and the unique lines bloomkit wrongly drops.
 // Then `bloomkit intersect` of that file with a second one, with a filter
 // larger than 4 GiB (the memory model's segments), against awk's exact
-// answer. Writes bench/CLI.md. Needs GNU time (Debian package `time`), sort and awk.
+// answer; and dedup of the file on standard input, through a pipe and
+// redirected. Writes bench/CLI.md. Needs GNU time (Debian package `time`), sort and awk.
 // `npm run bench` runs the dedup part under each Node through dedupRuns.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -100,6 +101,40 @@ export function dedupRuns(input, nodes) {
   };
 }
 
+/**
+ * `bloomkit dedup` of the same file on standard input, under each of `nodes`:
+ * through a pipe from cat (its length unknown: the filter grows, with the
+ * default threads and with --threads 1), and redirected from the file (sized
+ * as the file is), DEDUP_ROUNDS times each in turn, with `cat | cat` alone as
+ * the pipe's own cost. Fails unless every pipe run wrote the same bytes and
+ * every redirected run the bytes of `fileOut` (the file's own dedup).
+ */
+function stdinRuns(input, nodes, fileOut) {
+  const configurations = nodes.flatMap((node, i) => [
+    { node, how: "pipe", flag: "", out: `${cache}out-stdin-pipe-${i}.txt` },
+    { node, how: "pipe", flag: " --threads 1", out: `${cache}out-stdin-pipe-${i}-1.txt` },
+    { node, how: "redirect", flag: " --threads 1", out: `${cache}out-stdin-redirect-${i}.txt` },
+  ]);
+  const runsOf = new Map(configurations.map((config) => [config, []]));
+  const catRuns = [];
+  for (let round = 0; round < DEDUP_ROUNDS; round++) {
+    for (const config of configurations) {
+      rmSync(config.out, { force: true });
+      const dedup = `'${config.node.path}' '${bin}' dedup - -o '${config.out}' --quiet${config.flag}`;
+      const command = config.how === "pipe" ? `cat '${input}' | ${dedup}` : `${dedup} < '${input}'`;
+      runsOf.get(config).push(timed(`bloomkit dedup of standard input (${config.how}${config.flag}) under ${config.node.label}, round ${round + 1} of ${DEDUP_ROUNDS}`, command));
+    }
+    catRuns.push(timed(`cat | cat, round ${round + 1} of ${DEDUP_ROUNDS}`, `cat '${input}' | cat > /dev/null`));
+  }
+  const runs = configurations.map((config) => ({ ...medianRun(runsOf.get(config)), label: `${config.how === "pipe" ? "cat log \\| bloomkit dedup" : "bloomkit dedup - < log"}${config.flag}`, ...config }));
+  const pipes = runs.filter((run) => run.how === "pipe");
+  for (const run of runs) {
+    const same = run.how === "pipe" ? pipes[0].out : fileOut;
+    if (spawnSync("cmp", ["-s", same, run.out]).status !== 0) throw new Error(`${run.label} under ${run.node.label} wrote other bytes than ${same}`);
+  }
+  return { runs, cat: { ...medianRun(catRuns), label: "cat log \\| cat (the pipe alone)" }, kept: countLines(pipes[0].out) };
+}
+
 /** bench:cli: dedup and intersect under the running Node; writes bench/CLI.md at 10^7 lines. */
 async function main() {
   const LINES = Number(process.env.BENCH_LINES ?? 10_000_000);
@@ -131,6 +166,21 @@ async function main() {
   ]);
   const summary = table(["command", "wall s", "runs", "MB/s", "peak MB", "speed-up vs faster peer", "memory vs awk"], rows);
 
+  // The same file on standard input: through a pipe (a growing filter) and redirected (sized as the file).
+  const stdin = stdinRuns(input, nodes, dedup.bloomkit[0].out);
+  const layers = /a growing .*?of (\d+) layers, [\d,]+ bits \(([\d.]+ MiB)\)/.exec(stdin.runs[0].stderr);
+  const stdinExpected = /wrongly dropped as repeats \(false positives\): ([\d.]+)/.exec(stdin.runs[0].stderr)?.[1];
+  const stdinSummary = table(
+    ["command", "wall s", "runs", "peak MB", "vs the file's path"],
+    [
+      ...stdin.runs.map((r) => {
+        const fromFile = dedup.bloomkit.find((b) => b.node === r.node.label && (r.flag ? b.threads === 1 : b.threads !== 1));
+        return [nodes.length > 1 ? `${r.label} (${r.node.label})` : r.label, r.seconds.toFixed(2), wallRange(r), r.peakMB.toFixed(0), `${(r.seconds / fromFile.seconds).toFixed(2)}× the time`];
+      }),
+      [stdin.cat.label, stdin.cat.seconds.toFixed(2), wallRange(stdin.cat), stdin.cat.peakMB.toFixed(0), ""],
+    ],
+  );
+
   // intersect with the filter of the 5-billion-URL problem, --n 5G --p 0.01: 5.6 GiB, more than one wasm
   // memory holds, so it is held in two segments (the files are smaller: the filter is sized for the problem).
   const inputB = await crawlFileB(LINES);
@@ -158,6 +208,14 @@ ${summary}
 
 bloomkit kept ${keptByBloomkit.toLocaleString("en-US")} lines, dropping ${lost.toLocaleString("en-US")} distinct lines as false positives (${((100 * lost) / exactUnique).toFixed(4)}% of them; its own estimate: ${expectedLoss}). It used its defaults: a filter sized from the file size at p = 0.001.
 
+## dedup of standard input
+
+The same file on standard input, ${dedup.rounds} runs of each taken in turn (median and range as above): through a pipe from \`cat\`, whose length bloomkit cannot know, so its filter grows (layers of split-block filters, the first for 1,000,000 lines, each next for twice as many at a tighter rate; here ${layers?.[1]} layers, ${layers?.[2]}), and redirected from the file, which bloomkit sizes and reads as the file itself (the same output as the rows above). "vs the file's path" compares with the row above of the same Node and threads.
+
+${stdinSummary}
+
+Through the pipe, bloomkit kept ${stdin.kept.toLocaleString("en-US")} lines, dropping ${(exactUnique - stdin.kept).toLocaleString("en-US")} distinct lines as false positives (its own estimate: ${stdinExpected}): the growing filter's layers together keep the rate under p, at more memory and more lost lines than one filter sized for the file.
+
 ## intersect with a filter larger than 4 GiB
 
 A second file of ${LINES.toLocaleString("en-US")} lines, about half of them lines of the first (fixed seed). \`bloomkit intersect A B ${INTERSECT_ARGS}\` builds the Bloom filter of the classic problem, two files of 5 billion URLs at p = 1%: 5.6 GiB, more than one wasm memory holds, so it is held in two segments; awk's exact answer holds every line of A in memory.
@@ -168,6 +226,7 @@ False matches are lines bloomkit wrote that awk did not (bloomkit's own estimate
 `;
   console.log(summary);
   console.log(`\nlost ${lost} of ${exactUnique} distinct lines (expected ${expectedLoss})`);
+  console.log(`\n${stdinSummary}`);
   console.log(`\n${intersectSummary}`);
   if (LINES === 10_000_000) {
     writeFileSync(new URL("./CLI.md", import.meta.url), report);
