@@ -168,7 +168,8 @@ async function main() {
 
   // The same file on standard input: through a pipe (a growing filter) and redirected (sized as the file).
   const stdin = stdinRuns(input, nodes, dedup.bloomkit[0].out);
-  const layers = /a growing .*?of (\d+) layers, [\d,]+ bits \(([\d.]+ MiB)\)/.exec(stdin.runs[0].stderr);
+  const layers = /a growing .*?of (\d+) layers?, [\d,]+ bits \(([\d.,]+ \w+)\)/.exec(stdin.runs[0].stderr);
+  const fileFilter = /\(a split-block Bloom filter of [\d,]+ bits \(([\d.,]+ \w+)\)\)/.exec(dedup.bloomkit[0].stderr)?.[1];
   const stdinExpected = /wrongly dropped as repeats \(false positives\): ([\d.]+)/.exec(stdin.runs[0].stderr)?.[1];
   const stdinSummary = table(
     ["command", "wall s", "runs", "peak MB", "vs the file's path"],
@@ -210,11 +211,11 @@ bloomkit kept ${keptByBloomkit.toLocaleString("en-US")} lines, dropping ${lost.t
 
 ## dedup of standard input
 
-The same file on standard input, ${dedup.rounds} runs of each taken in turn (median and range as above): through a pipe from \`cat\`, whose length bloomkit cannot know, so its filter grows (layers of split-block filters, the first for 1,000,000 lines, each next for twice as many at a tighter rate; here ${layers?.[1]} layers, ${layers?.[2]}), and redirected from the file, which bloomkit sizes and reads as the file itself (the same output as the rows above). "vs the file's path" compares with the row above of the same Node and threads.
+The same file on standard input, ${dedup.rounds} runs of each taken in turn (median and range as above): through a pipe from \`cat\`, whose length bloomkit cannot know, so its filter grows (layers of split-block filters, the first for 1,000,000 lines, each next for twice as many at a tighter rate; here ${layers?.[1]} of them, ${layers?.[2]}), and redirected from the file, which bloomkit sizes and reads as the file itself (the same output as the rows above). "vs the file's path" compares with the row above of the same Node and threads.
 
 ${stdinSummary}
 
-Through the pipe, bloomkit kept ${stdin.kept.toLocaleString("en-US")} lines, dropping ${(exactUnique - stdin.kept).toLocaleString("en-US")} distinct lines as false positives (its own estimate: ${stdinExpected}): the growing filter's layers together keep the rate under p, at more memory and more lost lines than one filter sized for the file.
+Through the pipe, bloomkit kept ${stdin.kept.toLocaleString("en-US")} lines, dropping ${(exactUnique - stdin.kept).toLocaleString("en-US")} distinct lines as false positives (its own estimate: ${stdinExpected}), against ${lost.toLocaleString("en-US")} for the file's own filter; its layers hold ${layers?.[2]}, the file's filter ${fileFilter}. The layers' rates add up to at most p, as the one filter's does, but each layer is sized for its own lines at a tighter rate.
 
 ## intersect with a filter larger than 4 GiB
 

@@ -8,7 +8,7 @@ import { closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
 import { Output, Progress, closeTogether, estimateLines, linePieces } from "./io.js";
 import { count, formatBytes } from "./words.js";
 import { inRedis, lineEnds, openShared, redisOptions, redisTarget, type SharedFilter } from "./redis.js";
-import { LinePipeline, PieceBuffers, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
+import { LinePipeline, PieceBuffers, THREADED_INPUT_BYTES, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
 
 export const dedupOptions: OptionSpec[] = [
   { name: "output", short: "o", value: "FILE", help: "unique lines go here (default: standard output)" },
@@ -77,8 +77,12 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   const repeats = repeatsPath === undefined ? undefined : new Output(repeatsPath);
   const progress = new Progress("dedup", size, options.has("quiet"));
   const threads = parseThreads(options);
+  // A stream of unknown length (a pipe) is worth threads once THREADED_INPUT_BYTES of it have come: before, this thread does it.
   const threaded = !shared && worthThreads(threads, size);
+  const streamed = size === undefined;
   let pool: LinePipeline | undefined;
+  /** Lines this thread had done when the pipeline started (its own count goes on from them). */
+  let linesBeforePool = 0;
   // With threads, a file is read straight into the buffers the workers get.
   const buffers = threaded ? new PieceBuffers() : undefined;
 
@@ -127,13 +131,18 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
           filter = sizedByOptions(() => new GrowingFilter(type, p), { ...phrases, n: `a first layer of ${count(FIRST_LAYER_LINES, "line")} (standard input's length unknown)` });
         }
       }
-      if (threaded) {
+      if (threaded && (pool !== undefined || !streamed || bytes >= THREADED_INPUT_BYTES)) {
         // Worker threads hash and group the pieces; this thread tests them in input order and writes the groups.
         const tested = filter!;
         // Every layer of a growing filter hashes a line as its first does.
         const hashing = tested instanceof GrowingFilter ? tested.first : tested;
         // New lines go to the output, repeats (with --repeats) to the second; this thread writes them.
-        pool ??= new LinePipeline({ filter: hashing, op: (hashes, into) => tested.testAndAddHashes(hashes, into), front: 0, writers: [out, ...(repeats ? [repeats] : [])] }, threads, progress, buffers);
+        if (pool === undefined) {
+          pool = new LinePipeline({ filter: hashing, op: (hashes, into) => tested.testAndAddHashes(hashes, into), front: 0, writers: [out, ...(repeats ? [repeats] : [])] }, threads, progress, buffers);
+          // Its progress goes on from what this thread has done.
+          pool.bytes = bytes;
+          pool.lines = linesBeforePool = lines;
+        }
         await pool.push(piece);
         continue;
       }
@@ -160,8 +169,9 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
     }
     if (pool) {
       await pool.finish();
-      lines += pool.lines;
-      kept += pool.lines - pool.ones;
+      const poolLines = pool.lines - linesBeforePool;
+      lines += poolLines;
+      kept += poolLines - pool.ones;
     }
   } finally {
     await pool?.close();

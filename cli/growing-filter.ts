@@ -5,10 +5,13 @@
 // are standard filters of k words each, a split-block layer costs one cache
 // line a line; and every layer hashes a line alike, so a piece is hashed once
 // (by a worker thread with --threads) and its hashes asked of each layer in
-// one call. Measured on the 498 MB crawl log through a pipe (Node 20, one
-// thread, 3 runs each in turn): 3.7-3.8 s, where the scalable filter took
-// 7.3-9.8 s; about 1.5 s of it waits for the pipe. The file itself: 1.1-1.2 s.
+// one call. Measured on the 498 MB crawl log through a pipe (bench/CLI.md,
+// Node 20, one thread): 3.4-3.9 s, where the scalable filter took 7.3-9.8 s
+// (the two builds in turn); the pipe alone costs 0.8-1.8 s, the file's own
+// dedup 1.1-1.4 s.
 import { BloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, splitBlockFalsePositiveRate } from "bloomkit";
+import { CliError } from "./args.js";
+import { fmt } from "./words.js";
 
 /** Lines of the first layer: standard input's length is unknown. */
 export const FIRST_LAYER_LINES = 1_000_000;
@@ -16,6 +19,16 @@ export const FIRST_LAYER_LINES = 1_000_000;
 const GROWTH = 2;
 /** Layer i's rate is p · (1 − r) · r^i: rates that add up to p, tightening slowly (ScalableBloomFilter's default r). */
 const TIGHTENING = 0.85;
+
+/**
+ * After a call that the newest layer's room cut short, the pending lines
+ * ahead asked of it: 4 times its room, at least this many. A window rather
+ * than the whole rest of the piece: where the room left is small and the
+ * lines repeat, each call then costs about its room, not the piece (a layer
+ * with 700 lines of room given 500,000 lines, each repeated 500 times in a
+ * row, took 2.4 s when the whole rest was asked each time).
+ */
+const MIN_LOOK_AHEAD = 4096;
 
 type Layer = BloomFilter | SplitBlockBloomFilter;
 
@@ -33,6 +46,11 @@ export class GrowingFilter {
   /** The lines no full layer holds: their indexes, and their hashes as pairs of u32 (a BigInt per line would be allocated). */
   #pending = new Uint32Array(0);
   #pendingHashes = new Uint32Array(0);
+  /** 1 for a pending line found held by the newest layer before its turn came: a repeat, not added. */
+  #dropped = new Uint8Array(0);
+  /** The pending lines of one call to the newest layer: their places among the pending, and their hashes. */
+  #taken = new Uint32Array(0);
+  #takenHashes = new Uint32Array(0);
 
   /**
    * A filter of `type` layers (made with the same default hash, so that they
@@ -79,25 +97,23 @@ export class GrowingFilter {
     if (layers.length === 1 && count <= this.#room(layers[0])) return this.#addTo(layers[0], hashes, answers);
     answers.fill(0);
     for (let i = 0; i < layers.length - 1; i++) this.#mark(layers[i].filter.hasHashes(hashes, this.#scratch(count)), answers);
-    let pending = this.#gather(hashes, answers);
-    let done = 0;
-    while (done < pending) {
+    const pending = this.#gather(hashes, answers);
+    let next = 0;
+    while (next < pending) {
       const layer = layers[layers.length - 1];
       if (this.#room(layer) === 0) {
         // Full: the lines still pending are asked of it as of the older layers (it holds lines of this piece too).
-        pending = this.#dropHeld(layer, done, pending, answers);
+        this.#dropHeld(layer, next, pending, answers);
+        while (next < pending && this.#dropped[next] !== 0) next++;
         // A new layer only for a new line: a piece of repeats leaves the layers as they are.
-        if (done < pending) this.#addLayer();
+        if (next < pending) this.#addLayer();
         continue;
       }
-      const take = Math.min(pending - done, this.#room(layer));
-      const got = this.#addTo(layer, this.#hashesOf(done, done + take), this.#scratch(take));
-      const indexes = this.#pending;
-      for (let j = 0; j < take; j++) answers[indexes[done + j]] = got[j];
-      done += take;
-      // Stopped short by the room left, with repeats among them: the lines the layer now holds are repeats
-      // whatever comes before them, so dropping them leaves fewer calls for the little room left.
-      if (done < pending && this.#room(layer) > 0) pending = this.#dropHeld(layer, done, pending, answers);
+      next = this.#addNext(layer, next, pending, answers);
+      // Stopped short by the room left: the lines just ahead that the layer now holds are repeats whatever
+      // comes before them, so they are dropped, and the next call takes only lines that may be new.
+      const room = this.#room(layer);
+      if (next < pending && room > 0) this.#dropHeld(layer, next, Math.min(pending, next + Math.max(4 * room, MIN_LOOK_AHEAD)), answers);
     }
     return answers;
   }
@@ -111,8 +127,18 @@ export class GrowingFilter {
     const i = this.#layers.length;
     const lines = Math.ceil(this.firstLayerLines * GROWTH ** i);
     const rate = this.falsePositiveRate * (1 - TIGHTENING) * TIGHTENING ** i;
-    // Not exchanged with Parquet: no need to round the size up to a power of two.
-    const filter = this.type === "split-block" ? SplitBlockBloomFilter.create(lines, rate, { powerOfTwo: false }) : BloomFilter.create(lines, rate);
+    let filter: Layer;
+    try {
+      // Not exchanged with Parquet: no need to round the size up to a power of two.
+      filter = this.type === "split-block" ? SplitBlockBloomFilter.create(lines, rate, { powerOfTwo: false }) : BloomFilter.create(lines, rate);
+    } catch (error) {
+      // Out of memory, or a rate no filter reaches (each layer's is tighter): said in the command's words.
+      if (i === 0 || !(error instanceof RangeError)) throw error;
+      const held = this.#layers.reduce((sum, layer) => sum + layer.held, 0);
+      throw new CliError(
+        `the filter that grows on a pipe cannot make its layer ${i + 1} (for ${fmt(lines)} more lines at a rate of ${rate.toPrecision(3)}) after ${fmt(held)} distinct lines: ${error.message}; give --n (the lines to expect) or --memory`,
+      );
+    }
     const layer = { filter, lines, held: 0 };
     this.#layers.push(layer);
     return layer;
@@ -153,6 +179,7 @@ export class GrowingFilter {
     if (this.#pending.length < count) {
       this.#pending = new Uint32Array(count);
       this.#pendingHashes = new Uint32Array(2 * count);
+      this.#dropped = new Uint8Array(count);
     }
     const words = new Uint32Array(hashes.buffer, hashes.byteOffset, 2 * count);
     const indexes = this.#pending;
@@ -165,6 +192,7 @@ export class GrowingFilter {
       kept[2 * pending + 1] = words[2 * i + 1];
       pending++;
     }
+    this.#dropped.fill(0, 0, pending);
     return pending;
   }
 
@@ -173,22 +201,46 @@ export class GrowingFilter {
     return new BigUint64Array(this.#pendingHashes.buffer, from * 8, to - from);
   }
 
-  /** Marks the pending lines from `done` that `layer` holds as repeats and drops them from the pending; returns the new end. */
-  #dropHeld(layer: GrowingLayer, done: number, pending: number, answers: Uint8Array): number {
-    const found = layer.filter.hasHashes(this.#hashesOf(done, pending), this.#scratch(pending - done));
-    const indexes = this.#pending;
-    const kept = this.#pendingHashes;
-    let end = done;
-    for (let j = done; j < pending; j++) {
-      if (found[j - done] !== 0) {
-        answers[indexes[j]] = 1;
-        continue;
-      }
-      indexes[end] = indexes[j];
-      kept[2 * end] = kept[2 * j];
-      kept[2 * end + 1] = kept[2 * j + 1];
-      end++;
+  /**
+   * Adds the pending lines from `next` on that are not dropped, up to the
+   * layer's room, in one call; their answers go to `answers`. Returns where
+   * the next lines start.
+   */
+  #addNext(layer: GrowingLayer, next: number, pending: number, answers: Uint8Array): number {
+    const room = this.#room(layer);
+    if (this.#taken.length < room) {
+      this.#taken = new Uint32Array(Math.min(room, pending));
+      this.#takenHashes = new Uint32Array(2 * this.#taken.length);
     }
-    return end;
+    const dropped = this.#dropped;
+    const kept = this.#pendingHashes;
+    const taken = this.#taken;
+    const takenHashes = this.#takenHashes;
+    let count = 0;
+    let at = next;
+    for (; at < pending && count < room; at++) {
+      if (dropped[at] !== 0) continue;
+      taken[count] = at;
+      takenHashes[2 * count] = kept[2 * at];
+      takenHashes[2 * count + 1] = kept[2 * at + 1];
+      count++;
+    }
+    const got = this.#addTo(layer, new BigUint64Array(takenHashes.buffer, 0, count), this.#scratch(count));
+    const indexes = this.#pending;
+    for (let c = 0; c < count; c++) answers[indexes[taken[c]]] = got[c];
+    return at;
   }
+
+  /** Marks the pending lines from..to that `layer` holds as repeats, dropped from the lines still to add. */
+  #dropHeld(layer: GrowingLayer, from: number, to: number, answers: Uint8Array): void {
+    const found = layer.filter.hasHashes(this.#hashesOf(from, to), this.#scratch(to - from));
+    const indexes = this.#pending;
+    const dropped = this.#dropped;
+    for (let j = from; j < to; j++) {
+      if (found[j - from] === 0 || dropped[j] !== 0) continue;
+      dropped[j] = 1;
+      answers[indexes[j]] = 1;
+    }
+  }
+
 }

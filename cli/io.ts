@@ -94,7 +94,7 @@ export async function* linePieces(source: string | Input, buffers?: PieceBufferS
     }
   } catch (error) {
     if (error instanceof CliError) throw error;
-    throw cannot("read", input.path, error);
+    throw cannot("read", input.path === STDIO ? "standard input" : input.path, error);
   } finally {
     if (running) await running.catch(() => {});
     if (typeof source === "string") closeInput(input);
@@ -410,8 +410,10 @@ export function clearProgress(): void {
 
 /**
  * Closes outputs together: each is written and on disk before any replaces
- * its file, so that a failure to write one (a full disk under `--repeats`)
- * leaves every output as it was, not the first one new and the second old.
+ * its file, so that a failure to write or flush one (a full disk under
+ * `--repeats`) leaves every output as it was, not the first one new and the
+ * second old. Only the renames, done last, can still fail between two
+ * outputs (a folder removed or made read-only meanwhile).
  */
 export async function closeTogether(outputs: readonly (Output | undefined)[]): Promise<void> {
   const present = outputs.filter((output): output is Output => output !== undefined);

@@ -2,12 +2,14 @@
 // takes about 30 s (two wasm compilations and two tsc runs), and after
 // `npm install`, whose prepare script has just built, `npm start` built it all
 // again. This builds only when something the build reads has changed since the
-// last one: a hash of the sources, the configurations and the lockfile, kept
-// in dist/ by every `npm run build` (`--stamp`), which always builds.
+// last one: a hash of the sources, the configurations and the lockfile, taken
+// as every `npm run build` begins (`--begin`: a source edited while it runs is
+// built next time) and kept in build/ once it has ended (`--stamp`), so that it
+// is not shipped in the package's dist/. `npm run build` always builds.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -15,7 +17,9 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const INPUTS = ["assembly", "bindings", "cli", "scripts/embed-wasm.mjs", "asconfig.json", "tsconfig.json", "package.json", "package-lock.json"];
 /** What the build writes, all of which must be there to skip it. */
 const OUTPUTS = ["build/bloomkit.wasm", "build/bloomkit-shared.wasm", "bindings/wasm-bytes.generated.ts", "dist/index.js", "dist/cli/main.js"];
-const STAMP = join(root, "dist", ".build-inputs");
+const STAMP = join(root, "build", ".build-inputs");
+/** The hash of what a build that is running began from. */
+const BEGUN = join(root, "build", ".build-inputs.begun");
 
 /** Every file under `path`, in a fixed order. */
 function files(path) {
@@ -26,18 +30,24 @@ function files(path) {
     .flatMap((name) => files(join(path, name)));
 }
 
-/** A hash of every input file's path and bytes. */
+/** A hash of every input file's path and bytes (the generated bindings are made from assembly/, hashed already). */
 function inputsDigest() {
   const hash = createHash("sha256");
-  for (const file of INPUTS.flatMap((input) => files(join(root, input)))) {
+  for (const file of INPUTS.flatMap((input) => files(join(root, input))).filter((file) => !file.endsWith(".generated.ts"))) {
     hash.update(relative(root, file)).update("\0").update(readFileSync(file)).update("\0");
   }
   return hash.digest("hex");
 }
 
-if (process.argv.includes("--stamp")) {
-  // The end of `npm run build`: what it was built from.
-  writeFileSync(STAMP, inputsDigest() + "\n");
+if (process.argv.includes("--begin")) {
+  // The start of `npm run build`: what it is built from. Any earlier stamp no longer says what is built.
+  mkdirSync(dirname(STAMP), { recursive: true });
+  rmSync(STAMP, { force: true });
+  writeFileSync(BEGUN, inputsDigest() + "\n");
+} else if (process.argv.includes("--stamp")) {
+  // The end of `npm run build`: what it began from (the build steps run alone, what there is now).
+  writeFileSync(STAMP, existsSync(BEGUN) ? readFileSync(BEGUN, "utf8") : inputsDigest() + "\n");
+  rmSync(BEGUN, { force: true });
 } else {
   const built = OUTPUTS.every((output) => existsSync(join(root, output))) && existsSync(STAMP) && readFileSync(STAMP, "utf8").trim() === inputsDigest();
   if (!built) {

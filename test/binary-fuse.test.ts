@@ -673,7 +673,7 @@ describe("arguments", () => {
     expect(() => BinaryFuseFilter.buildLines("a\nb" as unknown as Uint8Array)).toThrow(/buffer must be a Uint8Array/);
     const filter = BinaryFuseFilter.build(["a"]);
     expect(() => filter.has(3 as unknown as string)).toThrow(/key must be a string or a Uint8Array, got 3/);
-    expect(() => filter.hasInts(new Int32Array(2) as unknown as Uint32Array)).toThrow(/a Int32Array/);
+    expect(() => filter.hasInts(new Int32Array(2) as unknown as Uint32Array)).toThrow(/got an Int32Array/);
   });
 
   it("a failed build leaves wasm memory as it was, and later builds work", () => {

@@ -244,6 +244,16 @@ describe("an output that is an input is refused", () => {
     refused(["dedup", file("soft.txt"), "-o", file("f.txt")], /f\.txt is the same file as the input .*soft\.txt/);
   });
 
+  it("standard input that is a file open only for writing (0>>file) is named as standard input", () => {
+    writeFileSync(file("write-only.txt"), "x\n");
+    const fd = openSync(file("write-only.txt"), "a");
+    try {
+      expectOneLineError(run(["dedup", "-"], { stdio: [fd, "pipe", "pipe"] }), /^bloomkit: cannot read standard input: bad file descriptor$/);
+    } finally {
+      closeSync(fd);
+    }
+  });
+
   it("standard input redirected from the output file, and standard output appending to the input", () => {
     const fd = openSync(file("f.txt"), "r");
     try {

@@ -373,6 +373,14 @@ describe("standard input of unknown length: dedup's growing filter", () => {
     expect(kept.length + one.repeats.toString("latin1").split("\n").length - 1).toBe(lines.length);
   });
 
+  it("starts no worker for a short pipe: threads begin once 4 MiB have come", () => {
+    const short = run(["dedup", "-", "--threads", "4"], Buffer.from("a\nb\na\n"), { BLOOMKIT_DEBUG: "1" });
+    expect(short.code, short.stderr).toBe(0);
+    expect(short.stdout.toString()).toBe("a\nb\n");
+    expect(short.stderr).not.toMatch(/worker thread/);
+    expect(short.stderr).toMatch(/^There are 3 lines\.\nThere are 2 not repeated lines\./);
+  });
+
   it("with --type bloom, grows standard Bloom layers, the same with threads", () => {
     const [one, two] = [1, 2].map((threads) => run(["dedup", "-", "--type", "bloom", "--threads", String(threads)], text));
     expect(one.stderr).toMatch(/a growing Bloom filter of 2 layers/);

@@ -84,6 +84,27 @@ describe("GrowingFilter", () => {
     });
   }
 
+  it("answers as one line at a time where lines repeat in long runs across the layers' ends", () => {
+    // Each line 1 to 300 times in a row: calls cut short by a layer's room meet runs of lines it already holds.
+    const random = rng(21);
+    const lines: string[] = [];
+    for (let id = 0; lines.length < 40_000; id++) {
+      const line = `https://crawl.example/run/${random() < 0.1 ? Math.floor(random() * (id + 1)) : id}`;
+      for (let r = 1 + Math.floor(random() ** 3 * 300); r > 0; r--) lines.push(line);
+    }
+    const reference = oneByOne("split-block", 0.01, 37, lines);
+    for (const pieceLines of [() => 1 + Math.floor(random() * 500), () => 20_000, () => lines.length]) {
+      const filter = new GrowingFilter("split-block", 0.01, 37);
+      try {
+        expect(inPieces(filter, lines, pieceLines)).toEqual(reference.answers);
+        expect(filter.layers.map((layer) => layer.held)).toEqual(reference.held);
+      } finally {
+        filter.dispose();
+      }
+    }
+    expect(reference.held.length).toBeGreaterThanOrEqual(4);
+  });
+
   it("never calls a repeat new, and calls few new lines repeats (model: a Set of the lines seen)", () => {
     const lines = crawl(60_000, 5);
     const p = 0.01;

@@ -112,7 +112,7 @@ describe("CuckooFilter integer keys", () => {
 
   it("reject other arrays, changing nothing", () => {
     const filter = CuckooFilter.create(100, 0.01);
-    expect(() => filter.addInts(Int32Array.of(1) as unknown as Uint32Array)).toThrow(/got a Int32Array/);
+    expect(() => filter.addInts(Int32Array.of(1) as unknown as Uint32Array)).toThrow(/got an Int32Array/);
     expect(filter.size).toBe(0);
   });
 });

@@ -39,7 +39,7 @@ describe.each([
 
   it("rejects other arrays, changing nothing", () => {
     const filter = make();
-    expect(() => filter.addInts(Int32Array.from([1]) as unknown as Uint32Array)).toThrow(/keys must be a Uint32Array or a BigUint64Array, got a Int32Array/);
+    expect(() => filter.addInts(Int32Array.from([1]) as unknown as Uint32Array)).toThrow(/keys must be a Uint32Array or a BigUint64Array, got an Int32Array/);
     expect(() => filter.hasInts([1, 2] as unknown as Uint32Array)).toThrow(TypeError);
     expect(filter.count).toBe(0);
   });

@@ -112,7 +112,7 @@ server.listen(port, HOST);
 
 /** How often, in ms, a server started by `npm start` checks that the command that started it is still there. */
 const PARENT_CHECK_MS = 500;
-// `npm start` runs this under `sh -c "npm run build && node web/serve.mjs"`; stopping npm ends that shell
+// `npm start` runs this under `sh -c "node scripts/build-if-changed.mjs && node web/serve.mjs"`; stopping npm ends that shell
 // but not this process, which went on holding the port (the next `npm start` moved to 5174). Under
 // npm start, the server ends with the shell that started it, as it does on Ctrl-C. (npm sets
 // npm_lifecycle_event for every script run under it: only "start" is this one.)
