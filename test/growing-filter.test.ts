@@ -133,6 +133,19 @@ describe("GrowingFilter", () => {
     }
   });
 
+  it("says in the command's words when a layer cannot be made (a rate past what k = 256 reaches)", () => {
+    // Layer 0's rate, p · 0.15, is just reachable; layer 1's, 0.85 times it, is not.
+    const filter = new GrowingFilter("bloom", 4.5e-77, 2);
+    try {
+      const { hashes } = filter.first.hashLines(Buffer.from("a\nb\nc\n"));
+      expect(() => filter.testAndAddHashes(hashes, new Uint8Array(3))).toThrow(
+        /^the filter that grows on a pipe cannot make its layer 2 \(for 4 more lines at a rate of 5\.74e-78\) after 2 distinct lines: .*needs k = 257 .*; give --n \(the lines to expect\) or --memory$/,
+      );
+    } finally {
+      filter.dispose();
+    }
+  });
+
   it("takes an empty piece, and a piece of repeats only, without growing", () => {
     const filter = new GrowingFilter("split-block", 0.001, 10);
     try {
