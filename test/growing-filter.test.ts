@@ -61,23 +61,28 @@ function inPieces(filter: GrowingFilter, lines: string[], pieceLines: () => numb
   return answers;
 }
 
+/** Checks that a GrowingFilter fed `lines` in pieces of each of the sizes given answers as oneByOne does, with the same lines in each layer; returns oneByOne's result. */
+function answersOneByOneInPieces(type: "split-block" | "bloom", p: number, firstLayerLines: number, lines: string[], pieceSizes: (() => number)[]) {
+  const reference = oneByOne(type, p, firstLayerLines, lines);
+  for (const pieceLines of pieceSizes) {
+    const filter = new GrowingFilter(type, p, firstLayerLines);
+    try {
+      expect(inPieces(filter, lines, pieceLines)).toEqual(reference.answers);
+      expect(filter.layers.map((layer) => layer.held)).toEqual(reference.held);
+    } finally {
+      filter.dispose();
+    }
+  }
+  return reference;
+}
+
 describe("GrowingFilter", () => {
   for (const type of ["split-block", "bloom"] as const) {
     it(`answers as the layers asked one line at a time, in pieces of any size (${type})`, () => {
       const lines = crawl(12_000, type === "bloom" ? 3 : 4);
       const p = 0.01;
-      const reference = oneByOne(type, p, 100, lines);
       const random = rng(9);
-      const pieceSizes = [() => 1, () => 1 + Math.floor(random() * 40), () => 1 + Math.floor(random() * 3_000), () => lines.length];
-      for (const pieceLines of pieceSizes) {
-        const filter = new GrowingFilter(type, p, 100);
-        try {
-          expect(inPieces(filter, lines, pieceLines)).toEqual(reference.answers);
-          expect(filter.layers.map((layer) => layer.held)).toEqual(reference.held);
-        } finally {
-          filter.dispose();
-        }
-      }
+      const reference = answersOneByOneInPieces(type, p, 100, lines, [() => 1, () => 1 + Math.floor(random() * 40), () => 1 + Math.floor(random() * 3_000), () => lines.length]);
       // Many layers were crossed, every full one holding exactly its count.
       expect(reference.held.length).toBeGreaterThanOrEqual(6);
       reference.held.slice(0, -1).forEach((held, i) => expect(held).toBe(Math.ceil(100 * 2 ** i)));
@@ -92,16 +97,7 @@ describe("GrowingFilter", () => {
       const line = `https://crawl.example/run/${random() < 0.1 ? Math.floor(random() * (id + 1)) : id}`;
       for (let r = 1 + Math.floor(random() ** 3 * 300); r > 0; r--) lines.push(line);
     }
-    const reference = oneByOne("split-block", 0.01, 37, lines);
-    for (const pieceLines of [() => 1 + Math.floor(random() * 500), () => 20_000, () => lines.length]) {
-      const filter = new GrowingFilter("split-block", 0.01, 37);
-      try {
-        expect(inPieces(filter, lines, pieceLines)).toEqual(reference.answers);
-        expect(filter.layers.map((layer) => layer.held)).toEqual(reference.held);
-      } finally {
-        filter.dispose();
-      }
-    }
+    const reference = answersOneByOneInPieces("split-block", 0.01, 37, lines, [() => 1 + Math.floor(random() * 500), () => 20_000, () => lines.length]);
     expect(reference.held.length).toBeGreaterThanOrEqual(4);
   });
 
