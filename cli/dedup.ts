@@ -1,7 +1,7 @@
 // `bloomkit dedup`: the crawler de-duplication program as a stream. Keeps the first
 // occurrence of each line in input order; lines reach wasm as bytes.
-import { BloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, optimal, splitBlockFalsePositiveRate, type LineHashes } from "bloomkit";
-import { FIRST_LAYER_LINES, GrowingFilter } from "./growing-filter.js";
+import { BloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, optimal } from "bloomkit";
+import { FIRST_LAYER_LINES, GrowingFilter, rateAfter } from "./growing-filter.js";
 import { bloomBits, checkMemory } from "./memory.js";
 import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, sizedByOptionsAsync, type OptionSpec, type Parsed } from "./args.js";
 import { closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
@@ -89,9 +89,6 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   let filter: BloomFilter | SplitBlockBloomFilter | GrowingFilter | undefined;
   let lines = 0;
   let kept = 0;
-  /** A growing filter's arrays for a piece's hashes, line ends and answers, used again for each piece. */
-  let lent: LineHashes | undefined;
-  let spareAnswers = new Uint8Array(0);
   let bytes = 0;
   /** Writes runs of unique and repeated lines of `piece` as byte ranges: line i ends at offset + ends[i]. */
   const writeRuns = (piece: Buffer) => (answers: Uint8Array, ends: Uint32Array, offset: number) => {
@@ -148,22 +145,14 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
       }
       // Lines are split in wasm for every filter type (answers and line ends come as views); a filter kept in Redis answers a whole piece.
       if (shared) writeRuns(piece)(await inRedis(target!, true, () => shared.filter.testAndAddLines(piece)), lineEnds(piece), 0);
-      else if (filter instanceof GrowingFilter) {
-        // The piece hashed once, its hashes asked of every layer (see GrowingFilter).
-        const { hashes, ends } = filter.first.hashLines(piece, lent);
-        // Lent again whole, for the next piece to be hashed into.
-        lent = { hashes: new BigUint64Array(hashes.buffer), ends: new Uint32Array(ends.buffer) };
-        if (spareAnswers.length < hashes.length) spareAnswers = new Uint8Array(hashes.length);
-        const answers = filter.testAndAddHashes(hashes, spareAnswers);
-        writeRuns(piece)(answers, ends, 0);
-      } else if (repeats === undefined) {
+      else if (repeats === undefined && !(filter instanceof GrowingFilter)) {
         // Only new lines are written: wasm gathers them, and they are written from its memory as they are.
         filter!.dedupLines(piece, (fresh, newCount, lineCount) => {
           out.writeThrough(fresh);
           kept += newCount;
           lines += lineCount;
         });
-      } else filter!.testAndAddLinesEach(piece, writeRuns(piece));
+      } else filter!.testAndAddLinesEach(piece, writeRuns(piece)); // with --repeats, or a growing filter's layers
       bytes += piece.length;
       progress.update(bytes, lines);
     }
@@ -197,7 +186,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
     const distinct = filter.estimatedCount();
     saturated = !Number.isFinite(distinct);
     const { bits } = filter;
-    const rate = filter instanceof BloomFilter ? (x: number) => falsePositiveRateFor(x, bits, filter.hashes) : (x: number) => splitBlockFalsePositiveRate(x, filter.blocks);
+    const rate = rateAfter(filter);
     // The n-th distinct line is lost with the rate of n − 1 random keys: Σ over the distinct lines, as an integral.
     loss = saturated ? repeated : expectedLoss(Math.max(distinct, kept), rate);
     described =
@@ -208,7 +197,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
     // Layers fill in turn; a full layer keeps answering at its final rate for the lines after it.
     let before = 0;
     for (const layer of filter.layers) {
-      const rate = filter.rateOf(layer);
+      const rate = rateAfter(layer.filter);
       before += layer.held;
       loss += expectedLoss(layer.held, rate) + rate(layer.held) * (kept - before);
     }

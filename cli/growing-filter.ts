@@ -6,10 +6,10 @@
 // line a line; and every layer hashes a line alike, so a piece is hashed once
 // (by a worker thread with --threads) and its hashes asked of each layer in
 // one call. Measured on the 498 MB crawl log through a pipe (bench/CLI.md,
-// Node 20, one thread): 3.4-3.9 s, where the scalable filter took 7.3-9.8 s
-// (the two builds in turn); the pipe alone costs 0.8-1.8 s, the file's own
-// dedup 1.1-1.4 s.
-import { BloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, splitBlockFalsePositiveRate } from "bloomkit";
+// Node 20, one thread): 3.7-4.0 s, where the scalable filter took 7.3-9.8 s
+// (the two builds in turn); the pipe alone costs 0.8-1.0 s, the file's own
+// dedup 1.3 s.
+import { BloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, splitBlockFalsePositiveRate, type LineHashes } from "bloomkit";
 import { CliError } from "./args.js";
 import { fmt } from "./words.js";
 
@@ -32,6 +32,11 @@ const MIN_LOOK_AHEAD = 4096;
 
 type Layer = BloomFilter | SplitBlockBloomFilter;
 
+/** A standard or split-block filter's false-positive rate once it holds x keys (dedup's loss estimate integrates it). */
+export function rateAfter(filter: Layer): (x: number) => number {
+  return filter instanceof BloomFilter ? (x) => falsePositiveRateFor(x, filter.bits, filter.hashes) : (x) => splitBlockFalsePositiveRate(x, filter.blocks);
+}
+
 /** One layer: its filter, the lines it was made for (past which a new layer starts), and the lines added to it. */
 export interface GrowingLayer {
   readonly filter: Layer;
@@ -51,6 +56,9 @@ export class GrowingFilter {
   /** The pending lines of one call to the newest layer: their places among the pending, and their hashes. */
   #taken = new Uint32Array(0);
   #takenHashes = new Uint32Array(0);
+  /** testAndAddLinesEach's arrays for a piece's hashes, line ends and answers, used again for each piece. */
+  #lineHashes: LineHashes | undefined;
+  #lineAnswers = new Uint8Array(0);
 
   /**
    * A filter of `type` layers (made with the same default hash, so that they
@@ -79,10 +87,18 @@ export class GrowingFilter {
     return this.#layers.reduce((sum, layer) => sum + layer.filter.bits, 0);
   }
 
-  /** A layer's false-positive rate once it holds x lines. */
-  rateOf(layer: GrowingLayer): (x: number) => number {
-    const { filter } = layer;
-    return filter instanceof BloomFilter ? (x) => falsePositiveRateFor(x, filter.bits, filter.hashes) : (x) => splitBlockFalsePositiveRate(x, filter.blocks);
+  /**
+   * testAndAddLines for the growing filter: the lines of `buffer` hashed once
+   * (into arrays kept for the next piece) and asked of every layer; `visit`
+   * gets the answers and where each line ends, as the filters'
+   * testAndAddLinesEach gives them.
+   */
+  testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
+    const { hashes, ends } = this.first.hashLines(buffer, this.#lineHashes);
+    // Lent again whole, for the next piece to be hashed into.
+    this.#lineHashes = { hashes: new BigUint64Array(hashes.buffer), ends: new Uint32Array(ends.buffer) };
+    if (this.#lineAnswers.length < hashes.length) this.#lineAnswers = new Uint8Array(hashes.length);
+    visit(this.testAndAddHashes(hashes, this.#lineAnswers), ends, 0);
   }
 
   /**
@@ -123,7 +139,7 @@ export class GrowingFilter {
     for (const layer of this.#layers) layer.filter.dispose();
   }
 
-  #addLayer(): GrowingLayer {
+  #addLayer(): void {
     const i = this.#layers.length;
     const lines = Math.ceil(this.firstLayerLines * GROWTH ** i);
     const rate = this.falsePositiveRate * (1 - TIGHTENING) * TIGHTENING ** i;
@@ -139,9 +155,7 @@ export class GrowingFilter {
         `the filter that grows on a pipe cannot make its layer ${i + 1} (for ${fmt(lines)} more lines at a rate of ${rate.toPrecision(3)}) after ${fmt(held)} distinct lines: ${error.message}; give --n (the lines to expect) or --memory`,
       );
     }
-    const layer = { filter, lines, held: 0 };
-    this.#layers.push(layer);
-    return layer;
+    this.#layers.push({ filter, lines, held: 0 });
   }
 
   /**

@@ -7,7 +7,7 @@
 // must not change. Small first layers so that a test crosses many of them.
 import { describe, expect, it } from "vitest";
 import { BloomFilter, SplitBlockBloomFilter } from "../bindings/index.js";
-import { GrowingFilter } from "../cli/growing-filter.js";
+import { GrowingFilter, rateAfter } from "../cli/growing-filter.js";
 import { rng } from "./helpers.js";
 
 /** `count` crawler-like lines, about a third of them repeats of earlier ones. */
@@ -123,7 +123,7 @@ describe("GrowingFilter", () => {
       expect(falsePositives).toBeLessThanOrEqual(p * newLines + 4 * Math.sqrt(p * newLines));
       expect(filter.layers.reduce((sum, layer) => sum + layer.held, 0)).toBe(newLines - falsePositives);
       // Each layer's rate at its count is about its share of p: p · 0.15 · 0.85^i.
-      filter.layers.forEach((layer, i) => expect(filter.rateOf(layer)(layer.lines)).toBeLessThan(1.3 * p * 0.15 * 0.85 ** i));
+      filter.layers.forEach((layer, i) => expect(rateAfter(layer.filter)(layer.lines)).toBeLessThan(1.3 * p * 0.15 * 0.85 ** i));
     } finally {
       filter.dispose();
     }
