@@ -274,9 +274,10 @@ export class AtomicFile {
    * removes the file, and the output stays as it was.
    */
   sync(): void {
-    if (!this.#open || this.#temporary === undefined) return;
+    if (!this.#open) return;
     if (this.#behind > 0) throw new Error(`${this.path}: sync() while ${this.#behind} bytes are being written; settle() first`);
     this.#check();
+    if (this.#temporary === undefined) return; // a device: nothing to flush
     try {
       fsyncSync(this.fd);
     } catch (error) {
@@ -285,13 +286,11 @@ export class AtomicFile {
     }
   }
 
-  /** Flushes the file to disk and puts it in place of the output; settle() first when writeBehind was used. */
+  /** Flushes the file to disk (sync) and puts it in place of the output; settle() first when writeBehind was used. */
   commit(): void {
     if (!this.#open) return;
-    if (this.#behind > 0) throw new Error(`${this.path}: commit() while ${this.#behind} bytes are being written; settle() first`);
-    this.#check();
+    this.sync();
     try {
-      if (this.#temporary !== undefined) fsyncSync(this.fd);
       closeSync(this.fd);
       this.#open = false;
       this.#backgroundIdle();
