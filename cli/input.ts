@@ -66,6 +66,16 @@ function stdinOffset(): number | undefined {
   }
 }
 
+/** How an input is named in messages: its path as given, or "standard input". */
+export function inputName(input: Input): string {
+  return input.path === STDIO ? "standard input" : input.path;
+}
+
+/** True for standard input that is no file (a pipe, a terminal): streamed, of unknown length. Every other input is read as a file is. */
+export function streamed(input: Input): boolean {
+  return input.path === STDIO && input.size === undefined;
+}
+
 /** Closes an input (never standard input). */
 export function closeInput(input: Input): void {
   if (input.fd !== 0) closeSync(input.fd);
@@ -110,7 +120,7 @@ export function refuseOutputsThatAreInputs(inputs: readonly Input[], outputs: re
     const identity = existingFile(output);
     for (const input of inputs) {
       if (identity && input.identity?.isFile() && sameFile(input.identity, identity)) {
-        const what = input.path === STDIO ? "standard input" : input.path;
+        const what = inputName(input);
         const is = what === name ? "is also an input" : `is the same file as the input ${what}`;
         throw new CliError(`${name} ${is}: writing it would destroy what is being read; write to another file`);
       }

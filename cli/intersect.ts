@@ -10,7 +10,7 @@ import { BloomFilter, hashMany, optimal, type OptimalInput } from "bloomkit";
 import { bloomBits, checkMemory, freeMemory } from "./memory.js";
 import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, type OptionSpec, type Parsed } from "./args.js";
 import { onCleanup } from "./cleanup.js";
-import { STDIO, closeInput, openInput, refuseOutputsThatAreInputs, type Input } from "./input.js";
+import { closeInput, inputName, openInput, refuseOutputsThatAreInputs, streamed, type Input } from "./input.js";
 import { Output, Progress, estimateLines, linePieces, sizedPieces, splitLines } from "./io.js";
 import { cannot } from "./os-errors.js";
 import { count, fmt, formatBytes } from "./words.js";
@@ -57,8 +57,6 @@ export async function intersect({ options, positionals }: Parsed): Promise<void>
   process.stderr.write(report + "\n");
 }
 
-/** How an input is named in the summary. */
-const named = (input: Input) => (input.path === STDIO ? "standard input" : input.path);
 
 /** More than this share of the lines written are expected to be false matches: the output is swamped, so say so. */
 const SWAMPED_SHARE = 0.25;
@@ -83,7 +81,7 @@ type Limit = { by: "memory" } | { by: "n" | "estimate"; lines: number };
 function filterForA(a: Input, n: number | undefined, { memory, p, givenN, typed }: Sizing, placement: { shared: boolean }): { filter: BloomFilter; limit: Limit } {
   const phrases = {
     p: typed.p === undefined ? undefined : `--p ${typed.p}`,
-    n: givenN !== undefined ? `--n ${typed.n}` : n !== undefined ? `the ${count(n, "line")} estimated in ${named(a)}` : `${named(a)} (its length unknown)`,
+    n: givenN !== undefined ? `--n ${typed.n}` : n !== undefined ? `the ${count(n, "line")} estimated in ${inputName(a)}` : `${inputName(a)} (its length unknown)`,
   };
   const sized = (input: OptimalInput) => sizedByOptions(() => optimal(input), phrases);
   const budget = bloomBits(memory * 8);
@@ -106,12 +104,12 @@ async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quie
   /** Whether the two inputs are worth threads, A being `sizeA` bytes (undefined: a stream). */
   const threadedFor = (sizeA: number | undefined) => worthThreads(threads, sizeA === undefined || b.size === undefined ? undefined : sizeA + b.size);
   // With threads, a file is read straight into the buffers the workers get (its size is known before it is read).
-  const buffersA = (a.path !== STDIO || a.size !== undefined) && threadedFor(a.size) ? new PieceBuffers() : undefined;
+  const buffersA = !streamed(a) && threadedFor(a.size) ? new PieceBuffers() : undefined;
   const { size: sizeA, pieces: piecesA } = await sizedPieces(a, buffersA?.take);
   let filter: BloomFilter | undefined;
   let limit: Limit = { by: "memory" };
   let linesA = 0;
-  const progressA = new Progress(`reading ${named(a)}`, sizeA, quiet);
+  const progressA = new Progress(`reading ${inputName(a)}`, sizeA, quiet);
   let bytes = 0;
   // Threads share the filter: they add A's lines to it and query B's themselves.
   const threaded = threadedFor(sizeA);
@@ -142,7 +140,7 @@ async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quie
   }
   progressA.done();
   filter ??= BloomFilter.withSize(64, 1, placement); // A is empty: nothing can match
-  const progressB = new Progress(`probing with ${named(b)}`, b.size, quiet);
+  const progressB = new Progress(`probing with ${inputName(b)}`, b.size, quiet);
   let linesB = 0;
   let common = 0;
   bytes = 0;
@@ -190,17 +188,17 @@ async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quie
   // Of the lines of B not in A (x of them), rate·x pass: common = shared + rate·x and linesB = shared + x.
   const falseMatches = rate < 1 ? Math.min(common, ((linesB - common) * rate) / (1 - rate)) : common;
   const summary =
-    `${count(common, "line")} of ${named(b)} (of ${fmt(linesB)}) ${common === 1 ? "is" : "are"} probably in ${named(a)} (${count(linesA, "line")}); ` +
-    `each line of ${named(b)} not in ${named(a)} passes with probability ${rate.toPrecision(3)}, about ${fmt(falseMatches)} of them`;
+    `${count(common, "line")} of ${inputName(b)} (of ${fmt(linesB)}) ${common === 1 ? "is" : "are"} probably in ${inputName(a)} (${count(linesA, "line")}); ` +
+    `each line of ${inputName(b)} not in ${inputName(a)} passes with probability ${rate.toPrecision(3)}, about ${fmt(falseMatches)} of them`;
   if (common === 0 || falseMatches <= Math.max(1, SWAMPED_SHARE * common)) return summary;
   // A filter held to --memory, or sized for fewer lines than A has, answers well above p; one that reached p needs a smaller p for B's many other lines.
   const cause =
     rate > 2 * p
-      ? tooSmall(limit, formatBytes(filterBytes), count(linesA, "line"), named(a), sizing.typed.n)
-      : `${named(b)} has many lines not in ${named(a)} for --p ${p}; give a smaller --p or use --exact`;
+      ? tooSmall(limit, formatBytes(filterBytes), count(linesA, "line"), inputName(a), sizing.typed.n)
+      : `${inputName(b)} has many lines not in ${inputName(a)} for --p ${p}; give a smaller --p or use --exact`;
   return (
     `${summary}\nbloomkit: warning: about ${fmt(falseMatches)} of the ${count(common, "line")} written ` +
-    `(${((100 * falseMatches) / common).toPrecision(3)}%) are expected to be false matches, lines not in ${named(a)}: ${cause}`
+    `(${((100 * falseMatches) / common).toPrecision(3)}%) are expected to be false matches, lines not in ${inputName(a)}: ${cause}`
   );
 }
 
@@ -264,8 +262,8 @@ async function exact(a: Input, b: Input, memory: number, scratch: { dir: string;
       }
     }
     return (
-      `${count(common, "distinct line")} ${common === 1 ? "is" : "are"} in both ${named(a)} (${count(linesA, "line")}) ` +
-      `and ${named(b)} (${count(linesB, "line")}), exactly; ${count(buckets, "bucket")}`
+      `${count(common, "distinct line")} ${common === 1 ? "is" : "are"} in both ${inputName(a)} (${count(linesA, "line")}) ` +
+      `and ${inputName(b)} (${count(linesB, "line")}), exactly; ${count(buckets, "bucket")}`
     );
   } finally {
     scratch.remove();
@@ -276,7 +274,7 @@ async function exact(a: Input, b: Input, memory: number, scratch: { dir: string;
 async function partition(input: Input, prefix: string, buckets: number, quiet: boolean): Promise<number> {
   // Scratch files in the command's own temporary folder: written in place.
   const outputs = Array.from({ length: buckets }, (_, i) => new Output(`${prefix}.${i}`, 64 << 10, "direct"));
-  const progress = new Progress(`partitioning ${named(input)}`, input.size, quiet);
+  const progress = new Progress(`partitioning ${inputName(input)}`, input.size, quiet);
   let lines = 0;
   let bytes = 0;
   const newline = Buffer.from("\n");

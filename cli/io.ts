@@ -3,7 +3,7 @@
 import { closeSync, openSync, read, writeSync } from "node:fs";
 import { CliError } from "./args.js";
 import { AtomicFile, WRITE_BEHIND_BYTES } from "./atomic-output.js";
-import { STDIO, closeInput, openInput, type Input } from "./input.js";
+import { STDIO, closeInput, inputName, openInput, streamed, type Input } from "./input.js";
 import { cannot, inWords } from "./os-errors.js";
 import { fmt } from "./words.js";
 
@@ -35,7 +35,7 @@ export type PieceBufferSource = (bytes: number) => ArrayBuffer;
  */
 export async function* linePieces(source: string | Input, buffers?: PieceBufferSource): AsyncGenerator<Buffer> {
   const input = typeof source === "string" ? openInput(source) : source;
-  if (input.path === STDIO && input.size === undefined) {
+  if (streamed(input)) {
     yield* streamPieces();
     return;
   }
@@ -94,7 +94,7 @@ export async function* linePieces(source: string | Input, buffers?: PieceBufferS
     }
   } catch (error) {
     if (error instanceof CliError) throw error;
-    throw cannot("read", input.path === STDIO ? "standard input" : input.path, error);
+    throw cannot("read", inputName(input), error);
   } finally {
     if (running) await running.catch(() => {});
     if (typeof source === "string") closeInput(input);
@@ -115,7 +115,7 @@ const READ_AHEAD_BYTES = 64 << 20;
  * has a size too (undefined only for a long stream, which then plays on).
  */
 export async function sizedPieces(input: Input, buffers?: PieceBufferSource): Promise<{ size: number | undefined; pieces: AsyncIterable<Buffer> }> {
-  if (input.path !== STDIO || input.size !== undefined) return { size: input.size, pieces: linePieces(input, buffers) };
+  if (!streamed(input)) return { size: input.size, pieces: linePieces(input, buffers) };
   const stream = linePieces(input);
   const held: Buffer[] = [];
   let bytes = 0;
