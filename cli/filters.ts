@@ -188,7 +188,7 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   if (failed) throw failed;
   await save(output, filter);
   process.stderr.write(`${nameOf(output, "standard output")}: ${describeFilter(filter).split("\n")[0]}, ${count(lines, "line")} read\n`);
-  if (n !== undefined && !(filter instanceof ScalableBloomFilter)) warnIfOverfilled(output, filter, lines, n, p, phrases.n);
+  if (n !== undefined) warnIfOverfilled(output, filter, lines, n, p, phrases.n);
   filter.dispose();
 }
 
