@@ -136,7 +136,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     const p = checkProbability("falsePositiveRate", falsePositiveRate);
     const checked = checkOptions("options", options, OPTION_NAMES);
     if (Array.isArray(checked.hash)) throw new TypeError(`options.hash must be one hash name, got ${describe(checked.hash)}`);
-    const hashing = resolveHashing({ ...checked, strategy: "double" });
+    const hashing = resolveHashing({ ...checked, strategy: "double" }, true);
     const { buckets, fingerprintBits } = CuckooFilter.sizeFor(n, p);
     return new CuckooFilter(buckets, fingerprintBits, hashing);
   }
@@ -172,7 +172,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     }
     const checked = checkOptions("options", options, OPTION_NAMES);
     if (Array.isArray(checked.hash)) throw new TypeError(`options.hash must be one hash name, got ${describe(checked.hash)}`);
-    return new CuckooFilter(buckets, fingerprintBits, resolveHashing({ ...checked, strategy: "double" }));
+    return new CuckooFilter(buckets, fingerprintBits, resolveHashing({ ...checked, strategy: "double" }, true));
   }
 
   get buckets(): number {

@@ -1,7 +1,7 @@
 // CuckooFilter: fingerprint sizing, load before the first failure, rollback, deletion.
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { CuckooFilter, FormatError, fingerprintBitsFor } from "../bindings/index.js";
+import { BloomFilter, CuckooFilter, FormatError, fingerprintBitsFor } from "../bindings/index.js";
 import { CUCKOO_HEADER } from "../bindings/constants.generated.js";
 import { buildRecord, parseRecord, reseal } from "./records.js";
 import { firstDifference, ones, pack, rng, urls } from "./helpers.js";
@@ -300,7 +300,9 @@ describe("CuckooFilter answers", () => {
   });
 
   it("rejects bad arguments", () => {
-    expect(() => CuckooFilter.create(100, 0.01, { hash: "djb" as "xxh64" })).toThrow(/gives 32 bits/);
+    // A cuckoo filter takes no strategy option: the message offers none.
+    expect(() => CuckooFilter.create(100, 0.01, { hash: "djb" as "xxh64" })).toThrow(/gives 32 bits; double hashing needs a 64- or 128-bit hash \([^)]*\)$/);
+    expect(() => BloomFilter.create(100, 0.01, { hash: "djb" as "xxh64" })).toThrow(/gives 32 bits; .*, or use strategy: "independent"$/);
     expect(() => CuckooFilter.create(100, 0.01, { hash: ["xxh64"] as unknown as "xxh64" })).toThrow(TypeError);
     expect(() => CuckooFilter.create(100, 0.01, { strategy: "double" } as object)).toThrow(/unknown option "strategy"/);
     expect(() => CuckooFilter.withSize(1000, 16)).toThrow(/buckets must be a power of two, got 1000/);

@@ -317,6 +317,20 @@ run("RedisBloomFilter", () => {
     expect(events.length).toBeGreaterThan(0);
   });
 
+  it("with node-redis's disableOfflineQueue, a call made while the server is down rejects instead of waiting for it", async () => {
+    const own = await startRedis();
+    const client = createClient({ url: own.url, disableOfflineQueue: true, socket: { reconnectStrategy: () => 50 } });
+    client.on("error", () => {});
+    await client.connect();
+    const filter = await RedisBloomFilter.create(client, "outage", 1000, 0.01);
+    await filter.add("before");
+    await own.stop();
+    await new Promise<void>((resolve) => (client.isReady ? client.once("end", resolve).once("reconnecting", resolve) : resolve()));
+    await expect(filter.has("before")).rejects.toThrow(/^Redis filter "outage": cannot query keys/);
+    await expect(filter.size()).rejects.toThrow(/^Redis filter "outage": cannot count its bits/);
+    client.destroy();
+  });
+
   it("reports a Redis error reply as a rejection naming the filter", async () => {
     const filter = await RedisBloomFilter.create(redis, "wrongtype", 1000, 0.01);
     // Someone else's value where the bits belong: Redis answers WRONGTYPE, the script stops, nothing is added.
@@ -339,15 +353,120 @@ run("RedisBloomFilter", () => {
     await redis.flushAll();
   });
 
+  it("a stale handle neither reads nor deletes a filter made again under its name with other segments", async () => {
+    const stale = await RedisBloomFilter.create(redis, "regrown", 1_000, 0.01);
+    await stale.add("old key");
+    await (await RedisBloomFilter.open(redis, "regrown")).drop();
+    const fresh = await RedisBloomFilter.create(redis, "regrown", 100_000, 0.01, { segmentBits: 2 ** 16 } as object);
+    expect(fresh.segmentCount).toBeGreaterThan(1);
+    const keys = urls(300, "regrown", 84);
+    await fresh.addMany(keys);
+    const before = (await redis.keys("{regrown}:*")).sort();
+    await expect(stale.drop()).rejects.toThrow(/cannot drop it: GONE/);
+    await expect(stale.toBloomFilter()).rejects.toThrow(/cannot read its bits: GONE/);
+    expect((await redis.keys("{regrown}:*")).sort()).toEqual(before);
+    expect(ones(await fresh.hasMany(keys))).toBe(keys.length);
+    await fresh.drop();
+    expect(await redis.keys("{regrown}:*")).toEqual([]);
+  });
+
+  it("a handle that dropped its filter refuses every later call with a TypeError", async () => {
+    const filter = await RedisBloomFilter.create(redis, "gone", 1_000, 0.01);
+    await filter.drop();
+    for (const call of [() => filter.size(), () => filter.has("a"), () => filter.addMany(["a"]), () => filter.toBloomFilter(), () => filter.drop()]) {
+      await expect(call()).rejects.toThrow(new TypeError('the Redis filter "gone" was dropped by this handle; it can no longer be used'));
+    }
+  });
+
+  it("size() is Infinity when every bit is set, and damaged bits are refused rather than counted or copied", async () => {
+    // 9,586 bits: the last of 1,199 bytes holds 2 of them; its other 6 bits lie past the filter's end.
+    const filter = await RedisBloomFilter.create(redis, "damaged", 1_000, 0.01);
+    expect(filter.bits % 8).toBe(2);
+    const bytes = Math.ceil(filter.bits / 8);
+    const full = Buffer.alloc(bytes, 0xff);
+    full[bytes - 1] = 0b11;
+    await redis.set("{damaged}:bits:0", full);
+    expect(await filter.size()).toBe(Infinity);
+    const local = await filter.toBloomFilter();
+    expect(local.fillRatio).toBe(1);
+    local.dispose();
+    const corrupt = /^Redis filter "damaged": cannot (count|read) its bits: CORRUPT Redis key \{damaged\}:bits:0 /;
+    for (const [damage, why] of [
+      [Buffer.alloc(bytes, 0xff), /has bits set past the end of the filter/],
+      [Buffer.concat([full, Buffer.from([0])]), /holds 1200 bytes; the filter keeps 1199 there/],
+    ] as const) {
+      await redis.set("{damaged}:bits:0", damage);
+      for (const call of [() => filter.size(), () => filter.toBloomFilter()]) {
+        const failure = call();
+        await expect(failure).rejects.toThrow(corrupt);
+        await expect(failure).rejects.toThrow(why);
+      }
+    }
+    // A damaged filter can still be dropped.
+    await filter.drop();
+    expect(await redis.keys("{damaged}:*")).toEqual([]);
+  });
+
+  it("opens only meta fields written exactly as bloomkit writes them (every call compares them as text)", async () => {
+    const original = await RedisBloomFilter.create(redis, "meta", 1_000, 0.01, { hash: "xxh64" });
+    const fields = await redis.hGetAll("{meta}:meta");
+    const cases: [string, string, RegExp][] = [
+      ["seed", "", /seed = "" is not a whole number from 0 to 4294967295/],
+      ["seed", "4294967296", /seed = "4294967296" is not a whole number/],
+      ["bits", "1e3", /bits = "1e3" is not a whole number from 1 to/],
+      ["bits", "0x100", /bits = "0x100" is not a whole number/],
+      ["hashes", "07", /hashes = "07" is not a whole number from 1 to 256/],
+      ["segments", " 1", /" 1" segments/],
+      ["hash", "fnv1a_32", /hash = "fnv1a_32" gives 32 bits; a filter kept in Redis uses double hashing, which needs 64 or 128/],
+      ["hash", "md5", /hash = "md5" is not a hash this bloomkit knows/],
+    ];
+    for (const [field, value, why] of cases) {
+      await redis.hSet("{meta}:meta", field, value);
+      await expect(RedisBloomFilter.open(redis, "meta")).rejects.toThrow(why);
+      await expect(RedisBloomFilter.create(redis, "meta", 1_000, 0.01)).rejects.toThrow(why);
+      await redis.hSet("{meta}:meta", field, fields[field]);
+    }
+    await redis.hSet("{meta}:meta", { hash: "fnv1a_64", seed: "5" });
+    await expect(RedisBloomFilter.open(redis, "meta")).rejects.toThrow(/seed = 5, but fnv1a_64 takes no seed/);
+    await redis.hSet("{meta}:meta", fields);
+    expect((await RedisBloomFilter.open(redis, "meta")).toJSON()).toEqual(original.toJSON());
+    await original.drop();
+  });
+
+  it("names create()'s arguments when no filter reaches the rate, and offers no strategy it does not take", async () => {
+    // The same refusal as a local filter's, in the same words.
+    const local = (() => {
+      try {
+        BloomFilter.create(10, 1e-300);
+      } catch (error) {
+        return error as RangeError;
+      }
+    })();
+    expect(local?.message).toMatch(/^falsePositiveRate = 1e-300 needs k = \d+ hash functions.*possible for expectedItems = 10 is /);
+    await expect(RedisBloomFilter.create(redis, "x", 10, 1e-300)).rejects.toThrow(local);
+    const thirtyTwo = RedisBloomFilter.create(redis, "x", 10, 0.1, { hash: "fnv1a_32" });
+    await expect(thirtyTwo).rejects.toThrow(/options.hash "fnv1a_32" gives 32 bits; double hashing needs a 64- or 128-bit hash \(fnv1a_64, murmur3_128, xxh64, xxh3\)$/);
+    expect(await redis.keys("{x}:*")).toEqual([]);
+  });
+
   it("a handle whose filter was dropped, or dropped and made again under its name, stops: no bits written, no false answers", async () => {
     for (const remake of [false, true]) {
       const old = await RedisBloomFilter.create(redis, "remade", 1_000, 0.01);
       await old.addMany(["a", "b"]);
       const stale = await RedisBloomFilter.open(redis, "remade");
       await old.drop();
-      const fresh = remake ? await RedisBloomFilter.create(redis, "remade", remake ? 1_000 : 100_000, 0.01) : undefined;
-      for (const call of [() => stale.addMany(urls(500, "remade-keys", 83)), () => stale.hasMany(["a", "b"]), () => stale.testAndAdd("c")]) {
-        await expect(call()).rejects.toThrow(/^Redis filter "remade": cannot (add|query) keys: .*dropped, or made again under its name, since this handle opened it; open it again/);
+      const fresh = remake ? await RedisBloomFilter.create(redis, "remade", 1_000, 0.01) : undefined;
+      for (const call of [
+        () => stale.addMany(urls(500, "remade-keys", 83)),
+        () => stale.hasMany(["a", "b"]),
+        () => stale.testAndAdd("c"),
+        () => stale.size(),
+        () => stale.toBloomFilter(),
+        () => stale.drop(),
+      ]) {
+        await expect(call()).rejects.toThrow(
+          /^Redis filter "remade": cannot (add keys|query keys|count its bits|read its bits|drop it): .*dropped, or made again under its name, since this handle opened it; open it again/,
+        );
       }
       // Nothing the stale handle tried reached Redis: the new filter (or no filter) holds no bit of those keys.
       const keys = await redis.keys("{remade}:*");

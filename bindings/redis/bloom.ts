@@ -13,6 +13,7 @@
 // segments by key hash exactly as a local BloomFilter in as many segments
 // routes keys (bloomRoute), so every key's bits lie in one Redis key.
 import { BloomFilter } from "../bloom-filter.js";
+import { checkReachable } from "../optimal.js";
 import { checkInteger, checkOptions, checkPositive, checkProbability, describe } from "../errors.js";
 import { hashId, type HashName } from "../hash.js";
 import { HASHING_OPTION_NAMES, resolveHashing, type HashingOptions } from "../hashing.js";
@@ -22,7 +23,7 @@ import { concat, type KeySource } from "../batch.js";
 import { CREATE_SCRIPT, PLACE_SCRIPT, REDIS_SEGMENT_BITS, bitsKey, checkName, difference, fieldsOf, identityOf, metaFields, metaKey, parseMeta, uploadId, uploadKey, type Parameters } from "./meta.js";
 import { pieces } from "./pieces.js";
 import { asBuffer, commandsOf, type Commands, type RedisClientLike } from "./client.js";
-import { encodeOperations, runBatchScript } from "./script.js";
+import { encodeOperations, runBatchScript, runStateScript, type StateMode } from "./script.js";
 import { redisOffset } from "./bits.js";
 
 export { REDIS_SEGMENT_BITS, REDIS_MAX_SEGMENTS, REDIS_MAX_BITS } from "./meta.js";
@@ -106,8 +107,9 @@ export class RedisBloomFilter {
     const n = checkPositive("expectedItems", expectedItems);
     const p = checkProbability("falsePositiveRate", falsePositiveRate);
     const checked = checkOptions("options", options, [...HASHING_OPTION_NAMES.filter((o) => o !== "strategy"), "segmentBits"]);
-    const hashing = resolveHashing({ hash: checked.hash, seed: checked.seed });
-    if (hashing.strategy !== "double") throw new TypeError(`options.hash must be one hash name: a filter kept in Redis uses double hashing, got ${describe(checked.hash)}`);
+    if (Array.isArray(checked.hash)) throw new TypeError(`options.hash must be one hash name: a filter kept in Redis uses double hashing, got ${describe(checked.hash)}`);
+    const hashing = resolveHashing({ hash: checked.hash, seed: checked.seed }, true);
+    checkReachable("expectedItems", "falsePositiveRate", n, p);
     // Internal: tests split small filters over several keys with a smaller limit than Redis's.
     const limit = checked.segmentBits === undefined ? REDIS_SEGMENT_BITS : checkInteger("options.segmentBits", checked.segmentBits, 64, REDIS_SEGMENT_BITS);
     const { bits, hashes, segments } = BloomFilter.sizeFor(n, p, hashing, false, limit);
@@ -165,7 +167,7 @@ export class RedisBloomFilter {
     const commands = commandsOf(redis);
     checkName(name);
     if (!(filter instanceof BloomFilter)) throw new TypeError(`filter must be a BloomFilter, got ${describe(filter)}`);
-    if (filter.disposed) throw new Error("the BloomFilter given to fromBloomFilter() was disposed");
+    if (filter.disposed) throw new TypeError("filter was disposed: fromBloomFilter() needs a live BloomFilter");
     if (filter.strategy !== "double") throw new RangeError("a filter kept in Redis uses double hashing; this BloomFilter uses the independent strategy");
     if (filter.baseBits !== filter.bits) throw new RangeError(`a folded BloomFilter (${filter.baseBits} bits folded to ${filter.bits}) cannot be kept in Redis`);
     const segments = filter.segmentCount;
@@ -302,7 +304,8 @@ export class RedisBloomFilter {
 
   /** Estimated distinct keys added, from the bits set (BITCOUNT): −m/k · ln(1 − X/m), rounded; Infinity when every bit is set. */
   async size(): Promise<number> {
-    const set = await this.#attempt("cannot count its bits", () => Promise.all(this.#keys.map((key) => this.#redis.call(key, ["BITCOUNT", key], true))));
+    const set = await this.#state("COUNT", "cannot count its bits");
+    if (!Array.isArray(set)) throw new RedisFilterError(this.#name, `cannot count its bits: Redis answered ${describe(set)}`);
     const x = set.reduce<number>((sum, n) => sum + Number(n), 0);
     const { bits, hashes } = this.#params;
     return Math.round((-bits / hashes) * Math.log1p(-x / bits));
@@ -314,7 +317,8 @@ export class RedisBloomFilter {
    * by other clients during the copy may or may not be in it.
    */
   async toBloomFilter(): Promise<BloomFilter> {
-    this.#live();
+    // Checked before and after the copy: a filter dropped, made again or damaged meanwhile is never returned.
+    await this.#state("CHECK", "cannot read its bits");
     const { bits, hashes, hashing, segments } = this.#params;
     const filter = BloomFilter.inSegments(bits, hashes, hashing, segments);
     const bytes = Math.ceil(this.#shape.segmentBits / 8);
@@ -328,6 +332,7 @@ export class RedisBloomFilter {
           if (piece && piece.length > 0) filter.segmentBytes(s).set(piece.subarray(0, last + 1 - at), at);
         }
       }
+      await this.#state("CHECK", "cannot read its bits");
     } catch (error) {
       filter.dispose();
       throw error;
@@ -336,10 +341,13 @@ export class RedisBloomFilter {
     return filter;
   }
 
-  /** Deletes every Redis key of the filter; this object can no longer be used. */
+  /**
+   * Deletes every Redis key of the filter; this object can no longer be used.
+   * A handle whose filter was dropped, or made again under its name, by
+   * someone else rejects and deletes nothing.
+   */
   async drop(): Promise<void> {
-    this.#live();
-    await this.#attempt("cannot drop it", () => this.#redis.call(this.#meta, ["DEL", this.#meta, ...this.#keys]));
+    await this.#state("DROP", "cannot drop it");
     this.#dropped = true;
   }
 
@@ -354,7 +362,16 @@ export class RedisBloomFilter {
   }
 
   #live(): void {
-    if (this.#dropped) throw new Error(`the Redis filter "${this.#name}" was dropped`);
+    if (this.#dropped) throw new TypeError(`the Redis filter "${this.#name}" was dropped by this handle; it can no longer be used`);
+  }
+
+  /** Runs STATE_SCRIPT in `mode` on every key of the filter, once its meta hash is checked. */
+  async #state(mode: StateMode, what: string): Promise<unknown> {
+    this.#live();
+    const segmentBits = this.#shape.segmentBits;
+    // The bits of a segment's last byte past its end (bit i is bit i & 7 of byte i >> 3); none when it ends on a byte.
+    const padMask = segmentBits % 8 === 0 ? 0 : (0xff << segmentBits % 8) & 0xff;
+    return this.#attempt(what, () => runStateScript(this.#redis, this.#meta, this.#identity, this.#keys, mode, Math.ceil(segmentBits / 8), padMask));
   }
 
   /** Runs a Redis call; a failure becomes a RedisFilterError naming the filter and what was being done. */

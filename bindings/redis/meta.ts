@@ -2,6 +2,7 @@
 // there: the key names (every one with the hash tag {name}, so that all of a
 // filter's keys share one Redis Cluster slot) and the meta hash's fields.
 import { describe } from "../errors.js";
+import { hashBits, hashNames, isSeeded, type HashName } from "../hash.js";
 import { resolveHashing, type Hashing } from "../hashing.js";
 import { MAX_HASHES } from "../optimal.js";
 
@@ -125,26 +126,35 @@ export function difference(a: Parameters, b: Parameters): string | undefined {
   return undefined;
 }
 
-/** A filter's numbers from its meta hash's fields, or a message saying why they are not a bloomkit filter's. */
+/** A meta field's whole number, written in decimal digits as metaFields writes it ("1e3", "0x10", " 7" or "" are not), or NaN. */
+function wholeNumber(text: string | undefined): number {
+  return text !== undefined && /^(?:0|[1-9][0-9]{0,15})$/.test(text) ? Number(text) : NaN;
+}
+
+/**
+ * A filter's numbers from its meta hash's fields, or a message saying why they
+ * are not a bloomkit filter's. Every field must be written exactly as
+ * metaFields writes it: each batch compares the fields as text, so a value
+ * read leniently here ("1e3" for 1000) would make every later call fail.
+ */
 export function parseMeta(fields: Record<string, string>): Parameters | string {
   if (fields.format !== META_FORMAT) return `its format field is ${describe(fields.format)}, not "${META_FORMAT}"`;
   if (fields.version !== String(META_VERSION)) return `it has layout version ${describe(fields.version)}; this bloomkit reads version ${META_VERSION}`;
-  const bits = Number(fields.bits);
-  const hashes = Number(fields.hashes);
-  const seed = Number(fields.seed);
-  const segments = Number(fields.segments);
-  if (!Number.isInteger(bits) || bits < 1 || bits > REDIS_MAX_BITS) return `bits = ${describe(fields.bits)} is out of range`;
-  if (!Number.isInteger(hashes) || hashes < 1 || hashes > MAX_HASHES) return `hashes = ${describe(fields.hashes)} is out of range`;
-  if (!Number.isInteger(segments) || segments < 1 || segments > REDIS_MAX_SEGMENTS || bits / segments > REDIS_SEGMENT_BITS || (segments > 1 && bits % (64 * segments) !== 0)) {
+  const bits = wholeNumber(fields.bits);
+  const hashes = wholeNumber(fields.hashes);
+  const seed = wholeNumber(fields.seed);
+  const segments = wholeNumber(fields.segments);
+  if (!(bits >= 1 && bits <= REDIS_MAX_BITS)) return `bits = ${describe(fields.bits)} is not a whole number from 1 to ${REDIS_MAX_BITS}`;
+  if (!(hashes >= 1 && hashes <= MAX_HASHES)) return `hashes = ${describe(fields.hashes)} is not a whole number from 1 to ${MAX_HASHES}`;
+  if (!(seed >= 0 && seed <= 0xffffffff)) return `seed = ${describe(fields.seed)} is not a whole number from 0 to ${0xffffffff}`;
+  if (!(segments >= 1 && segments <= REDIS_MAX_SEGMENTS) || bits / segments > REDIS_SEGMENT_BITS || (segments > 1 && bits % (64 * segments) !== 0)) {
     return `${describe(fields.bits)} bits cannot be held in ${describe(fields.segments)} segments`;
   }
-  let hashing: Hashing;
-  try {
-    hashing = resolveHashing({ hash: fields.hash, seed });
-  } catch (error) {
-    return (error as Error).message;
-  }
-  return { bits, hashes, hashing, segments, id: fields.id ?? "" };
+  if (!hashNames.includes(fields.hash as HashName)) return `hash = ${describe(fields.hash)} is not a hash this bloomkit knows (${hashNames.join(", ")})`;
+  const hash = fields.hash as HashName;
+  if (hashBits(hash) < 64) return `hash = ${describe(hash)} gives ${hashBits(hash)} bits; a filter kept in Redis uses double hashing, which needs 64 or 128`;
+  if (seed !== 0 && !isSeeded(hash)) return `seed = ${seed}, but ${hash} takes no seed`;
+  return { bits, hashes, hashing: resolveHashing({ hash, seed }, true), segments, id: fields.id ?? "" };
 }
 
 /** What a handle checks `{N}:meta` still says before each batch (the batch script's guard): the id and the numbers, as HMGET gives them. */

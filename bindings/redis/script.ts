@@ -34,6 +34,31 @@ const GET_U1 = ASCII("GETu1");
 const ONE = "1".charCodeAt(0);
 
 /**
+ * Lua that ends a script with a GONE error, before it changes anything,
+ * unless the meta hash (KEYS[1]) still holds the values ARGV[1..] that the
+ * handle expects (IDENTITY_FIELDS, in order): the filter was dropped, or made
+ * again under its name, since the handle opened it.
+ */
+const IDENTITY_GUARD = `
+local fields = redis.call('HMGET', KEYS[1], ${IDENTITY_FIELDS.map((f) => `'${f}'`).join(", ")})
+for i = 1, ${IDENTITY_FIELDS.length} do
+  if (fields[i] or '') ~= ARGV[i] then
+    return redis.error_reply('GONE the filter was dropped, or made again under its name, since this handle opened it; open it again')
+  end
+end
+`;
+
+/** Lua that ends a script with a WRONGTYPE error unless every segment key (KEYS[2..]) holds a string or nothing. */
+const TYPE_GUARD = `
+for s = 2, #KEYS do
+  local kind = redis.call('TYPE', KEYS[s]).ok
+  if kind ~= 'string' and kind ~= 'none' then
+    return redis.error_reply('WRONGTYPE Redis key ' .. KEYS[s] .. ' holds a ' .. kind .. ', not bits of the filter')
+  end
+end
+`;
+
+/**
  * KEYS: the meta hash, then the segments' strings. ARGV: the meta fields'
  * values the handle expects (IDENTITY_FIELDS, in order), "SET" or "GET", k,
  * keys per group, the operations, then each segment's key count, in KEYS
@@ -42,19 +67,7 @@ const ONE = "1".charCodeAt(0);
  * the name) and that every segment key holds a string or nothing: a batch
  * that fails changes nothing.
  */
-export const BATCH_SCRIPT = `
-local fields = redis.call('HMGET', KEYS[1], ${IDENTITY_FIELDS.map((f) => `'${f}'`).join(", ")})
-for i = 1, ${IDENTITY_FIELDS.length} do
-  if (fields[i] or '') ~= ARGV[i] then
-    return redis.error_reply('GONE the filter was dropped, or made again under its name, since this handle opened it; open it again')
-  end
-end
-for s = 2, #KEYS do
-  local kind = redis.call('TYPE', KEYS[s]).ok
-  if kind ~= 'string' and kind ~= 'none' then
-    return redis.error_reply('WRONGTYPE Redis key ' .. KEYS[s] .. ' holds a ' .. kind .. ', not bits of the filter')
-  end
-end
+export const BATCH_SCRIPT = `${IDENTITY_GUARD}${TYPE_GUARD}
 local a = ${IDENTITY_FIELDS.length}
 local write = ARGV[a + 1] == 'SET'
 local k, per, ops = tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), ARGV[a + 4]
@@ -87,6 +100,40 @@ for s = 2, #KEYS do
 end
 return table.concat(out)
 `;
+
+/**
+ * What a handle asks of the filter as a whole, in one atomic step after the
+ * identity check. KEYS: the meta hash, then every segment's string. ARGV: the
+ * identity values, the mode, the bytes of one segment, and the mask of the
+ * bits past the filter's end in a segment's last byte (0 when there are none).
+ * DROP deletes every key (whatever they hold: they are the filter's).
+ * COUNT answers each segment's BITCOUNT, CHECK "OK", both after checking
+ * that every segment is a string no longer than a segment with no bit set
+ * past the filter's end: bits that no bloomkit client writes, so a
+ * damaged filter is refused rather than counted or copied.
+ */
+export const STATE_SCRIPT = `${IDENTITY_GUARD}
+local a = ${IDENTITY_FIELDS.length}
+local mode, bytes, pad = ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
+if mode == 'DROP' then return redis.call('DEL', unpack(KEYS)) end
+${TYPE_GUARD}
+local counts = {}
+for s = 2, #KEYS do
+  local length = redis.call('STRLEN', KEYS[s])
+  if length > bytes then
+    return redis.error_reply('CORRUPT Redis key ' .. KEYS[s] .. ' holds ' .. length .. ' bytes; the filter keeps ' .. bytes .. ' there')
+  end
+  if pad ~= 0 and length == bytes and bit.band(string.byte(redis.call('GETRANGE', KEYS[s], bytes - 1, bytes - 1)), pad) ~= 0 then
+    return redis.error_reply('CORRUPT Redis key ' .. KEYS[s] .. ' has bits set past the end of the filter')
+  end
+  if mode == 'COUNT' then counts[s - 1] = redis.call('BITCOUNT', KEYS[s]) end
+end
+if mode == 'COUNT' then return counts end
+return 'OK'
+`;
+
+/** What STATE_SCRIPT does after the identity check. */
+export type StateMode = "DROP" | "COUNT" | "CHECK";
 
 /** Keys per group for k hashes. */
 export function keysPerGroup(hashes: number): number {
@@ -126,31 +173,47 @@ export function encodeOperations(write: boolean, hashes: number, counts: readonl
   return bytes;
 }
 
-let scriptSha: Promise<string> | undefined;
+/** Each script's SHA-1, as EVALSHA names it. */
+const shas = new Map<string, Promise<string>>();
 
-/** The script's SHA-1, as EVALSHA names it. */
-function sha(): Promise<string> {
-  scriptSha ??= (async () => {
-    const digest = await globalThis.crypto.subtle.digest("SHA-1", new TextEncoder().encode(BATCH_SCRIPT));
-    return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-  })();
-  return scriptSha;
+/** The script's SHA-1. */
+function sha(script: string): Promise<string> {
+  let digest = shas.get(script);
+  if (digest === undefined) {
+    digest = globalThis.crypto.subtle
+      .digest("SHA-1", new TextEncoder().encode(script))
+      .then((bytes) => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join(""));
+    shas.set(script, digest);
+  }
+  return digest;
+}
+
+/** Runs a script on the node holding `key`: EVALSHA, or EVAL when this server has not seen it yet (which also caches it). */
+async function runScript(redis: Commands, script: string, key: string, args: readonly RedisArgument[]): Promise<unknown> {
+  try {
+    return await redis.call(key, ["EVALSHA", await sha(script), ...args]);
+  } catch (error) {
+    if (!/NOSCRIPT/.test(String((error as Error)?.message))) throw error;
+    return await redis.call(key, ["EVAL", script, ...args]);
+  }
 }
 
 /**
- * Runs the script on the meta hash `meta` and the segment strings `keys` (one
- * hash slot), guarded by `identity` (identityOf the handle's parameters):
- * EVALSHA, or EVAL when this server has not seen it yet (which also caches it).
+ * Runs the batch script on the meta hash `meta` and the segment strings
+ * `keys` (one hash slot), guarded by `identity` (identityOf the handle's
+ * parameters).
  */
 export async function runBatchScript(redis: Commands, meta: string, identity: readonly string[], keys: readonly string[], write: boolean, hashes: number, counts: readonly number[], operations: Uint8Array): Promise<string> {
   const args: RedisArgument[] = [String(1 + keys.length), meta, ...keys, ...identity, write ? "SET" : "GET", String(hashes), String(keysPerGroup(hashes)), asBuffer(operations), ...counts.map(String)];
-  let reply: unknown;
-  try {
-    reply = await redis.call(keys[0], ["EVALSHA", await sha(), ...args]);
-  } catch (error) {
-    if (!/NOSCRIPT/.test(String((error as Error)?.message))) throw error;
-    reply = await redis.call(keys[0], ["EVAL", BATCH_SCRIPT, ...args]);
-  }
+  const reply = await runScript(redis, BATCH_SCRIPT, keys[0], args);
   if (typeof reply !== "string") throw new TypeError(`the batch script answered ${describe(reply)}, not a string`);
   return reply;
+}
+
+/**
+ * Runs STATE_SCRIPT over the meta hash and every segment's key, guarded by
+ * `identity`; `segmentBytes` and `padMask` describe a segment's string.
+ */
+export function runStateScript(redis: Commands, meta: string, identity: readonly string[], keys: readonly string[], mode: StateMode, segmentBytes: number, padMask: number): Promise<unknown> {
+  return runScript(redis, STATE_SCRIPT, meta, [String(1 + keys.length), meta, ...keys, ...identity, mode, String(segmentBytes), String(padMask)]);
 }
