@@ -311,17 +311,22 @@ export function lineHashes(arena: Arena, hash: KeyHash, buffer: Uint8Array, into
  * anything runs. A source that is not valid passes: its run says why.
  */
 export function checkKeyLengths(source: KeySource, limit: number): void {
-  const tooLong = (length: number) => new RangeError(`a key of ${length} bytes is longer than a shared filter's batch area holds for the independent strategy (${limit} bytes)`);
+  const tooLong = (which: string, length: number) =>
+    new RangeError(`${which} is ${length} bytes, more than a shared filter's batch area holds for the independent strategy (${limit} bytes)`);
   if (source.kind === "keys" && Array.isArray(source.keys)) {
-    for (const key of source.keys) {
+    const { keys } = source;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
       const bound = typeof key === "string" ? key.length * 3 : isBytes(key) ? key.length : 0;
       const length = bound > limit && typeof key === "string" ? new TextEncoder().encode(key).length : bound;
-      if (length > limit) throw tooLong(length);
+      // A one-key call (add, has) is a batch of one: its argument is `key`.
+      if (length > limit) throw tooLong(keys.length === 1 ? "the key" : `keys[${i}]`, length);
     }
   } else if (source.kind === "packed" && source.ends instanceof Uint32Array) {
     let previous = 0;
-    for (const end of source.ends) {
-      if (end - previous > limit) throw tooLong(end - previous);
+    for (let i = 0; i < source.ends.length; i++) {
+      const end = source.ends[i];
+      if (end - previous > limit) throw tooLong(`packed key ${i} (bytes ${previous} to ${end})`, end - previous);
       previous = end;
     }
   } else if (source.kind === "lines" && isBytes(source.buffer)) {
@@ -329,7 +334,7 @@ export function checkKeyLengths(source: KeySource, limit: number): void {
     for (let from = 0; from < buffer.length; ) {
       const newline = buffer.indexOf(10, from);
       const end = newline < 0 ? buffer.length : newline;
-      if (end - from > limit) throw tooLong(end - from);
+      if (end - from > limit) throw tooLong(`the line at byte ${from} of buffer`, end - from);
       from = end + 1;
     }
   }

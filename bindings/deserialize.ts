@@ -7,7 +7,8 @@ import { CuckooFilter } from "./cuckoo-filter.js";
 import { SplitBlockBloomFilter } from "./split-block-bloom-filter.js";
 import { BinaryFuseFilter } from "./binary-fuse-filter.js";
 import { checkInteger, checkOptions } from "./errors.js";
-import { FilterType, fromBase64, readRecordBytes, readRecordStream, type ByteSource, type Loaders } from "./format.js";
+import { FilterType, fromBase64, readRecordBytes, readRecordStream, type ByteSource, type Loader, type Loaders } from "./format.js";
+import { checkDeserializeOptions, type DeserializeOptions } from "./shared.js";
 
 /** Any filter this version can read. */
 export type AnyFilter = BloomFilter | ScalableBloomFilter | CountingBloomFilter | CuckooFilter | SplitBlockBloomFilter | BinaryFuseFilter;
@@ -22,14 +23,37 @@ const LOADERS: Loaders<AnyFilter> = {
   [FilterType.binaryFuse]: BinaryFuseFilter.loader,
 };
 
-/** A filter of whichever type the bytes hold (checked as each type's deserialize checks). */
-export function deserialize(bytes: Uint8Array): AnyFilter {
-  return readRecordBytes(bytes, LOADERS);
+/** A loader that refuses, for { shared: true }, a record of a type that cannot live in shared memory. */
+const notShareable =
+  (type: string): Loader<AnyFilter> =>
+  () => {
+    throw new TypeError(`options.shared is true, but the bytes hold a ${type}; only a BloomFilter or a SplitBlockBloomFilter can live in shared memory`);
+  };
+
+/** The loaders of { shared: true }: the two shareable types into shared memory, the others refused. */
+const SHARED_LOADERS: Loaders<AnyFilter> = {
+  [FilterType.bloom]: BloomFilter.sharedLoader,
+  [FilterType.scalable]: notShareable("ScalableBloomFilter"),
+  [FilterType.counting]: notShareable("CountingBloomFilter"),
+  [FilterType.cuckoo]: notShareable("CuckooFilter"),
+  [FilterType.splitBlock]: SplitBlockBloomFilter.sharedLoader,
+  [FilterType.binaryFuse]: notShareable("BinaryFuseFilter"),
+};
+
+/**
+ * A filter of whichever type the bytes hold (checked as each type's
+ * deserialize checks). With `{ shared: true }`, a BloomFilter or
+ * SplitBlockBloomFilter is read into shared memory, ready for share(); any
+ * other type is a TypeError.
+ */
+export function deserialize(bytes: Uint8Array, options?: DeserializeOptions): AnyFilter {
+  return readRecordBytes(bytes, checkDeserializeOptions(options) ? SHARED_LOADERS : LOADERS);
 }
 
 /** deserialize() of base64 text. */
-export function deserializeBase64(text: string): AnyFilter {
-  return deserialize(fromBase64(text));
+export function deserializeBase64(text: string, options?: DeserializeOptions): AnyFilter {
+  const shared = checkDeserializeOptions(options);
+  return deserialize(fromBase64(text), { shared });
 }
 
 /**
@@ -40,15 +64,16 @@ export function deserializeBase64(text: string): AnyFilter {
  * `size`, the bytes the stream holds when they are known (a file's size), lets
  * a header that declares more be refused as truncated before the filter it
  * declares is allocated: a damaged 65-byte file does not cost 4 GiB first.
+ * `shared` as for deserialize().
  */
 export function deserializeChunks(source: ByteSource, options?: DeserializeChunksOptions): Promise<AnyFilter> {
-  const { size } = checkOptions("options", options, ["size"]);
-  const available = size === undefined ? undefined : checkInteger("size", size, 0, Number.MAX_SAFE_INTEGER);
-  return readRecordStream(source, LOADERS, undefined, available);
+  const { size, shared } = checkOptions("options", options, ["size", "shared"]);
+  const available = size === undefined ? undefined : checkInteger("options.size", size, 0, Number.MAX_SAFE_INTEGER);
+  return readRecordStream(source, checkDeserializeOptions({ shared }) ? SHARED_LOADERS : LOADERS, undefined, available);
 }
 
 /** Options of deserializeChunks. */
-export interface DeserializeChunksOptions {
+export interface DeserializeChunksOptions extends DeserializeOptions {
   /** Bytes the source holds, when known (a file's size). */
   size?: number;
 }

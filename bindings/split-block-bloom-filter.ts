@@ -444,6 +444,9 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
   /** Checks a record's parameters and allocates the filter its payload fills, in private memory. @internal */
   static loader: Loader<SplitBlockBloomFilter> = (header) => SplitBlockBloomFilter.#loaderFor(false)(header);
 
+  /** loader, into shared memory (deserialize's { shared: true } for a record of any type). @internal */
+  static sharedLoader: Loader<SplitBlockBloomFilter> = (header) => SplitBlockBloomFilter.#loaderFor(true)(header);
+
   /** The loader that reads a record into private memory or, with `shared`, into a shared memory. */
   static #loaderFor = (shared: boolean): Loader<SplitBlockBloomFilter> => (header) => {
     const r = new ParamReader(header.params);

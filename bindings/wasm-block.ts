@@ -125,7 +125,7 @@ export abstract class WasmBlock extends FilterBase {
   protected sharedMemories(): WebAssembly.Memory[] {
     const blocks = this.segments();
     if (!blocks[0].arena.shared) {
-      throw new Error(`share() needs a ${this.constructor.name} created with { shared: true }; this one lives in memory private to its thread`);
+      throw new TypeError(`share() needs a ${this.constructor.name} created with { shared: true }; this one lives in memory private to its thread`);
     }
     return blocks.map((block) => block.arena.memory);
   }

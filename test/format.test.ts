@@ -135,7 +135,7 @@ describe("deserializeChunks with the source's size", () => {
     const bytes = BloomFilter.create(1000, 0.01).add("kept").serialize();
     expect((await deserializeChunks([bytes.subarray(0, 50), bytes.subarray(50)], { size: bytes.length })).has("kept")).toBe(true);
     // Checked at the call, as Type.deserializeChunks checks its options.
-    expect(() => deserializeChunks([bytes], { size: -1 })).toThrow(new RangeError("size must be an integer from 0 to 9007199254740991, got -1"));
+    expect(() => deserializeChunks([bytes], { size: -1 })).toThrow(new RangeError("options.size must be an integer from 0 to 9007199254740991, got -1"));
     expect(() => deserializeChunks([bytes], { bytes: 1 } as never)).toThrow(/unknown option "bytes"/);
   });
 });

@@ -5,7 +5,17 @@
 // shared memory alive.
 import { spawnSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { BloomFilter, MAX_SEGMENT_BITS, SplitBlockBloomFilter } from "../bindings/index.js";
+import {
+  BinaryFuseFilter,
+  BloomFilter,
+  CountingBloomFilter,
+  CuckooFilter,
+  MAX_SEGMENT_BITS,
+  ScalableBloomFilter,
+  SplitBlockBloomFilter,
+  deserialize,
+  deserializeChunks,
+} from "../bindings/index.js";
 import { MAX_SCRATCH_SLOTS, SharedArena } from "../bindings/shared-arena.js";
 
 const keys = Uint32Array.from({ length: 1000 }, (_, i) => i * 7);
@@ -26,9 +36,25 @@ describe("shared filters refuse bad input", () => {
   it("share() of a private filter says it is private", () => {
     using filter = BloomFilter.create(1000, 0.01);
     expect(filter.shared).toBe(false);
-    expect(() => filter.share()).toThrow("share() needs a BloomFilter created with { shared: true }; this one lives in memory private to its thread");
+    expect(() => filter.share()).toThrow(new TypeError("share() needs a BloomFilter created with { shared: true }; this one lives in memory private to its thread"));
     using block = SplitBlockBloomFilter.create(1000, 0.01);
+    expect(() => block.share()).toThrow(TypeError);
     expect(() => block.share()).toThrow("share() needs a SplitBlockBloomFilter created with { shared: true }");
+  });
+
+  it("deserialize(…, { shared: true }) of a type that cannot be shared names the type, and loads nothing", async () => {
+    const records = [
+      CountingBloomFilter.create(100, 0.01).serialize(),
+      CuckooFilter.create(100, 0.01).serialize(),
+      ScalableBloomFilter.create(100, 0.01).serialize(),
+      BinaryFuseFilter.build(["a", "b"]).serialize(),
+    ];
+    for (const bytes of records) {
+      const type = deserialize(bytes).constructor.name;
+      const refusal = new TypeError(`options.shared is true, but the bytes hold a ${type}; only a BloomFilter or a SplitBlockBloomFilter can live in shared memory`);
+      expect(() => deserialize(bytes, { shared: true })).toThrow(refusal);
+      await expect(deserializeChunks([bytes], { shared: true })).rejects.toThrow(refusal);
+    }
   });
 
   it("fromShared() names what is wrong with the handle", () => {
@@ -358,8 +384,11 @@ describe("a shared filter of the independent strategy (its kernel reads key byte
     shared.add("before");
     const bytes = shared.serialize();
     const huge = new Uint8Array(2 * 2 ** 20 + 1);
-    expect(() => shared.addMany(["a", huge])).toThrow(new RangeError(`a key of ${huge.length} bytes is longer than a shared filter's batch area holds for the independent strategy (1048576 bytes)`));
-    expect(() => shared.addLines(new TextEncoder().encode(`b\n${"y".repeat(2 ** 21)}\n`))).toThrow(RangeError);
+    const holds = "more than a shared filter's batch area holds for the independent strategy (1048576 bytes)";
+    expect(() => shared.addMany(["a", huge])).toThrow(new RangeError(`keys[1] is ${huge.length} bytes, ${holds}`));
+    expect(() => shared.add(huge)).toThrow(new RangeError(`the key is ${huge.length} bytes, ${holds}`));
+    expect(() => shared.addPacked(huge, Uint32Array.of(1, huge.length))).toThrow(new RangeError(`packed key 1 (bytes 1 to ${huge.length}) is ${huge.length - 1} bytes, ${holds}`));
+    expect(() => shared.addLines(new TextEncoder().encode(`b\n${"y".repeat(2 ** 21)}\n`))).toThrow(new RangeError(`the line at byte 2 of buffer is ${2 ** 21} bytes, ${holds}`));
     expect(shared.has("a") || shared.has("b")).toBe(false);
     expect(shared.serialize()).toEqual(bytes);
   });

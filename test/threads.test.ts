@@ -5,7 +5,7 @@
 // keys. The workers run test/fixtures/shared-worker.mjs over the built library.
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import { BloomFilter, FormatError, MAX_SEGMENT_BITS, SplitBlockBloomFilter, deserialize } from "../bindings/index.js";
+import { BloomFilter, FormatError, MAX_SEGMENT_BITS, SplitBlockBloomFilter, deserialize, deserializeBase64, deserializeChunks } from "../bindings/index.js";
 import { firstDifference } from "./helpers.js";
 
 const WORKER = new URL("./fixtures/shared-worker.mjs", import.meta.url);
@@ -187,8 +187,13 @@ describe.each(kinds)("a shared $name", ({ name, make }) => {
       Type.deserialize(bytes, { shared: true }),
       Type.fromBase64(saved.toBase64(), { shared: true }),
       await Type.deserializeChunks([bytes.subarray(0, 1000), bytes.subarray(1000)], { shared: true }),
+      // The readers of any type, given { shared: true }, load it the same way.
+      deserialize(bytes, { shared: true }) as InstanceType<typeof Type>,
+      deserializeBase64(saved.toBase64(), { shared: true }) as InstanceType<typeof Type>,
+      (await deserializeChunks([bytes.subarray(0, 7), bytes.subarray(7)], { shared: true, size: bytes.length })) as InstanceType<typeof Type>,
     ];
     for (const loaded of loads) {
+      expect(loaded).toBeInstanceOf(Type);
       expect(loaded.shared).toBe(true);
       expect(firstDifference(loaded.serialize(), bytes)).toBe(-1);
     }
@@ -205,6 +210,10 @@ describe.each(kinds)("a shared $name", ({ name, make }) => {
     // A private load is private, and a bad option is refused before anything is read.
     const privately = Type.deserialize(bytes);
     expect(privately.shared).toBe(false);
+    const generic = deserialize(bytes, { shared: false }) as InstanceType<typeof Type>;
+    expect(generic.shared).toBe(false);
+    generic.dispose();
+    expect(() => deserialize(bytes, { shared: 1 } as never)).toThrow(new TypeError("options.shared must be a boolean, got 1"));
     expect(() => Type.deserialize(bytes, { shared: "yes" } as never)).toThrow(new TypeError('options.shared must be a boolean, got "yes"'));
     expect(() => Type.deserialize(bytes, { sharde: true } as never)).toThrow('unknown option "sharde" in options; known options: shared');
     // Corrupted bytes are refused into shared memory as into private memory.
