@@ -1,6 +1,7 @@
 // Streams for the CLI: input in chunks of whole lines, buffered output with
 // backpressure, and a progress line on stderr when it is a terminal.
-import { closeSync, openSync, read, writeSync } from "node:fs";
+import { closeSync, openSync, read } from "node:fs";
+import { writeAllSync } from "./write-all.js";
 import { CliError } from "./args.js";
 import { AtomicFile, WRITE_BEHIND_BYTES } from "./atomic-output.js";
 import { STDIO, closeInput, inputName, openInput, streamed, type Input } from "./input.js";
@@ -366,15 +367,10 @@ export class Output {
 
 /** Writes all of `data` to `fd` in this thread; a failure is a one-line error naming the output as `name`. */
 function writeFully(fd: number, data: Uint8Array, name: string): void {
-  let at = 0;
-  while (at < data.length) {
-    try {
-      at += writeSync(fd, data, at, data.length - at);
-    } catch (error) {
-      // A non-blocking pipe on stdout that is full: wait a moment and try again.
-      if ((error as NodeJS.ErrnoException).code === "EAGAIN") Atomics.wait(WAIT, 0, 0, 1);
-      else throw cannot("write", name, error);
-    }
+  try {
+    writeAllSync(fd, data);
+  } catch (error) {
+    throw cannot("write", name, error);
   }
 }
 
@@ -395,8 +391,6 @@ function openScratch(path: string): number {
     throw cannot("write", path, error);
   }
 }
-
-const WAIT = new Int32Array(new SharedArrayBuffer(4));
 
 /** Whether a progress line is on stderr now, unfinished: a message written after it must clear it first. */
 let progressShown = false;

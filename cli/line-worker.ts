@@ -7,10 +7,10 @@
 // of the piece, the others (when a second output wants them) after them, and
 // writes each group to its output when the piece's turn comes; for a query it
 // writes every line followed by its answer instead.
-import { writeSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { BloomFilter, SplitBlockBloomFilter } from "bloomkit";
 import { AnsweredLines } from "./answered-lines.js";
+import { writeAllSync } from "./write-all.js";
 import type { Grouped, Hashed, LineJob, LineWorkerData } from "./line-pool.js";
 
 const { hashing, outputs, keepBack, front, endLines, turn, shared, annotate } = workerData as LineWorkerData;
@@ -87,18 +87,6 @@ function passTurn(seq: number): void {
   Atomics.notify(order, 0);
 }
 
-/** Writes all of `bytes` to `fd`; a full non-blocking pipe is waited for. */
-function writeAll(fd: number, bytes: Uint8Array): void {
-  for (let at = 0; at < bytes.length; ) {
-    try {
-      at += writeSync(fd, bytes, at, bytes.length - at);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
-      Atomics.wait(order, 1, 0, 1);
-    }
-  }
-}
-
 /** Writes the groups of piece `seq` in its turn: the front group to the first output, the back group to the second. */
 function writeGroups(seq: number, bytes: Uint8Array, frontBytes: number, backBytes: number): void {
   const groups = [bytes.subarray(0, frontBytes), bytes.subarray(frontBytes, frontBytes + backBytes)];
@@ -106,7 +94,7 @@ function writeGroups(seq: number, bytes: Uint8Array, frontBytes: number, backByt
   waitForTurn(seq);
   try {
     for (; output < outputs.length; output++) {
-      if (groups[output].length > 0) writeAll(outputs[output].fd, groups[output]);
+      if (groups[output].length > 0) writeAllSync(outputs[output].fd, groups[output]);
     }
   } catch (error) {
     throw Object.assign(error as Error, { output });

@@ -5,6 +5,7 @@
 import { spawn, spawnSync, type SpawnSyncOptions } from "node:child_process";
 import {
   chmodSync,
+  constants,
   closeSync,
   existsSync,
   linkSync,
@@ -14,6 +15,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -415,5 +417,58 @@ describe("a command stopped mid-write leaves the old output intact", () => {
     expectOneLineError(run(["dedup", file("climb/x"), "-o", file("climb/loop-a")]), /cannot write .*loop-a: too many symbolic links/);
     expect(lstatSync(file("climb/loop-a")).isSymbolicLink()).toBe(true);
     expect(strays(file("climb"))).toEqual([]);
+  });
+});
+
+describe("a reader that stops reading", () => {
+  /** CPU time (clock ticks, user + system, all threads) a process has used so far, from /proc. */
+  const ticks = (pid: number) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  };
+
+  it.runIf(existsSync("/proc/self/stat"))("is waited for without spinning, with 1 and 2 threads, and the output is whole once it reads again", async () => {
+    // 400,000 lines give ~4 MB of answers: far more than a pipe holds, so the CLI waits on its reader.
+    writeFileSync(file("stall.txt"), lines(400_000, "stalled-reader-"));
+    run(["build", file("stall.txt"), "-o", file("stall.bloom")]);
+    for (const threads of ["1", "2"]) {
+      const fifo = file(`stall-${threads}.fifo`);
+      expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+      // Opened without blocking for the writer to come, and not read until the CLI has waited a while.
+      const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+      const writer = openSync(fifo, "w");
+      const input = openSync(file("stall.txt"), "r");
+      const child = spawn(process.execPath, [BIN, "query", file("stall.bloom"), "-", "--threads", threads], { stdio: [input, writer, "pipe"] });
+      closeSync(writer);
+      closeSync(input);
+      let stderr = "";
+      child.stderr!.on("data", (chunk) => (stderr += chunk));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const before = ticks(child.pid!);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const spent = ticks(child.pid!) - before;
+      // Retrying a full pipe every millisecond used 8-11 ticks a second (of 100); the backed-off wait, under 1.
+      expect(spent, `${spent} ticks in 2 s waiting on a full pipe`).toBeLessThan(6);
+      const received: Buffer[] = [];
+      const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+      const buffer = Buffer.alloc(1 << 16);
+      for (;;) {
+        let got = 0;
+        try {
+          got = readSync(reader, buffer);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          continue;
+        }
+        if (got === 0) break;
+        received.push(Buffer.from(buffer.subarray(0, got)));
+      }
+      closeSync(reader);
+      expect(await exited, stderr).toBe(0);
+      const answers = Buffer.concat(received).toString().split("\n").filter(Boolean);
+      expect(answers).toHaveLength(400_000);
+      expect(answers.every((line, i) => line === `stalled-reader-${i}\tprobably present`)).toBe(true);
+    }
   });
 });
