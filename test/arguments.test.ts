@@ -13,7 +13,7 @@ const BAD: unknown[] = [NaN, Infinity, -Infinity, -1, 0, 1e-300, 1e300, 2 ** 53,
 const BAD_OPTIONS: unknown[] = [{ bogus: 1 }, { seed: -1 }, { seed: "1" }, { hash: null }, { hash: 5 }, { strategy: null }, { counterBits: null }, { growth: 1e300 }, { growth: 2 ** 53 }, { growth: NaN }, { tightening: 0 }, { fingerprintBits: null }, { powerOfTwo: 1 }, { foldable: "yes" }];
 
 /** Names that are internal (marked @internal) or protected: not part of the surface. */
-const INTERNAL = new Set(["constructor", "blockKernel", "oneString", "routeChunk", "kernel", "runOp", "runLinesEach", "runDedupLines", "oneKey", "live", "segments", "describeParameters", "runChunk", "indices", "recordSource", "fromFill", "loader", "keyHash", "arena", "batchArena", "core", "addKeyCount", "setKeyCount", "keyCount", "sharedMemories", "viaBatch", "addSource", "checkKeyHashes", "checkHashesFor", "countAdded", "blockAddress", "segmentBytes", "bitsWritten", "inSegments", "checkIntKeys"]);
+const INTERNAL = new Set(["constructor", "blockKernel", "oneString", "routeChunk", "kernel", "runOp", "runLinesEach", "runDedupLines", "oneKey", "live", "segments", "describeParameters", "runChunk", "indices", "recordSource", "fromFill", "loader", "sharedLoader", "keyHash", "arena", "batchArena", "core", "addKeyCount", "setKeyCount", "keyCount", "sharedMemories", "viaBatch", "addSource", "checkKeyHashes", "checkHashesFor", "countAdded", "blockAddress", "segmentBytes", "bitsWritten", "inSegments", "checkIntKeys"]);
 
 /** Static functions that are internal although another class has a public one of the same name (CuckooFilter.sizeFor). */
 const INTERNAL_STATIC = new Set(["BloomFilter.sizeFor"]);
