@@ -109,7 +109,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   try {
     for await (const piece of linePieces(source, buffers?.take)) {
       if (!filter && !shared) {
-        const n = givenN ?? estimateLines(size, piece);
+        const n = givenN ?? estimateLines(source, size, piece);
         // The filter's refusals of the size asked for, in the options' words.
         const phrases = {
           p: pPhrase,
@@ -210,7 +210,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
       `${thereAre(kept, "not repeated line")}.\n` +
       `${thereAre(repeated, "repeated line")}.\n` +
       (saturated
-        ? `Expected distinct lines wrongly dropped as repeats (false positives): at most ${count(loss, "line")}: the filter is saturated, every bit set, so it cannot tell how many (${described}); give it more --memory\n`
+        ? `Expected distinct lines wrongly dropped as repeats (false positives): at most ${count(loss, "line")}: the filter is saturated, every bit set, so it cannot tell how many (${described}); ${memory !== undefined ? "give it more --memory" : "give --n, the number of distinct lines, larger"}\n`
         : `Expected distinct lines wrongly dropped as repeats (false positives): ${loss.toFixed(1)} (${described})\n`),
   );
 }

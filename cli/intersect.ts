@@ -119,7 +119,7 @@ async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quie
     for await (const piece of piecesA) {
       if (!filter) {
         // Size from A's size when known; on stdin, from the memory allowed.
-        ({ filter, limit } = filterForA(a, givenN ?? estimateLines(sizeA, piece), sizing, placement));
+        ({ filter, limit } = filterForA(a, givenN ?? estimateLines(a, sizeA, piece), sizing, placement));
       }
       if (threaded) {
         // Worker threads hash the lines and add them to the shared filter.

@@ -82,13 +82,29 @@ describe("linePieces", () => {
     }
   }
 
+  it("sizes for a file's lines from windows spread through it, not from its first piece alone", () => {
+    // 1,100 lines of 1,000 bytes, then 1,500,000 short numbers: the first piece alone suggested 12,000 lines.
+    const long = Array.from({ length: 1_100 }, (_, i) => `${i}-${"x".repeat(990)}`.padEnd(999, "x"));
+    const short = Array.from({ length: 1_500_000 }, (_, i) => String(i));
+    const path = join(dir, "skewed-lines.txt");
+    writeFileSync(path, [...long, ...short].join("\n") + "\n");
+    const input = openInput(path);
+    const first = readFileSync(path).subarray(0, MiB);
+    const estimate = estimateLines(input, input.size, first)!;
+    closeInput(input);
+    expect(estimate).toBeGreaterThan(1_501_100 * 0.8);
+    expect(estimate).toBeLessThan(1_501_100 * 1.25);
+  });
+
   it("sizes for a file's lines from its size, and not at all for a size less than its first piece (files of /proc say 0)", () => {
     const piece = Buffer.from("aaaa\nbbbbbbb\ncccc\n"); // 3 lines of 6 bytes on average
-    expect(estimateLines(6_000, piece)).toBe(1_000);
-    expect(estimateLines(piece.length, piece)).toBe(3);
-    expect(estimateLines(0, piece)).toBeUndefined();
-    expect(estimateLines(piece.length - 1, piece)).toBeUndefined();
-    expect(estimateLines(undefined, piece)).toBeUndefined();
+    // An input that cannot be read at an offset (no identity here): the first piece's average line.
+    const unread = { path: "x", fd: -1, size: undefined, regular: false, identity: undefined };
+    expect(estimateLines(unread, 6_000, piece)).toBe(1_000);
+    expect(estimateLines(unread, piece.length, piece)).toBe(3);
+    expect(estimateLines(unread, 0, piece)).toBeUndefined();
+    expect(estimateLines(unread, piece.length - 1, piece)).toBeUndefined();
+    expect(estimateLines(unread, undefined, piece)).toBeUndefined();
     // A file of /proc reports 0 bytes and reads as many: dedup then grows its filter as for standard input.
     const proc = spawnSync(process.execPath, [new URL("../dist/cli/main.js", import.meta.url).pathname, "dedup", "/proc/self/mountinfo"], { encoding: "utf8" });
     expect(proc.status).toBe(0);

@@ -5,6 +5,8 @@ import { CuckooFilter, fingerprintBitsFor } from "../dist/index.js";
 // @ts-expect-error: plain JavaScript without types, served to the browser as it is
 import { count, quoted, rate } from "../web/format.js";
 // @ts-expect-error: as above
+import { keysAxisTop } from "../web/chart.js";
+// @ts-expect-error: as above
 import { CUCKOO_LOAD, MAX_CELLS, MAX_RATE, MIN_RATE, SLOTS } from "../web/limits.js";
 
 const UNIT_SIZES: Record<string, number> = { billion: 1e9, trillion: 1e12, quadrillion: 1e15 };
@@ -106,5 +108,19 @@ describe("the rates p's field takes", () => {
     // The library takes both as rates: the fingerprints' own limit refuses the least, not the range check.
     expect(fingerprintBitsFor(MAX_RATE)).toBe(8);
     expect(() => fingerprintBitsFor(MIN_RATE)).toThrow(/^p = 5e-324 needs \d+-bit fingerprints/);
+  });
+});
+
+describe("the keys axis of the charts", () => {
+  it("ends at a whole number whose half is whole too, at or above the largest n shown, so every tick sits at the n it is labelled with", () => {
+    // n = 1 at 1% gave an axis to 1.5 whose ticks, 0, 0.75 and 1.5, were labelled 0, 1 and 2.
+    for (const nMax of [0, 0.3, 1, 1.05, 1.5, 2, 2.1, 5 * 1.5, 7.5, 99.9, 150, 1_000_001 * 1.05, 2 ** 24 * 1.5]) {
+      const top = keysAxisTop(nMax);
+      expect(top).toBeGreaterThanOrEqual(nMax);
+      expect(Number.isInteger(top / 2), `${nMax} → ${top}`).toBe(true);
+      expect(count(top / 2)).toBe((top / 2).toLocaleString("en-US"));
+      // No more room than a tick's rounding needs.
+      expect(top - Math.max(nMax, 1)).toBeLessThan(2);
+    }
   });
 });

@@ -344,6 +344,52 @@ function described(page: Page) {
     expect(errors).toEqual([]);
   });
 
+  it("a filter made from the controls leaves the preset: its title and story, about keys no longer there, give way", async () => {
+    await page.getByLabel("Start from").selectOption("crawler");
+    await expect.poll(() => page.locator('dd[data-stat="n"]').textContent(), { timeout: 30_000 }).toBe("5,000 of the 1,000,000 it was sized for");
+    const story = await page.locator("#story").textContent();
+    expect(story).toMatch(/5,000/);
+    for (const change of [
+      () => page.getByRole("button", { name: "New filter" }).click(),
+      () => page.getByLabel("Filter type").selectOption("counting"),
+      () => page.getByLabel("Hash function").selectOption("xxh64"),
+    ]) {
+      await page.getByLabel("Start from").selectOption("crawler");
+      await expect.poll(() => page.locator('dd[data-stat="n"]').textContent(), { timeout: 30_000 }).toMatch(/^5,000 of/);
+      await change();
+      await expect.poll(() => page.getByLabel("Start from").inputValue()).toBe("own");
+      expect(await page.locator("#story").textContent()).not.toBe(story);
+      expect(await page.locator('dd[data-stat="n"]').textContent()).toMatch(/^0 of/);
+    }
+  });
+
+  it("explains a counting filter's key that stays present after as many removes as adds: its counters stopped at 15", async () => {
+    await page.getByLabel("Filter type").selectOption("counting");
+    await page.getByLabel("m and k directly").check();
+    await page.getByLabel("m (counters)").fill("8");
+    await page.getByLabel("k (hashes)").fill("1");
+    await page.getByRole("button", { name: "New filter" }).click();
+    for (let i = 0; i < 17; i++) await press(page, "s", "Add");
+    for (let i = 0; i < 17; i++) await press(page, "s", "Remove");
+    await press(page, "s", "Query");
+    await expect.poll(() => status(page)).toMatch(/false positive/);
+    const why = await page.locator("#explain p").last().textContent();
+    expect(why).toBe("All 1 counters are set, yet “s” is not in the filter (never added, or removed since): its counter reached 15 and stopped counting, so removes no longer count it down. A false positive.");
+    expect(why).not.toMatch(/other keys/);
+    await page.getByLabel("from n and p").check();
+  });
+
+  it("Random keys takes whole numbers only, as the size fields do", async () => {
+    await page.getByLabel("Filter type").selectOption("standard");
+    await page.getByRole("button", { name: "New filter" }).click();
+    for (const value of ["1.9", "0", "-3"]) {
+      await page.getByLabel("Random keys").fill(value);
+      await page.getByRole("button", { name: "Add random keys" }).click();
+      await expect.poll(() => status(page)).toMatch(/^Random keys must be a whole number from 1 to /);
+      expect(await page.locator('dd[data-stat="n"]').textContent()).toMatch(/^0 of/);
+    }
+  });
+
   it("a filter that cannot be made leaves the controls describing the filter in use, and Remove hidden for a standard one", async () => {
     const fresh = await open(1280, 900);
     await fresh.getByLabel("n (expected keys)").fill("100000000");

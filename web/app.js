@@ -7,8 +7,8 @@ import { colors, paint } from "./draw.js";
 import { drawChart } from "./chart.js";
 import { count, hex, percent, perKey, plural, quoted, rate } from "./format.js";
 import { explainBuckets, explainPositions, el } from "./explain.js";
-import { presets } from "./presets.js";
-import { CUCKOO_LOAD, MAX_CELLS, MAX_HASHES, MAX_RATE, MIN_CELLS, MIN_RATE, SLOTS } from "./limits.js";
+import { OWN_SETTINGS, presets } from "./presets.js";
+import { COUNTER_MAX, CUCKOO_LOAD, MAX_CELLS, MAX_HASHES, MAX_RATE, MIN_CELLS, MIN_RATE, SLOTS } from "./limits.js";
 
 const $ = (id) => document.getElementById(id);
 /** m: the bits of a standard filter, the counters of a counting one (whose `bits` counts the memory they take). */
@@ -19,8 +19,7 @@ const PROBES = 10_000;
 const MAX_RANDOM = 1_000_000;
 /** The tallest the cell view gets, in px (and at most 70% of the window). */
 const VIEW_HEIGHT = 560;
-/** Counter colours from 1 (light) to the 4-bit maximum 15 (dark); counters of 5 and up get white text. */
-const COUNTER_MAX = 15;
+/** Counter colours from 1 (light) to the 4-bit maximum COUNTER_MAX (dark); counters of 5 and up get white text. */
 const COUNTER_LIGHT = [160, 218, 174];
 const COUNTER_DARK = [12, 92, 36];
 const COUNTER_WHITE_FROM = 5;
@@ -62,6 +61,7 @@ $("k").max = String(MAX_HASHES);
 $("m").min = String(MIN_CELLS);
 $("m").max = String(MAX_CELLS);
 for (const preset of presets) $("preset").add(new Option(preset.title, preset.id));
+$("preset").add(new Option(OWN_SETTINGS.title, OWN_SETTINGS.id));
 for (const name of hashNames.filter((n) => hashBits(n) > 32)) $("hash").add(new Option(name, name, name === DEFAULT_HASH, name === DEFAULT_HASH));
 for (const input of document.querySelectorAll('input[name="sizing"]')) input.addEventListener("change", syncSizing);
 for (const id of ["n", "p", "m", "k", "type"]) $(id).addEventListener("input", showDerived);
@@ -73,17 +73,17 @@ $("type").addEventListener("change", () => {
   if (!create()) {
     document.querySelector(`input[name="sizing"][value="${before}"]`).checked = true;
     syncSizing();
-  }
+  } else leavePreset();
 });
-$("hash").addEventListener("change", create);
-$("create").addEventListener("click", create);
+$("hash").addEventListener("change", () => create() && leavePreset());
+$("create").addEventListener("click", () => create() && leavePreset());
 $("add").addEventListener("click", add);
 $("query").addEventListener("click", query);
 $("remove").addEventListener("click", remove);
 $("add-lines").addEventListener("click", () => addBulk($("bulk").value.split(/\r?\n/).filter((line) => line.length > 0)));
 $("add-random").addEventListener("click", () => {
-  const wanted = Math.floor(Number($("random-count").value));
-  if (!(wanted >= 1 && wanted <= MAX_RANDOM)) verdict(`Random keys must be a whole number from 1 to ${count(MAX_RANDOM)}`, "absent");
+  const wanted = Number($("random-count").value);
+  if (!(Number.isInteger(wanted) && wanted >= 1 && wanted <= MAX_RANDOM)) verdict(`Random keys must be a whole number from 1 to ${count(MAX_RANDOM)}`, "absent");
   else addBulk(randomKeys(wanted, "key"));
 });
 $("zoom").addEventListener("input", drawCells);
@@ -207,8 +207,15 @@ function showDerived() {
   }
 }
 
+/** A filter made from the controls is no longer the preset's: its title and story (keys it says were added) give way. */
+function leavePreset() {
+  $("preset").value = OWN_SETTINGS.id;
+  $("story").textContent = OWN_SETTINGS.story;
+}
+
 function usePreset(id) {
   const preset = presets.find((candidate) => candidate.id === id);
+  if (!preset) return leavePreset();
   $("type").value = preset.type;
   document.querySelector('input[name="sizing"][value="np"]').checked = true;
   $("n").value = String(preset.n);

@@ -15,6 +15,9 @@ const SAMPLES = 120;
 /** Ticks at 0, ½ and the top of an axis. */
 const ticks = (max) => [0, max / 2, max];
 
+/** The top of the keys axis for `nMax`: an even whole number, at least 2, so that its three ticks fall on the whole numbers they are labelled with. */
+export const keysAxisTop = (nMax) => Math.max(2, 2 * Math.ceil(nMax / 2));
+
 /** `theory(n)` in [0, 1]; `points`: [{ n, value }]; `yTitle`: what the y axis shows; `height` in CSS px. */
 export function drawChart(canvas, { theory, points, nMax, sizedFor, yTitle, height: HEIGHT }) {
   const ratio = window.devicePixelRatio || 1;
@@ -27,7 +30,7 @@ export function drawChart(canvas, { theory, points, nMax, sizedFor, yTitle, heig
   context.setTransform(ratio, 0, 0, ratio, 0, 0);
   context.clearRect(0, 0, width, HEIGHT);
 
-  const xMax = Math.max(1, nMax);
+  const xMax = keysAxisTop(nMax);
   const samples = Array.from({ length: SAMPLES + 1 }, (_, i) => (i / SAMPLES) * xMax);
   const yMax = Math.min(1, Math.max(0.001, ...samples.map(theory), ...points.map((p) => p.value)) * 1.1);
   const plotWidth = width - PAD.left - PAD.right;

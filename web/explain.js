@@ -1,6 +1,7 @@
 // The words under the verdict: where a key lands and why the answer is what
 // it is, for bits and counters (positions) and for cuckoo buckets.
 import { count, hex, percent, plural, quoted, rate } from "./format.js";
+import { COUNTER_MAX } from "./limits.js";
 
 /** A DOM element with attributes and children (strings become text). */
 export function el(tag, attributes = {}, ...children) {
@@ -48,8 +49,13 @@ export function explainPositions({ key, cells, action, before, m, k, hashName, d
   } else if (known) {
     why = `All ${k} ${word}s are set, as adding ${quoted(key)} left them.`;
   } else {
-    why = `All ${k} ${word}s are set, yet ${quoted(key)} was never added: other keys set them. With ${percent(fill)} of the ${word}s set, ` +
-      `a key never added finds all ${k} set about ${rate(fill ** k)} of the time (the fill to the power k).`;
+    // A counting filter's key may have been added and removed since: "never added" would not be true of it.
+    const absent = counting ? `${quoted(key)} is not in the filter (never added, or removed since)` : `${quoted(key)} was never added`;
+    const stuck = counting ? cells.filter((cell) => cell.counter >= COUNTER_MAX).length : 0;
+    why = stuck > 0
+      ? `All ${k} counters are set, yet ${absent}: ${stuck === cells.length ? (k === 1 ? "its counter" : "all of them") : `${stuck} of them`} reached ${COUNTER_MAX} and stopped counting, so removes no longer count ${stuck === 1 ? "it" : "them"} down. A false positive.`
+      : `All ${k} ${word}s are set, yet ${absent}: other keys set them. With ${percent(fill)} of the ${word}s set, ` +
+        `a key never added finds all ${k} set about ${rate(fill ** k)} of the time (the fill to the power k).`;
   }
   return [how, chips, el("p", {}, why)];
 }

@@ -16,6 +16,8 @@ export const MAX_HASHES = 32;
  */
 export const MIN_RATE = Number.MIN_VALUE;
 export const MAX_RATE = 1 - Number.EPSILON / 2;
+/** The largest count of the page's counting filter, whose counters have 4 bits: one that reaches it stops counting. */
+export const COUNTER_MAX = 15;
 /** Fingerprints in a cuckoo bucket (the library's BUCKET_SIZE). */
 export const SLOTS = 4;
 /** The load a cuckoo filter is sized for (the library's TARGET_LOAD), for the page's words; past it, inserts start to fail. */

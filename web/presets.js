@@ -67,3 +67,10 @@ export const presets = [
       "It answers faster than a counting filter and uses less memory at low rates.",
   },
 ];
+
+/** What the preset list shows once a filter is made from the controls rather than from a preset. */
+export const OWN_SETTINGS = {
+  id: "own",
+  title: "Your own settings",
+  story: "A filter made from the settings below, empty when made: add keys, then query some you added and some you did not.",
+};
