@@ -175,17 +175,19 @@ export function countNewlines(piece: Uint8Array): number {
 }
 
 /** Equal parts of an input whose line lengths are sampled, one window each, to size a filter for it. */
-const SAMPLE_PARTS = 16;
+const SAMPLE_PARTS = 64;
 /** Bytes read at the start of each part: 1 MiB in all. */
-const SAMPLE_BYTES = 1 << 16;
+const SAMPLE_BYTES = 1 << 14;
 
 /**
  * Lines to size a filter for, from the input's size: each of SAMPLE_PARTS
  * equal parts is taken to hold lines as dense as a window at its start, so a
  * file whose first lines are long and the rest short (1,100 lines of 1,000
  * bytes, then 1.5 million numbers) is not sized from its first piece alone,
- * which took it for 12,000 lines and dropped 95% of them as repeats. At least
- * the first piece's own lines. Undefined on stdin that is not a file, and for
+ * which took it for 12,000 lines and dropped 95% of them as repeats. Windows
+ * can miss short lines too (a few lines of megabytes among short ones), so
+ * the estimate is the larger of the windows' and the first piece's: too
+ * large costs memory, too small loses lines. Undefined on stdin that is not a file, and for
  * a file whose size is less than its first piece (files of /proc report 0):
  * its size tells nothing.
  */
@@ -209,7 +211,7 @@ export function estimateLines(input: Input, size: number | undefined, firstPiece
   } catch {
     return fromPiece; // a device that cannot read at an offset: the first piece is all there is
   }
-  return Math.max(1, inPiece, Math.ceil(lines));
+  return Math.max(fromPiece, inPiece, Math.ceil(lines));
 }
 
 /** Splits a piece into line views without the "\n" and one trailing "\r" (the keys), and their end offsets. */

@@ -259,7 +259,7 @@ describe("an output that is an input is refused", () => {
   it("standard input redirected from the output file, and standard output appending to the input", () => {
     const fd = openSync(file("f.txt"), "r");
     try {
-      refused(["dedup", "-", "-o", file("f.txt")], /f\.txt is the same file as the input standard input/, { stdio: [fd, "pipe", "pipe"] });
+      refused(["dedup", "-", "-o", file("f.txt")], /f\.txt is the same file as standard input/, { stdio: [fd, "pipe", "pipe"] });
     } finally {
       closeSync(fd);
     }
@@ -268,6 +268,28 @@ describe("an output that is an input is refused", () => {
       refused(["dedup", file("f.txt")], /standard output is the same file as the input .*f\.txt/, { stdio: ["ignore", append, "pipe"] });
     } finally {
       closeSync(append);
+    }
+  });
+
+  it("query and info with standard output appending to the filter file, or to the keys on standard input", () => {
+    expect(run(["build", file("b.txt"), "-o", file("qi.bloom")]).code).toBe(0);
+    const saved = readFileSync(file("qi.bloom"));
+    const append = openSync(file("qi.bloom"), "a");
+    try {
+      for (const args of [["query", file("qi.bloom"), "5"], ["info", file("qi.bloom")]]) {
+        expectOneLineError(run(args, { stdio: ["ignore", append, "pipe"] }), /standard output is the same file as the input .*qi\.bloom/);
+      }
+    } finally {
+      closeSync(append);
+    }
+    expect(readFileSync(file("qi.bloom")).equals(saved)).toBe(true);
+    const keys = openSync(file("f.txt"), "r");
+    const appendKeys = openSync(file("f.txt"), "a");
+    try {
+      refused(["query", file("qi.bloom"), "-"], /standard output is the same file as standard input/, { stdio: [keys, appendKeys, "pipe"] });
+    } finally {
+      closeSync(keys);
+      closeSync(appendKeys);
     }
   });
 

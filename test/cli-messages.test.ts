@@ -356,18 +356,25 @@ describe("intersect's warning names what made the filter too small", () => {
   });
 
   it("lines estimated from windows of A far longer than the rest: the estimate, and --n to give", () => {
-    // The line lengths are sampled at the start of each sixteenth of the file: there, each part has 70 lines of 1,000 bytes, then short ones.
-    const part = 250_000;
+    // Line lengths are sampled in A's first piece (1 MiB) and at the start of each 64th of it: there, this file has
+    // lines of 1,000 bytes; after each start, short ones. Parts of 100,000 bytes: the first 11 all long lines.
+    const part = 100_000;
     const parts: string[] = [];
     let next = 0;
-    for (let p = 0; p < 16; p++) {
-      let text = Array.from({ length: 70 }, (_, i) => `long-${p}-${i}-`.padEnd(999, "x") + "\n").join("");
-      while (part - text.length > 40) text += `s-${next++}\n`;
-      text += `pad-${p}-`.padEnd(part - text.length - 1, "y") + "\n";
+    let long = 0;
+    for (let p = 0; p < 64; p++) {
+      const longLines = p < 11 ? 100 : 17;
+      long += longLines;
+      let text = Array.from({ length: longLines }, (_, i) => `long-${p}-${i}-`.padEnd(999, "x") + "\n").join("");
+      if (p >= 11) {
+        while (part - text.length > 40) text += `s-${next++}\n`;
+        text += `pad-${p}-`.padEnd(part - text.length - 1, "y") + "\n";
+        long++;
+      }
       parts.push(text);
     }
     writeFileSync(file("skewed.txt"), parts.join(""));
-    const total = 16 * 71 + next;
+    const total = long + next;
     const result = run(["intersect", file("skewed.txt"), file("many-b.txt")]);
     expect(result.code).toBe(0);
     expect(warning(result.stderr)).toMatch(new RegExp(`: the filter is sized for the [\\d,]+ lines estimated in .*skewed\\.txt, which has ${total.toLocaleString("en-US")} lines; give --n or use --exact$`));

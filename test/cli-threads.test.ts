@@ -122,6 +122,16 @@ describe("dedup --threads", () => {
     }
     expect(() => readFileSync(file("never.txt"))).toThrow();
   });
+
+  it("build checks --threads before it reads anything, for every type (fuse8 took any), and before a missing input", () => {
+    for (const type of ["bloom", "cuckoo", "fuse8", "fuse16"]) {
+      const result = run(["build", file("log.txt"), "-o", file("never.bloom"), "--type", type, "--threads", "abc"]);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`--threads must be a whole number from 1 to 256; got "abc"`);
+    }
+    expect(run(["build", file("missing.txt"), "-o", file("never.bloom"), "--threads", "abc"]).code).toBe(2);
+    expect(() => readFileSync(file("never.bloom"))).toThrow();
+  });
 });
 
 describe("pieces whose number of lines changes", () => {
