@@ -503,7 +503,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
   /** Checks a record's parameters and allocates the filter its payload fills, in private memory. @internal */
   static loader: Loader<BloomFilter> = (header) => BloomFilter.#loaderFor(false)(header);
 
-  /** loader, into shared memory (deserialize's { shared: true } for a record of any type). @internal */
+  /** loader, into shared memory: what deserialize(bytes, { shared: true }), the reader of any type, uses for this type. @internal */
   static sharedLoader: Loader<BloomFilter> = (header) => BloomFilter.#loaderFor(true)(header);
 
   /** The loader that reads a record into private memory or, with `shared`, into shared memories. */

@@ -444,7 +444,7 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
   /** Checks a record's parameters and allocates the filter its payload fills, in private memory. @internal */
   static loader: Loader<SplitBlockBloomFilter> = (header) => SplitBlockBloomFilter.#loaderFor(false)(header);
 
-  /** loader, into shared memory (deserialize's { shared: true } for a record of any type). @internal */
+  /** loader, into shared memory: what deserialize(bytes, { shared: true }), the reader of any type, uses for this type. @internal */
   static sharedLoader: Loader<SplitBlockBloomFilter> = (header) => SplitBlockBloomFilter.#loaderFor(true)(header);
 
   /** The loader that reads a record into private memory or, with `shared`, into a shared memory. */

@@ -210,7 +210,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
       `${thereAre(kept, "not repeated line")}.\n` +
       `${thereAre(repeated, "repeated line")}.\n` +
       (saturated
-        ? `Expected distinct lines wrongly dropped as repeats (false positives): at most ${count(loss, "line")}: the filter is saturated, every bit set, so it cannot tell how many (${described}); ${memory !== undefined ? "give it more --memory" : "give --n, the number of distinct lines, larger"}\n`
+        ? `Expected distinct lines wrongly dropped as repeats (false positives): at most ${count(loss, "line")}: the filter is saturated, every bit set, so it cannot tell how many (${described}); ${memory !== undefined ? "give it more --memory" : "give --n, the number of distinct lines it holds"}\n`
         : `Expected distinct lines wrongly dropped as repeats (false positives): ${loss.toFixed(1)} (${described})\n`),
   );
 }

@@ -1,5 +1,5 @@
 // `bloomkit build | query | info | merge`: filter files in the library's binary format.
-import { createReadStream } from "node:fs";
+import { createReadStream, fstatSync, statSync } from "node:fs";
 import {
   BinaryFuseFilter,
   BloomFilter,
@@ -434,10 +434,22 @@ function describeFilter(filter: AnyFilter): string {
   return [`type ${name}`, ...(particular ? particular(filter) : [`n ${fmt(filter.size)} keys`, `m ${count(filter.bits, "bit")}`])].join("\n");
 }
 
-/** Refuses a standard output that is one of the inputs (`query f.bloom 5 >> f.bloom`), which writing would damage. */
+/**
+ * Refuses a standard output that is one of the inputs (`query f.bloom 5 >>
+ * f.bloom`), which writing would damage. The inputs are only looked at, not
+ * opened: opening a FIFO here would take its writer from load().
+ */
 function refuseStandardOutputOnInputs(paths: readonly string[]): void {
-  const inputs = paths.map(openInput);
-  inputs.forEach(closeInput);
+  const inputs: Input[] = [];
+  for (const path of paths) {
+    let identity;
+    try {
+      identity = path === STDIO ? fstatSync(0, { bigint: true }) : statSync(path, { bigint: true });
+    } catch {
+      continue; // load() says why it cannot be read
+    }
+    inputs.push({ path, fd: -1, size: undefined, regular: identity.isFile(), identity });
+  }
   refuseOutputsThatAreInputs(inputs, [undefined]);
 }
 

@@ -193,8 +193,7 @@ const SAMPLE_BYTES = 1 << 14;
  */
 export function estimateLines(input: Input, size: number | undefined, firstPiece: Uint8Array): number | undefined {
   if (size === undefined || firstPiece.length === 0 || size < firstPiece.length) return undefined;
-  const inPiece = countNewlines(firstPiece);
-  const fromPiece = Math.max(1, Math.ceil(size / (firstPiece.length / Math.max(1, inPiece))));
+  const fromPiece = Math.max(1, Math.ceil(size / (firstPiece.length / Math.max(1, countNewlines(firstPiece)))));
   // Standard input redirected from a file is read from where it stood: the parts lie after that.
   const start = input.identity === undefined ? undefined : Number(input.identity.size) - size;
   if (size === firstPiece.length || start === undefined || start < 0) return fromPiece;
@@ -206,12 +205,13 @@ export function estimateLines(input: Input, size: number | undefined, firstPiece
       const to = Math.floor(((part + 1) * size) / SAMPLE_PARTS);
       const read = readSync(input.fd, window, 0, Math.min(SAMPLE_BYTES, to - from), start + from);
       if (read === 0) continue;
-      lines += ((to - from) * Math.max(1, countNewlines(window.subarray(0, read)))) / read;
+      // A window inside one long line counts none: the first piece's estimate below is the floor.
+      lines += ((to - from) * countNewlines(window.subarray(0, read))) / read;
     }
   } catch {
     return fromPiece; // a device that cannot read at an offset: the first piece is all there is
   }
-  return Math.max(fromPiece, inPiece, Math.ceil(lines));
+  return Math.max(fromPiece, Math.ceil(lines));
 }
 
 /** Splits a piece into line views without the "\n" and one trailing "\r" (the keys), and their end offsets. */

@@ -215,7 +215,8 @@ function leavePreset() {
 
 function usePreset(id) {
   const preset = presets.find((candidate) => candidate.id === id);
-  if (!preset) return leavePreset();
+  // "Your own settings": a new filter from the controls, as New filter makes.
+  if (!preset) return void (create() && leavePreset());
   $("type").value = preset.type;
   document.querySelector('input[name="sizing"][value="np"]').checked = true;
   $("n").value = String(preset.n);

@@ -52,8 +52,9 @@ export function explainPositions({ key, cells, action, before, m, k, hashName, d
     // A counting filter's key may have been added and removed since: "never added" would not be true of it.
     const absent = counting ? `${quoted(key)} is not in the filter (never added, or removed since)` : `${quoted(key)} was never added`;
     const stuck = counting ? cells.filter((cell) => cell.counter >= COUNTER_MAX).length : 0;
+    // A counter that reached its maximum stops counting, so removes leave it set: other keys' adds, or removes it ignored, keep it above 0.
     why = stuck > 0
-      ? `All ${k} counters are set, yet ${absent}: ${stuck === cells.length ? (k === 1 ? "its counter" : "all of them") : `${stuck} of them`} reached ${COUNTER_MAX} and stopped counting, so removes no longer count ${stuck === 1 ? "it" : "them"} down. A false positive.`
+      ? `All ${k} counters are set, yet ${absent}: other keys set them, or kept them set through removes: ${stuck === cells.length ? (k === 1 ? "its counter" : "all of them") : `${stuck} of them`} reached ${COUNTER_MAX} and stopped counting, so removes no longer count ${stuck === 1 ? "it" : "them"} down. A false positive.`
       : `All ${k} ${word}s are set, yet ${absent}: other keys set them. With ${percent(fill)} of the ${word}s set, ` +
         `a key never added finds all ${k} set about ${rate(fill ** k)} of the time (the fill to the power k).`;
   }
