@@ -121,7 +121,7 @@ export function refuseOutputsThatAreInputs(inputs: readonly Input[], outputs: re
     for (const input of inputs) {
       if (identity && input.identity?.isFile() && sameFile(input.identity, identity)) {
         const what = inputName(input);
-        const is = what === name ? "is also an input" : input.path === STDIO ? "is the same file as standard input" : `is the same file as the input ${what}`;
+        const is = what === name ? "is also an input" : `is the same file as ${input.path === STDIO ? what : `the input ${what}`}`;
         throw new CliError(`${name} ${is}: writing it would destroy what is being read; write to another file`);
       }
     }

@@ -187,9 +187,9 @@ const SAMPLE_BYTES = 1 << 14;
  * which took it for 12,000 lines and dropped 95% of them as repeats. Windows
  * can miss short lines too (a few lines of megabytes among short ones), so
  * the estimate is the larger of the windows' and the first piece's: too
- * large costs memory, too small loses lines. Undefined on stdin that is not a file, and for
- * a file whose size is less than its first piece (files of /proc report 0):
- * its size tells nothing.
+ * large costs memory, too small loses lines. Undefined on stdin that is not
+ * a file, and for a file whose size is less than its first piece (files of
+ * /proc report 0): its size tells nothing.
  */
 export function estimateLines(input: Input, size: number | undefined, firstPiece: Uint8Array): number | undefined {
   if (size === undefined || firstPiece.length === 0 || size < firstPiece.length) return undefined;

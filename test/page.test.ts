@@ -56,6 +56,15 @@ async function canvasColors(page: Page): Promise<{ green: number; grey: number; 
   });
 }
 
+/** Makes a filter of `type` sized "m and k directly". */
+async function makeDirectly(page: Page, type: "standard" | "counting", m: number, k: number) {
+  await page.getByLabel("Filter type").selectOption(type);
+  await page.getByLabel("m and k directly").check();
+  await page.getByLabel(type === "counting" ? "m (counters)" : "m (bits)").fill(String(m));
+  await page.getByLabel("k (hashes)").fill(String(k));
+  await page.getByRole("button", { name: "New filter" }).click();
+}
+
 async function press(page: Page, key: string, button: "Add" | "Query" | "Remove") {
   await page.getByLabel("Key", { exact: true }).fill(key);
   await page.getByRole("button", { name: button, exact: true }).click();
@@ -274,11 +283,7 @@ function described(page: Page) {
   });
 
   it("draws a filter of 1,000,000 bits at the smallest and the largest zoom", async () => {
-    await page.getByLabel("Filter type").selectOption("standard");
-    await page.getByLabel("m and k directly").check();
-    await page.getByLabel("m (bits)").fill("1000000");
-    await page.getByLabel("k (hashes)").fill("7");
-    await page.getByRole("button", { name: "New filter" }).click();
+    await makeDirectly(page, "standard", 1_000_000, 7);
     await page.getByLabel("Random keys").fill("50000");
     await page.getByRole("button", { name: "Add random keys" }).click();
     await expect.poll(() => page.locator('dd[data-stat="n"]').textContent(), { timeout: 30_000 }).toMatch(/^50,000 of/);
@@ -364,11 +369,7 @@ function described(page: Page) {
   });
 
   it("explains a counting filter's key that stays present after as many removes as adds: its counters stopped at 15", async () => {
-    await page.getByLabel("Filter type").selectOption("counting");
-    await page.getByLabel("m and k directly").check();
-    await page.getByLabel("m (counters)").fill("8");
-    await page.getByLabel("k (hashes)").fill("1");
-    await page.getByRole("button", { name: "New filter" }).click();
+    await makeDirectly(page, "counting", 8, 1);
     for (let i = 0; i < 17; i++) await press(page, "s", "Add");
     for (let i = 0; i < 17; i++) await press(page, "s", "Remove");
     await press(page, "s", "Query");

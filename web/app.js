@@ -75,8 +75,8 @@ $("type").addEventListener("change", () => {
     syncSizing();
   } else leavePreset();
 });
-$("hash").addEventListener("change", () => create() && leavePreset());
-$("create").addEventListener("click", () => create() && leavePreset());
+$("hash").addEventListener("change", createFromControls);
+$("create").addEventListener("click", createFromControls);
 $("add").addEventListener("click", add);
 $("query").addEventListener("click", query);
 $("remove").addEventListener("click", remove);
@@ -213,10 +213,14 @@ function leavePreset() {
   $("story").textContent = OWN_SETTINGS.story;
 }
 
+/** New filter, a new hash, or "Your own settings" in the list: a filter from the controls, no longer the preset's. */
+function createFromControls() {
+  if (create()) leavePreset();
+}
+
 function usePreset(id) {
   const preset = presets.find((candidate) => candidate.id === id);
-  // "Your own settings": a new filter from the controls, as New filter makes.
-  if (!preset) return void (create() && leavePreset());
+  if (!preset) return createFromControls();
   $("type").value = preset.type;
   document.querySelector('input[name="sizing"][value="np"]').checked = true;
   $("n").value = String(preset.n);
