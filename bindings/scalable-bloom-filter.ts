@@ -55,6 +55,15 @@ function capacityOf(initialCapacity: number, growth: number, i: number): number 
   return Math.ceil(initialCapacity * growth ** i);
 }
 
+/**
+ * The chance that at least one of independent events of these rates happens,
+ * 1 − Π(1 − r_i), summed in logarithms: a product of terms like 1 − 10^-15
+ * rounds to 1 and would give 0 for a lightly filled filter.
+ */
+function anyOf(rates: number[]): number {
+  return -Math.expm1(rates.reduce((sum, rate) => sum + Math.log1p(-rate), 0));
+}
+
 /** Layer i's rate p · (1 − r) · r^i. */
 function rateOf(p: number, tightening: number, i: number): number {
   return p * (1 - tightening) * tightening ** i;
@@ -227,12 +236,12 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
 
   /** The rate now, from each layer's fill: 1 − Π(1 − (X_i/m_i)^k_i). */
   falsePositiveRate(): number {
-    return 1 - this.#live().reduce((keep, layer) => keep * (1 - layer.falsePositiveRate()), 1);
+    return anyOf(this.#live().map((layer) => layer.falsePositiveRate()));
   }
 
   /** The rate the layers are sized for once full: 1 − Π(1 − p_i), always < p. */
   expectedFalsePositiveRate(): number {
-    return 1 - this.#live().reduce((keep, _, i) => keep * (1 - this.layerFalsePositiveRate(i)), 1);
+    return anyOf(this.#live().map((_, i) => this.layerFalsePositiveRate(i)));
   }
 
   /** Adds a key (a no-op when it is probably present already). */

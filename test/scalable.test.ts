@@ -19,6 +19,20 @@ describe("ScalableBloomFilter", () => {
     expect(Math.abs(filter.falsePositiveRate() - measured)).toBeLessThan(0.002);
   });
 
+  it("gives a lightly filled filter's rate as a small positive number, not the 0 that 1 − Π(1 − r_i) rounds to", () => {
+    // 1,000 keys in a first layer of 100,000: each layer's rate is about 10^-15, and 1 − (1 − 10^-15) is 0 or a rounding step.
+    const filter = ScalableBloomFilter.create(100_000, 0.01);
+    filter.addMany(urls(1000, "light", 46));
+    const rate = filter.falsePositiveRate();
+    expect(rate).toBeGreaterThan(0);
+    expect(rate).toBeLessThan(1e-12);
+    // Two layers: the rate the layers are sized for is 1 − (1 − p0)(1 − p1), to the last digits.
+    filter.addMany(urls(100_000, "light-more", 47));
+    expect(filter.layers).toBe(2);
+    const [p0, p1] = [filter.layerFalsePositiveRate(0), filter.layerFalsePositiveRate(1)];
+    expect(filter.expectedFalsePositiveRate()).toBeCloseTo(p0 + p1 - p0 * p1, 15);
+  });
+
   it("sizes layer i for n0·s^i keys at p·(1 − r)·r^i", () => {
     const filter = ScalableBloomFilter.create(500, 0.05, { growth: 4, tightening: 0.5 });
     expect([0, 1, 2].map((i) => filter.layerCapacity(i))).toEqual([500, 2000, 8000]);
