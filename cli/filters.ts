@@ -148,7 +148,7 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
       type === "bloom" ? BloomFilter.create(n!, p, { shared: threaded })
       : type === "counting" ? CountingBloomFilter.create(n!, p)
       : type === "cuckoo" ? CuckooFilter.create(n!, p)
-      : type === "split-block" ? SplitBlockBloomFilter.create(n!, p)
+      : type === "split-block" ? SplitBlockBloomFilter.create(n!, p, { powerOfTwo: false }) // sized to meet --p; Parquet's power-of-two rounding is for its writers
       : ScalableBloomFilter.create(n ?? 100_000, p),
     phrases,
   );

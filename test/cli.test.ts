@@ -4,7 +4,7 @@ import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BloomFilter, MAX_SEGMENT_BITS } from "../bindings/index.js";
+import { BloomFilter, deserialize, MAX_SEGMENT_BITS, SplitBlockBloomFilter, splitBlockFalsePositiveRate } from "../bindings/index.js";
 import { rng } from "./helpers.js";
 import { buildRecord, parseRecord, reseal } from "./records.js";
 
@@ -206,6 +206,19 @@ describe("bloomkit build, query, info, merge", () => {
     expect(info.code).toBe(0);
     expect(info.stdout).toMatch(/^type \w+Filter\nn [\d,]+ /);
     expect(info.stdout).toMatch(/current FPR/);
+  });
+
+  it.each([1e-9, 1e-4, 0.05])("sizes a split-block file to meet --p %s with the input's lines, not to Parquet's power of two", (p) => {
+    // Parquet's sizing (the library's default) gave 131,072 bits for 1,000 lines at 1e-9, which answer at 3.9e-8.
+    writeFileSync(file("thousand.txt"), Array.from({ length: 1000 }, (_, i) => `line-${i}`).join("\n") + "\n");
+    const out = file(`thousand-${p}.sbbf`);
+    expect(run(["build", file("thousand.txt"), "-o", out, "--type", "split-block", "--p", String(p)]).code).toBe(0);
+    const filter = deserialize(readFileSync(out));
+    expect(filter).toBeInstanceOf(SplitBlockBloomFilter);
+    const blocks = (filter as SplitBlockBloomFilter).bits / 256;
+    expect(splitBlockFalsePositiveRate(1000, blocks)).toBeLessThanOrEqual(p);
+    expect(splitBlockFalsePositiveRate(1000, blocks - 1)).toBeGreaterThan(p); // and no more blocks than that takes
+    filter.dispose();
   });
 
   it("merges two Bloom filter files into their union", () => {
