@@ -83,7 +83,7 @@ const BYTE_UNITS: Record<string, number> = {
 };
 
 /** The forms parseCount accepts, for its error message. */
-export const COUNT_FORMS = "a positive number: 10000 or 2.5e6, or with k, M, G or T for thousand, million, billion, trillion (10k, 5M)";
+export const COUNT_FORMS = "a positive whole number: 10000 or 2.5e6, or with k, M, G or T for thousand, million, billion, trillion (10k, 5M)";
 /** The forms parseBytes accepts, for its error message. */
 export const SIZE_FORMS =
   "a size: a number of bytes with an optional unit, B, KB, MB, GB or TB (powers of 1000) or KiB, MiB, GiB or TiB (powers of 1024), as in 64MB, 17.55KiB or 1GiB";
@@ -93,8 +93,10 @@ export const PROBABILITY_FORMS = "a probability between 0 and 1: a decimal (0.01
 /** A count with an optional SI suffix: 10000, 1e6 (or 1E6, as --p takes 1E-3), 10k, 5M, 1G. */
 export function parseCount(name: string, text: string): number {
   const match = /^([0-9]*\.?[0-9]+(?:[eE][+-]?\d+)?)([kKmMgGtT]?)$/.exec(text.trim());
-  const value = match ? Number(match[1]) * SI[match[2]] : NaN;
-  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name} must be ${COUNT_FORMS}; got "${text}"`);
+  const scaled = match ? Number(match[1]) * SI[match[2]] : NaN;
+  // 4.35T is 4349999999999.9995 in binary: a count within a rounding step of a whole number is that number.
+  const value = Math.abs(scaled - Math.round(scaled)) <= scaled * Number.EPSILON ? Math.round(scaled) : scaled;
+  if (!Number.isInteger(value) || value <= 0) throw new UsageError(`--${name} must be ${COUNT_FORMS}; got "${text}"`);
   return value;
 }
 

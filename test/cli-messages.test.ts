@@ -76,7 +76,7 @@ describe("an option whose value is missing, before another option", () => {
     expect(readFileSync(file("-q"), "utf8")).toBe("a\nb\n");
     const negative = run(["calc", "--n", "-5", "--p", "0.01"]);
     expect(negative.code).toBe(2);
-    expect(negative.stderr).toMatch(/^bloomkit: --n must be a positive number: .*; got "-5"/);
+    expect(negative.stderr).toMatch(/^bloomkit: --n must be a positive whole number: .*; got "-5"/);
     expect(run(["calc", "--n", "10", "--p", "-.5"]).stderr).toMatch(/^bloomkit: --p must be a probability .*; got "-\.5"/);
   });
 });
@@ -104,10 +104,20 @@ describe("build from a pipe", () => {
 });
 
 describe("numbers and sizes: the errors list the forms accepted", () => {
+  it("takes a count with a suffix that binary floating point misses by a rounding step (4.35T is 4349999999999.9995)", () => {
+    expect(run(["calc", "--n", "4.35T", "--p", "0.01"]).stdout).toMatch(/^n = 4,350,000,000,000\n/);
+    expect(run(["calc", "--n", "2.5k", "--p", "0.01"]).stdout).toMatch(/^n = 2,500\n/);
+  });
+
   it.each([
     [["dedup", "--memory", "64M"], /--memory must be a size: a number of bytes with an optional unit, B, KB, MB, GB or TB \(powers of 1000\) or KiB, MiB, GiB or TiB \(powers of 1024\), as in 64MB, 17\.55KiB or 1GiB; got "64M"/],
     [["intersect", "a", "b", "--memory", "lots"], /--memory must be a size: .*KiB, MiB, GiB or TiB.*; got "lots"/],
-    [["calc", "--n", "ten"], /--n must be a positive number: 10000 or 2\.5e6, or with k, M, G or T for thousand, million, billion, trillion \(10k, 5M\); got "ten"/],
+    [["calc", "--n", "ten"], /--n must be a positive whole number: 10000 or 2\.5e6, or with k, M, G or T for thousand, million, billion, trillion \(10k, 5M\); got "ten"/],
+    // A count of keys is whole: --n 1.5 sized a filter for one and a half keys, 1.2345k for 1,234.5.
+    [["calc", "--n", "1.5", "--p", "0.01"], /--n must be a positive whole number: .*; got "1\.5"/],
+    [["build", "x.txt", "-o", "x.bloom", "--n", "1.2345k"], /--n must be a positive whole number: .*; got "1\.2345k"/],
+    [["dedup", "--n", "2.5"], /--n must be a positive whole number: .*; got "2\.5"/],
+    [["intersect", "a", "b", "--n", "0.0005k"], /--n must be a positive whole number: .*; got "0\.0005k"/],
     [["calc", "--n", "10k", "--p", "2"], /--p must be a probability between 0 and 1: a decimal \(0\.01, 1e-3\), a percentage \(1%\) or a fraction \(1\/1000\); got "2"/],
     [["calc", "--n", "10k", "--m", "12 parsecs"], /--m must be a number of bits \(958506, 1e6, or with k, M, G or T: 1M\) or a size with a unit \(B, KB, MB, GB, TB, KiB, MiB, GiB or TiB: 17\.55KiB, 64MB\); got "12 parsecs"/],
     [["calc", "--n", "10k", "--m", "1M", "--k", "2.5"], /--k must be a whole number of hash functions, 1 or more \(as in 7\); got "2\.5"/],
@@ -130,7 +140,7 @@ describe("values that do not go together: usage errors naming the options and va
     // Options for the other way of intersecting are refused, not ignored.
     [["intersect", file("calc-a.txt"), file("calc-b.txt"), "--exact", "--p", "0.01"], "--p is the approximate filter's false-positive rate; --exact makes no false matches"],
     [["intersect", file("calc-a.txt"), file("calc-b.txt"), "--tmp", dir], "--tmp is where --exact puts its bucket files; the approximate intersection writes none"],
-    [["calc", "--n", "10", "--m", "0.4"], '--m must be at least 1 bit; got "0\\.4"'],
+    [["calc", "--n", "10", "--m", "0.4"], '--m must be a number of bits \\(958506, .*; got "0\\.4"'],
     [["calc", "--n", "10", "--m", "0.01B"], '--m must be at least 1 bit; got "0\\.01B"'],
     [["calc", "--n", "10", "--m", "2e16"], '--m must be an integer from 1 to 9007199254740991; got "2e16"'],
     [["calc", "--n", "10k", "--p", "0.01", "--m", "1M", "--k", "3"], "calc takes at most three of --n --p --m --k: the fourth follows from them; got all four"],

@@ -341,7 +341,7 @@ describe("errors and exit codes", () => {
     [["frobnicate"], 2, /unknown command "frobnicate"/],
     [["dedup", "--bogus"], 2, /unknown option --bogus/],
     [["dedup", "a", "b"], 2, /dedup takes one input/],
-    [["dedup", "--n", "lots"], 2, /--n must be a positive number: 10000 or 2.5e6, or with k, M, G or T .*\(10k, 5M\); got "lots"/],
+    [["dedup", "--n", "lots"], 2, /--n must be a positive whole number: 10000 or 2.5e6, or with k, M, G or T .*\(10k, 5M\); got "lots"/],
     [["dedup", "--n", "10k", "--memory", "1MB"], 2, /not both/],
     [["dedup", "--memory", "12 parsecs"], 2, /--memory must be a size/],
     [["build", "x.txt"], 2, /build needs -o FILE/],
