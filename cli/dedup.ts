@@ -4,7 +4,7 @@ import { BloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, optimal } fro
 import { FIRST_LAYER_LINES, GrowingFilter, rateAfter } from "./growing-filter.js";
 import { bloomBits, checkMemory } from "./memory.js";
 import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, sizedByOptionsAsync, type OptionSpec, type Parsed } from "./args.js";
-import { closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
+import { closeInput, openInput, refuseOutputGivenTwice, refuseOutputsThatAreInputs } from "./input.js";
 import { Output, Progress, closeTogether, estimateLines, linePieces } from "./io.js";
 import { count, formatBytes } from "./words.js";
 import { inRedis, lineEnds, openShared, redisOptions, redisTarget, type SharedFilter } from "./redis.js";
@@ -47,8 +47,8 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   const input = positionals[0] ?? "-";
   const p = options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.001;
   const givenN = options.has("n") ? parseCount("n", String(options.get("n"))) : undefined;
-  const memory = options.has("memory") ? checkMemory(parseBytes("memory", String(options.get("memory")))) : undefined;
-  if (givenN !== undefined && memory !== undefined) throw new UsageError("give --n and --p, or --memory, not both");
+  const memoryAsked = options.has("memory") ? parseBytes("memory", String(options.get("memory"))) : undefined;
+  if (givenN !== undefined && memoryAsked !== undefined) throw new UsageError("give --n and --p, or --memory, not both");
   const type = String(options.get("type") ?? "split-block");
   if (type !== "split-block" && type !== "bloom") throw new UsageError(`--type must be split-block or bloom, got "${type}"`);
   const target = redisTarget(options);
@@ -58,12 +58,17 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
     }
     if (options.has("p") && givenN === undefined) throw new UsageError("--p sizes a new Redis filter together with --n: give both, or neither to open an existing one");
   }
+  const threads = parseThreads(options);
+  const outputPath = options.get("output") as string | undefined;
+  const repeatsPath = options.has("repeats") ? String(options.get("repeats")) : undefined;
+  const outputs = repeatsPath === undefined ? [outputPath] : [outputPath, repeatsPath];
+  refuseOutputGivenTwice(outputs);
+  // Wrong usage is reported first (exit 2), then what the machine or the files refuse (exit 1).
+  const memory = memoryAsked === undefined ? undefined : checkMemory(memoryAsked);
   // The input is opened and checked before any output is created, and no output may be the input.
   const source = openInput(input);
   const size = source.size;
-  const outputPath = options.get("output") as string | undefined;
-  const repeatsPath = options.has("repeats") ? String(options.get("repeats")) : undefined;
-  refuseOutputsThatAreInputs([source], repeatsPath === undefined ? [outputPath] : [outputPath, repeatsPath]);
+  refuseOutputsThatAreInputs([source], outputs);
   // How a refusal of the filter's size names p: the user typed it, or it is the default.
   const pPhrase = options.has("p") ? `--p ${options.get("p")}` : `p = ${p} (the default --p)`;
   // A filter kept in Redis is reached before any output is created: a wrong URL or name leaves no file behind.
@@ -76,7 +81,6 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   const out = new Output(outputPath);
   const repeats = repeatsPath === undefined ? undefined : new Output(repeatsPath);
   const progress = new Progress("dedup", size, options.has("quiet"));
-  const threads = parseThreads(options);
   // A stream of unknown length (a pipe) is worth threads once THREADED_INPUT_BYTES of it have come: before, this thread does it.
   const threaded = !shared && worthThreads(threads, size);
   const streamed = size === undefined;

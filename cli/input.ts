@@ -3,7 +3,7 @@
 // still as it was; and an output that is one of the inputs is refused.
 import { closeSync, fstatSync, openSync, readFileSync, realpathSync, statSync, type BigIntStats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { CliError } from "./args.js";
+import { CliError, UsageError } from "./args.js";
 import { cannot } from "./os-errors.js";
 import { targetOf } from "./atomic-output.js";
 
@@ -107,6 +107,30 @@ function placeOf(output: string): string {
   }
 }
 
+/** True for an output that is standard output: none given, or -. */
+const toStdout = (output: string | undefined): output is undefined | typeof STDIO => output === undefined || output === STDIO;
+/** How messages name an output. */
+const outputName = (output: string | undefined) => (toStdout(output) ? "standard output" : output);
+
+/**
+ * Refuses one output named twice in the command line (`-o x --repeats x`,
+ * `-o x --repeats ./x`, or standard output twice) as wrong usage, before any
+ * input is opened. Two names that are one file through a link are found by
+ * refuseOutputsThatAreInputs.
+ */
+export function refuseOutputGivenTwice(outputs: readonly (string | undefined)[]): void {
+  const named = new Map<string, string>();
+  for (const output of outputs) {
+    const name = outputName(output);
+    const place = toStdout(output) ? STDIO : resolve(output);
+    const other = named.get(place);
+    if (other !== undefined) {
+      throw new UsageError(`${other === name ? `${name} is given for two outputs` : `${other} and ${name} are the same file`}: give each output its own file`);
+    }
+    named.set(place, name);
+  }
+}
+
 /**
  * Refuses, before anything is written, an output that is one of the inputs
  * (same device and inode, whatever the path says) or two outputs that are one
@@ -115,8 +139,7 @@ function placeOf(output: string): string {
 export function refuseOutputsThatAreInputs(inputs: readonly Input[], outputs: readonly (string | undefined)[]): void {
   const taken: { name: string; place: string; identity: BigIntStats | undefined }[] = [];
   for (const output of outputs) {
-    const toStdout = output === undefined || output === STDIO;
-    const name = toStdout ? "standard output" : output;
+    const name = outputName(output);
     const identity = existingFile(output);
     for (const input of inputs) {
       if (identity && input.identity?.isFile() && sameFile(input.identity, identity)) {
@@ -125,7 +148,7 @@ export function refuseOutputsThatAreInputs(inputs: readonly Input[], outputs: re
         throw new CliError(`${name} ${is}: writing it would destroy what is being read; write to another file`);
       }
     }
-    const place = toStdout ? STDIO : placeOf(output);
+    const place = toStdout(output) ? STDIO : placeOf(output);
     // Standard output given twice is refused whatever it is (two outputs would mix on a pipe).
     const twice = taken.find((other) => (identity && other.identity && sameFile(other.identity, identity)) || other.place === place);
     if (twice) {

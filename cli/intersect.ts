@@ -33,8 +33,7 @@ export async function intersect({ options, positionals }: Parsed): Promise<void>
   if (positionals.length !== 2) throw new UsageError(`intersect takes two files, got ${positionals.length}`);
   const [a, b] = positionals;
   if (a === "-" && b === "-") throw new UsageError("only one of A and B can be standard input");
-  // Default: 1 GB, or half the free memory on a machine with less than 2 GB free.
-  const memory = options.has("memory") ? checkMemory(parseBytes("memory", String(options.get("memory")))) : Math.min(1e9, Math.floor(freeMemory() / 2));
+  const memoryAsked = options.has("memory") ? parseBytes("memory", String(options.get("memory"))) : undefined;
   const p = options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.001;
   const givenN = options.has("n") ? parseCount("n", String(options.get("n"))) : undefined;
   if (givenN !== undefined && options.has("exact")) throw new UsageError("--n sizes the approximate filter; --exact needs none");
@@ -43,6 +42,9 @@ export async function intersect({ options, positionals }: Parsed): Promise<void>
   const quiet = options.has("quiet");
   const threads = parseThreads(options);
   if (options.has("threads") && options.has("exact")) throw new UsageError("--threads is for the approximate intersection; --exact runs in one thread");
+  // Wrong usage is reported first (exit 2), then what the machine or the files refuse (exit 1).
+  // Default: 1 GB, or half the free memory on a machine with less than 2 GB free.
+  const memory = memoryAsked === undefined ? Math.min(1e9, Math.floor(freeMemory() / 2)) : checkMemory(memoryAsked);
   // Both inputs are opened and checked before the output is created, and the output may be neither.
   const inputs = [openInput(a), openInput(b)];
   const outputPath = options.get("output") as string | undefined;

@@ -44,8 +44,8 @@ function run(args: string[], options: SpawnSyncOptions = {}) {
 }
 
 /** A failure as the CLI must report it: exit 1, one line, words, no code and no stack. */
-function expectOneLineError(result: ReturnType<typeof run>, message: RegExp) {
-  expect(result.code, result.stderr).toBe(1);
+function expectOneLineError(result: ReturnType<typeof run>, message: RegExp, code = 1) {
+  expect(result.code, result.stderr).toBe(code);
   expect(result.stderr.trim()).toMatch(message);
   expect(result.stderr.trim().split("\n")).toHaveLength(1);
   expect(result.stderr).not.toMatch(/\bE[A-Z]{3,}\b/); // ENOENT, EISDIR, EACCES, EROFS …
@@ -298,7 +298,10 @@ describe("an output that is an input is refused", () => {
     const before = readFileSync(file("b.bloom"));
     expectOneLineError(run(["merge", file("b.bloom"), file("b.bloom"), "-o", file("b.bloom")]), /b\.bloom is also an input/);
     expect(readFileSync(file("b.bloom")).equals(before)).toBe(true);
-    expectOneLineError(run(["dedup", file("other.txt"), "-o", file("same.txt"), "--repeats", file("same.txt")]), /same\.txt is given for two outputs: give each output its own file/);
+    // One name given for two outputs is wrong usage (exit 2), found before the input is read: even a missing input is not reached.
+    for (const [input, repeats] of [[file("other.txt"), file("same.txt")], [file("missing.txt"), file("same.txt")], [file("other.txt"), `${dir}/./same.txt`]]) {
+      expectOneLineError(run(["dedup", input, "-o", file("same.txt"), "--repeats", repeats]), /same\.txt (is given for two outputs|and .*same\.txt are the same file): give each output its own file \(see bloomkit dedup --help\)/, 2);
+    }
     expect(existsSync(file("same.txt"))).toBe(false);
   });
 
@@ -320,7 +323,7 @@ describe("an output that is an input is refused", () => {
     // spawnSync gives the child a pipe for its standard output: the two outputs would mix there.
     for (const args of [["--repeats", "-"], ["-o", "-", "--repeats", "-"]]) {
       const result = run(["dedup", file("other.txt"), ...args]);
-      expectOneLineError(result, /standard output is given for two outputs: give each output its own file/);
+      expectOneLineError(result, /standard output is given for two outputs: give each output its own file/, 2);
       expect(result.stdout).toBe("");
     }
   });

@@ -103,6 +103,20 @@ describe("build from a pipe", () => {
   });
 });
 
+describe("wrong usage is reported before what the machine or the files refuse", () => {
+  // --memory 1000TB is more than any machine has free (exit 1), and missing.txt cannot be read (exit 1): the usage error comes first, exit 2.
+  it.each([
+    [["dedup", "missing.txt", "--n", "10", "--memory", "1000TB"], "give --n and --p, or --memory, not both (see bloomkit dedup --help)"],
+    [["dedup", "missing.txt", "--memory", "1000TB", "--threads", "x"], '--threads must be a whole number from 1 to 256; got "x" (see bloomkit dedup --help)'],
+    [["intersect", "missing.txt", "b.txt", "--exact", "--n", "5", "--memory", "1000TB"], "--n sizes the approximate filter; --exact needs none (see bloomkit intersect --help)"],
+    [["intersect", "missing.txt", "b.txt", "--threads", "2", "--exact", "--memory", "1000TB"], "--threads is for the approximate intersection; --exact runs in one thread (see bloomkit intersect --help)"],
+  ])("%j", (args, message) => {
+    const result = run(args as string[]);
+    expect(result.stderr).toBe(`bloomkit: ${message}\n`);
+    expect(result.code).toBe(2);
+  });
+});
+
 describe("numbers and sizes: the errors list the forms accepted", () => {
   it("takes a count with a suffix that binary floating point misses by a rounding step (4.35T is 4349999999999.9995)", () => {
     expect(run(["calc", "--n", "4.35T", "--p", "0.01"]).stdout).toMatch(/^n = 4,350,000,000,000\n/);
