@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { CliError, UsageError, optionHelp, parseArgs, type OptionSpec, type Parsed } from "./args.js";
 import { runCleanups, watchSignals } from "./cleanup.js";
+import { collectBeforeExit } from "./exit-deadlock.js";
 import { clearProgress, printOut } from "./io.js";
 import { inWords } from "./os-errors.js";
 import { dedup, dedupOptions, dedupUsage } from "./dedup.js";
@@ -103,21 +104,23 @@ async function main(argv: string[]): Promise<number> {
 }
 
 watchSignals();
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    runCleanups(); // a failed command leaves no temporary file behind, and every output as it was
-    clearProgress(); // the message starts its own line on a terminal
-    if (error instanceof UsageError) {
-      process.stderr.write(`bloomkit: ${error.message} (see bloomkit ${helpFor ? `${helpFor} ` : ""}--help)\n`);
-      process.exitCode = 2;
-      return;
-    }
-    const known = error instanceof CliError || error instanceof RangeError || error instanceof TypeError;
-    process.stderr.write(`bloomkit: ${known ? (error as Error).message : unexpected(error)}\n`);
-    if (!known && process.env.BLOOMKIT_DEBUG) process.stderr.write(`${(error as Error)?.stack}\n`);
-    process.exitCode = 1;
-  },
-);
+main(process.argv.slice(2))
+  .then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      runCleanups(); // a failed command leaves no temporary file behind, and every output as it was
+      clearProgress(); // the message starts its own line on a terminal
+      if (error instanceof UsageError) {
+        process.stderr.write(`bloomkit: ${error.message} (see bloomkit ${helpFor ? `${helpFor} ` : ""}--help)\n`);
+        process.exitCode = 2;
+        return;
+      }
+      const known = error instanceof CliError || error instanceof RangeError || error instanceof TypeError;
+      process.stderr.write(`bloomkit: ${known ? (error as Error).message : unexpected(error)}\n`);
+      if (!known && process.env.BLOOMKIT_DEBUG) process.stderr.write(`${(error as Error)?.stack}\n`);
+      process.exitCode = 1;
+    },
+  )
+  .finally(collectBeforeExit); // last, once outputs are committed or cleaned up
