@@ -8,13 +8,28 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "redis";
 import { Redis as IoRedis } from "ioredis";
 import { BloomFilter } from "../bindings/index.js";
-import { REDIS_MAX_BITS, REDIS_SEGMENT_BITS, RedisBloomFilter, RedisFilterError } from "../bindings/redis/index.js";
+import { REDIS_MAX_BITS, REDIS_SEGMENT_BITS, RedisBloomFilter, RedisFilterError, type NodeRedisClientLike } from "../bindings/redis/index.js";
 import { redisOffset } from "../bindings/redis/bits.js";
 import { firstDifference, ones, urls } from "./helpers.js";
 import { haveRedisServer, startRedis, type RedisServer } from "./redis-server.js";
 import { localTwin, sameAsLocal } from "./redis-model.js";
 
 type NodeRedis = Awaited<ReturnType<ReturnType<typeof createClient>["connect"]>>;
+
+/** A node-redis-like client that passes every command on to `redis`, first calling `before` with it (which may act on Redis meanwhile). */
+function relay(redis: NodeRedis, before: (args: string[]) => unknown): NodeRedisClientLike {
+  return {
+    async sendCommand(args, options) {
+      await before(args.map(String));
+      return redis.sendCommand(args as string[], options);
+    },
+  };
+}
+
+/** Calls of `command` Redis ran since CONFIG RESETSTAT, those inside scripts included (INFO commandstats). */
+async function callsOf(redis: NodeRedis, command: string): Promise<number> {
+  return Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, "m").exec(await redis.info("commandstats"))?.[1] ?? 0);
+}
 
 const encoder = new TextEncoder();
 // CI installs redis-server (.ci/run); elsewhere the file is skipped without it.
@@ -405,6 +420,77 @@ run("RedisBloomFilter", () => {
     // A damaged filter can still be dropped.
     await filter.drop();
     expect(await redis.keys("{damaged}:*")).toEqual([]);
+  });
+
+  it("size() counts the bits with BITCOUNTs of its own over at most 16 MiB each, between two checks, and none inside a script", async () => {
+    // Three segments of 22.9 MiB (under a test-sized limit of 2^28 bits): each is counted in two ranges, 16 MiB and the rest.
+    const filter = await RedisBloomFilter.create(redis, "counted", 60_000_000, 0.01, { segmentBits: 2 ** 28 } as object);
+    const segments = filter.segmentCount;
+    const bytes = filter.bits / segments / 8;
+    expect(segments).toBe(3);
+    expect(bytes > 2 ** 24 && bytes < 2 ** 25).toBe(true);
+    const keys = Array.from({ length: segments }, (_, s) => `{counted}:bits:${s}`);
+    for (const key of keys) {
+      for (const [at, byte] of [[0, 0x01], [2 ** 24 - 1, 0x80], [2 ** 24, 0xff], [bytes - 1, 0x0f]]) await redis.setRange(key, at, Buffer.from([byte]));
+    }
+    const set = segments * (1 + 1 + 8 + 4);
+    const sent: string[][] = [];
+    const watched = await RedisBloomFilter.open(relay(redis, (args) => sent.push(args)), "counted");
+    await redis.configResetStat();
+    sent.length = 0;
+    expect(await watched.size()).toBe(Math.round((-filter.bits / filter.hashes) * Math.log1p(-set / filter.bits)));
+    // The checks (EVALSHA, or EVAL after it) come first and last, the counts between them.
+    const names = sent.map(([name]) => name);
+    const first = names.indexOf("BITCOUNT");
+    const last = names.lastIndexOf("BITCOUNT");
+    expect(first).toBeGreaterThan(0);
+    expect(names.slice(0, first).every((name) => /^EVAL(SHA)?$/.test(name))).toBe(true);
+    expect(names.slice(last + 1)).toContain("EVALSHA");
+    expect(names.slice(last + 1).every((name) => /^EVAL(SHA)?$/.test(name))).toBe(true);
+    const ranges = keys.flatMap((key) => [[key, "0", String(2 ** 24 - 1)], [key, String(2 ** 24), String(bytes - 1)]]);
+    expect(sent.slice(first, last + 1).map(([, ...range]) => range)).toEqual(ranges);
+    // Redis ran no BITCOUNT but these: none inside a script, where a 512 MiB segment holds every other client for 0.2 s.
+    expect(await callsOf(redis, "bitcount")).toBe(ranges.length);
+    await filter.drop();
+  });
+
+  it("size() rejects when the filter is dropped, made again under its name, or damaged while its bits are being counted", async () => {
+    const gone = /GONE the filter was dropped, or made again under its name, since this handle opened it; open it again$/;
+    // Five segments of 7,192 bytes (under a test-sized limit of 2^16 bits).
+    const make = () => RedisBloomFilter.create(redis, "recounted", 30_000, 0.01, { segmentBits: 2 ** 16 } as object);
+    const cases = [
+      ["dropped", gone],
+      ["made again", gone],
+      ["damaged", /CORRUPT Redis key \{recounted\}:bits:0 holds 7193 bytes; the filter keeps 7192 there$/],
+    ] as const;
+    for (const [meanwhile, why] of cases) {
+      const original = await make();
+      expect([original.segmentCount, original.bits / original.segmentCount / 8]).toEqual([5, 7192]);
+      await original.addMany(urls(2_000, "recounted-before", 86));
+      let fresh: RedisBloomFilter | undefined;
+      let raced = false;
+      // Just before the first BITCOUNT reaches Redis, another client drops the filter (and makes it again), or damages it.
+      const racing = relay(redis, async ([name]) => {
+        if (name !== "BITCOUNT" || raced) return;
+        raced = true;
+        if (meanwhile === "damaged") return redis.setRange("{recounted}:bits:0", 7192, "x");
+        await (await RedisBloomFilter.open(redis, "recounted")).drop();
+        if (meanwhile === "made again") fresh = await (await make()).addMany(urls(3_000, "recounted-after", 87));
+      });
+      const counting = (await RedisBloomFilter.open(racing, "recounted")).size();
+      await expect(counting).rejects.toThrow(RedisFilterError);
+      await expect(counting).rejects.toThrow(/^Redis filter "recounted": cannot count its bits: /);
+      await expect(counting).rejects.toThrow(why);
+      expect(raced).toBe(true);
+      // The filter made meanwhile is whole, and a handle to it counts it.
+      if (fresh) {
+        const local = localTwin(fresh).addMany(urls(3_000, "recounted-after", 87));
+        expect(await fresh.size()).toBe(Math.round(local.estimatedCount()));
+        local.dispose();
+      }
+      const left = await redis.keys("{recounted}:*");
+      if (left.length > 0) await redis.del(left);
+    }
   });
 
   it("opens only meta fields written exactly as bloomkit writes them (every call compares them as text)", async () => {

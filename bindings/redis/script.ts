@@ -107,17 +107,19 @@ return table.concat(out)
  * identity values, the mode, the bytes of one segment, and the mask of the
  * bits past the filter's end in a segment's last byte (0 when there are none).
  * DROP deletes every key (whatever they hold: they are the filter's).
- * COUNT answers each segment's BITCOUNT, CHECK "OK", both after checking
- * that every segment is a string no longer than a segment with no bit set
- * past the filter's end: bits that no bloomkit client writes, so a
- * damaged filter is refused rather than counted or copied.
+ * CHECK answers "OK" once every segment is a string no longer than a segment
+ * with no bit set past the filter's end: bits that no bloomkit client writes,
+ * so a damaged filter is refused rather than counted or copied. It reads a
+ * length and at most one byte per segment, so it stays quick on any filter;
+ * the bits themselves are counted or copied by commands of their own, each
+ * over a bounded range, between two CHECKs (a script reading every segment
+ * of a large filter would hold Redis for seconds).
  */
 export const STATE_SCRIPT = `${IDENTITY_GUARD}
 local a = ${IDENTITY_FIELDS.length}
 local mode, bytes, pad = ARGV[a + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
 if mode == 'DROP' then return redis.call('DEL', unpack(KEYS)) end
 ${TYPE_GUARD}
-local counts = {}
 for s = 2, #KEYS do
   local length = redis.call('STRLEN', KEYS[s])
   if length > bytes then
@@ -126,14 +128,12 @@ for s = 2, #KEYS do
   if pad ~= 0 and length == bytes and bit.band(string.byte(redis.call('GETRANGE', KEYS[s], bytes - 1, bytes - 1)), pad) ~= 0 then
     return redis.error_reply('CORRUPT Redis key ' .. KEYS[s] .. ' has bits set past the end of the filter')
   end
-  if mode == 'COUNT' then counts[s - 1] = redis.call('BITCOUNT', KEYS[s]) end
 end
-if mode == 'COUNT' then return counts end
 return 'OK'
 `;
 
 /** What STATE_SCRIPT does after the identity check. */
-export type StateMode = "DROP" | "COUNT" | "CHECK";
+export type StateMode = "DROP" | "CHECK";
 
 /** Keys per group for k hashes. */
 export function keysPerGroup(hashes: number): number {
