@@ -422,6 +422,47 @@ function described(page: Page) {
     await fresh.close();
   });
 
+  it("Enter in a size field makes the filter, as New filter does; Enter in Random keys adds them", async () => {
+    const fresh = await open(1280, 900);
+    const state = () =>
+      fresh.evaluate(() => {
+        const { state } = (window as unknown as { bloomkitPage: { state: { sizedFor: number; filter: { bits: number; size: number } } } }).bloomkitPage;
+        return { sizedFor: state.sizedFor, bits: state.filter.bits, size: state.filter.size };
+      });
+    await fresh.getByLabel("n (expected keys)").fill("250");
+    await fresh.getByLabel("n (expected keys)").press("Enter");
+    expect((await state()).sizedFor).toBe(250);
+    await fresh.getByLabel("m and k directly").check();
+    await fresh.getByLabel("m (bits)").fill("4096");
+    await fresh.getByLabel("m (bits)").press("Enter");
+    expect((await state()).bits).toBe(4096);
+    await fresh.getByLabel("Random keys").fill("7");
+    await fresh.getByLabel("Random keys").press("Enter");
+    expect((await state()).size).toBeGreaterThan(0);
+    expect(await status(fresh)).toMatch(/added 7 of 7 keys/);
+    await fresh.close();
+  });
+
+  it("says 1 key and 1 bucket, not 1 keys and 1 buckets", async () => {
+    const fresh = await open(1280, 900);
+    // 8 bits and 8 hashes are meant for about one key (half the bits set).
+    await makeDirectly(fresh, "standard", 8, 8);
+    expect(await fresh.locator("#derived").textContent()).toMatch(/^meant for about 1 key \(/);
+    // A cuckoo filter for one key is one bucket.
+    await fresh.getByLabel("n and p").check();
+    await fresh.getByLabel("Filter type").selectOption("cuckoo");
+    await fresh.getByLabel("n (expected keys)").fill("1");
+    await fresh.getByRole("button", { name: "New filter" }).click();
+    expect(await fresh.locator("#zoom-note").textContent()).toMatch(/^1 bucket of 4 slots, .*; \d+ buckets a row, 1 row$/);
+    await press(fresh, "only", "Add");
+    await press(fresh, "second", "Add");
+    for (const id of ["#zoom-note", "#derived", '[role="status"]', "#health"]) {
+      const text = (await fresh.locator(id).count()) > 0 ? await fresh.locator(id).textContent() : "";
+      expect(text, id).not.toMatch(/\b1 (bits|keys|counters|buckets)\b/);
+    }
+    await fresh.close();
+  });
+
   it("refuses an n that is not a whole number, or too large, naming the field and showing what it holds", async () => {
     const fresh = await open(1280, 900);
     const field = fresh.getByLabel("n (expected keys)");

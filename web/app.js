@@ -90,6 +90,15 @@ $("zoom").addEventListener("input", drawCells);
 $("key").addEventListener("keydown", (event) => {
   if (event.key === "Enter") add();
 });
+// Enter in a size field makes the filter, as New filter does; in Random keys it adds them.
+for (const id of ["n", "p", "m", "k"]) {
+  $(id).addEventListener("keydown", (event) => {
+    if (event.key === "Enter") createFromControls();
+  });
+}
+$("random-count").addEventListener("keydown", (event) => {
+  if (event.key === "Enter") $("add-random").click();
+});
 // A position (or bucket) above the view scrolls the view to it, by click or by Enter.
 $("explain").addEventListener("click", (event) => {
   const target = event.target.closest("[data-index]");
@@ -121,6 +130,8 @@ function sizing() {
 
 /** What m counts in a filter of `type`: bits, or (counting) counters. */
 const cellWord = (type) => (type === "counting" ? "counters" : "bits");
+/** "1 bit", "960 bits", "1 counter": a count of cells in good grammar. */
+const cellsText = (value, type) => plural(value, type === "counting" ? "counter" : "bit");
 
 function syncSizing() {
   const cuckoo = $("type").value === "cuckoo";
@@ -200,8 +211,8 @@ function showDerived() {
     const { type, n, p, m, k, sizedFor } = parameters();
     $("derived").textContent =
       type === "cuckoo" ? `cuckoo: buckets of 4 fingerprints, fingerprints sized from p (see “How full, how wrong”)`
-      : sizing() === "np" ? `m = ${count(m)} ${cellWord(type)} (${perKey(m / n)} per key), k = ${k}: p = ${rate(p)} at n = ${count(n)}`
-      : `meant for about ${count(sizedFor)} keys (half the ${cellWord(type)} set); p there: ${rate(falsePositiveRateFor(sizedFor, m, k))}`;
+      : sizing() === "np" ? `m = ${cellsText(m, type)} (${perKey(m / n)} per key), k = ${k}: p = ${rate(p)} at n = ${count(n)}`
+      : `meant for about ${plural(sizedFor, "key")} (half the ${cellWord(type)} set); p there: ${rate(falsePositiveRateFor(sizedFor, m, k))}`;
   } catch (error) {
     $("derived").textContent = error.message;
   }
@@ -519,7 +530,7 @@ function showStats() {
   const rows = cuckoo
     ? [
         ["n", "keys added (n)", count(n)],
-        ["slots", "slots", `${count(filter.capacity)}: ${count(filter.buckets)} buckets of 4`],
+        ["slots", "slots", `${count(filter.capacity)}: ${plural(filter.buckets, "bucket")} of 4`],
         ["fingerprint", "fingerprint", `${filter.fingerprintBits} bits`],
         // The table is a power of two of buckets, so at its n it is anywhere from about half to 95% full.
         ["fill", "load", `${percent(fill)} of slots hold a fingerprint; ${percent(state.sizedFor / filter.capacity)} will at n = ${count(state.sizedFor)}, and adds start to fail near ${percent(CUCKOO_LOAD)}`],
@@ -552,7 +563,7 @@ function showWarning(n, fill) {
   } else if (state.type === "cuckoo" && overfull()) {
     text = `Nearly full: ${percent(fill)} of slots are taken; adds will soon start to fail. Make a new filter with a larger n.`;
   } else if (overfull()) {
-    text = `Overfull: ${count(n)} keys in a filter sized for ${count(state.sizedFor)}. ${percent(fill)} of its ${state.type === "counting" ? "counters" : "bits"} are set, so a key never added now looks present ${rate(theory(n))} of the time. ` +
+    text = `Overfull: ${plural(n, "key")} in a filter sized for ${count(state.sizedFor)}. ${percent(fill)} of its ${state.type === "counting" ? "counters" : "bits"} are set, so a key never added now looks present ${rate(theory(n))} of the time. ` +
       `Make a new filter with n of at least ${count(n)}.`;
   }
   if (state.type === "counting" && state.filter.saturatedCounters > 0) {
@@ -599,8 +610,8 @@ function drawCells() {
   view.scrollTop = scrollFor(grid, cellBox(grid, Math.min(firstCell, cells - 1)).y, viewHeight);
   $("cells-title").textContent = HEADINGS[state.type];
   $("cells-legend").textContent = LEGENDS[state.type];
-  const what = cuckoo ? `${count(filter.buckets)} buckets of 4 slots, each slot ${grid.slotWidth}×${size} px` : `${count(cells)} ${state.type === "counting" ? "counters" : "bits"}, ${size} px each`;
-  const rows = `${count(grid.perRow)} ${cuckoo ? "buckets" : ""} a row, ${plural(grid.rows, "row")}`.replace("  ", " ");
+  const what = cuckoo ? `${plural(filter.buckets, "bucket")} of 4 slots, each slot ${grid.slotWidth}×${size} px` : `${cellsText(cells, state.type)}, ${size} px each`;
+  const rows = `${cuckoo ? plural(grid.perRow, "bucket") : count(grid.perRow)} a row, ${plural(grid.rows, "row")}`;
   $("zoom-note").textContent = `${what}; ${rows}${grid.height > viewHeight ? ": scroll for the rest" : ""}`;
   paintView();
 }
