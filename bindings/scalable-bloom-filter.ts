@@ -61,7 +61,7 @@ function capacityOf(initialCapacity: number, growth: number, i: number): number 
  * rounds to 1 and would give 0 for a lightly filled filter.
  */
 function anyOf(rates: number[]): number {
-  return -Math.expm1(rates.reduce((sum, rate) => sum + Math.log1p(-rate), 0));
+  return 0 - Math.expm1(rates.reduce((sum, rate) => sum + Math.log1p(-rate), 0)); // 0 - : an empty filter is 0, not -0
 }
 
 /** Layer i's rate p · (1 − r) · r^i. */

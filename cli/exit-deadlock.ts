@@ -1,5 +1,5 @@
-// Works around a Node deadlock at exit (nodejs/node#54918, open in Node 20 to
-// 26): when the event loop ends, the main thread waits for V8's background
+// Works around a Node deadlock at exit (nodejs/node#54918 and the reports
+// like it, seen here under Node 20): when the event loop ends, the main thread waits for V8's background
 // compile jobs, and a job that needs the old generation collected waits for
 // the main thread. The process then sleeps for ever with its work done; two
 // of this session's test runs hung so (main thread in NodePlatform::DrainTasks,
