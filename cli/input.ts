@@ -112,6 +112,10 @@ const toStdout = (output: string | undefined): output is undefined | typeof STDI
 /** How messages name an output. */
 const outputName = (output: string | undefined) => (toStdout(output) ? "standard output" : output);
 
+/** The refusal of two outputs that are one file, named as given. */
+const twoOutputs = (first: string, second: string) =>
+  `${first === second ? `${second} is given for two outputs` : `${first} and ${second} are the same file`}: give each output its own file`;
+
 /**
  * Refuses one output named twice in the command line (`-o x --repeats x`,
  * `-o x --repeats ./x`, or standard output twice) as wrong usage, before any
@@ -124,9 +128,7 @@ export function refuseOutputGivenTwice(outputs: readonly (string | undefined)[])
     const name = outputName(output);
     const place = toStdout(output) ? STDIO : resolve(output);
     const other = named.get(place);
-    if (other !== undefined) {
-      throw new UsageError(`${other === name ? `${name} is given for two outputs` : `${other} and ${name} are the same file`}: give each output its own file`);
-    }
+    if (other !== undefined) throw new UsageError(twoOutputs(other, name));
     named.set(place, name);
   }
 }
@@ -151,10 +153,7 @@ export function refuseOutputsThatAreInputs(inputs: readonly Input[], outputs: re
     const place = toStdout(output) ? STDIO : placeOf(output);
     // Standard output given twice is refused whatever it is (two outputs would mix on a pipe).
     const twice = taken.find((other) => (identity && other.identity && sameFile(other.identity, identity)) || other.place === place);
-    if (twice) {
-      const are = twice.name === name ? `${name} is given for two outputs` : `${twice.name} and ${name} are the same file`;
-      throw new CliError(`${are}: give each output its own file`);
-    }
+    if (twice) throw new CliError(twoOutputs(twice.name, name));
     taken.push({ name, place, identity });
   }
 }

@@ -203,8 +203,8 @@ export class RedisBloomFilter {
       if (Number(await commands.call(meta, ["EXISTS", meta])) !== 0) throw new RedisFilterError(name, ALREADY_EXISTS);
       const bytes = Math.ceil(segmentBits / 8);
       for (let s = 0; s < segments; s++) {
-        for (let at = 0; at < bytes; at += TRANSFER_BYTES) {
-          const view = filter.segmentBytes(s).subarray(at, Math.min(bytes, at + TRANSFER_BYTES));
+        for (const [at, last] of byteRanges(bytes, TRANSFER_BYTES)) {
+          const view = filter.segmentBytes(s).subarray(at, last + 1);
           // Redis reads a missing or short string as zero bits: only pieces with a bit set are sent.
           if (view.every((b) => b === 0)) continue;
           await commands.call(staging[s], ["SETRANGE", staging[s], String(at), asBuffer(view.slice())]);
@@ -371,8 +371,7 @@ export class RedisBloomFilter {
     try {
       for (let s = 0; s < segments; s++) {
         const key = this.#keys[s];
-        for (let at = 0; at < bytes; at += TRANSFER_BYTES) {
-          const last = Math.min(bytes, at + TRANSFER_BYTES) - 1;
+        for (const [at, last] of byteRanges(bytes, TRANSFER_BYTES)) {
           const piece = await this.#attempt("cannot read its bits", () => this.#redis.callBytes(key, ["GETRANGE", key, String(at), String(last)]));
           // A string shorter than the segment (bits never set past its end) reads as zeros.
           if (piece && piece.length > 0) filter.segmentBytes(s).set(piece.subarray(0, last + 1 - at), at);
