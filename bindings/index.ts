@@ -13,6 +13,7 @@ export {
   splitBlockFalsePositiveRate,
   SBBF_BLOCK_BYTES,
   type SplitBlockBloomFilterOptions,
+  type SplitBlockBloomFilterSize,
   type SharedSplitBlockBloomFilterHandle,
 } from "./split-block-bloom-filter.js";
 export type { DeserializeOptions, SharedFilterHandle } from "./shared.js";

@@ -36,6 +36,8 @@ const MIN_BYTES = 32;
 const MAX_SEGMENT_BLOCKS = Math.floor((MAX_BLOCK_BYTES - HEADER_BYTES) / SBBF_BLOCK_BYTES);
 /** Blocks a filter holds: block numbers are u32 in the specification's formula (128 GiB). */
 const MAX_BLOCKS = 2 ** 32 - 1;
+/** The most blocks the exact sizing searches (4 PiB: far past any filter, and below 2^53 so the search stays exact). */
+const MAX_SEARCH_BLOCKS = 2 ** 47;
 
 /** Blocks per segment for a filter of `blocks` blocks: all of them, or an equal share (the last segment takes what is left). */
 function segmentBlocks(blocks: number): number {
@@ -59,24 +61,44 @@ export function splitBlockBytesFor(n: number, p: number, powerOfTwo = true): num
   return bytesFor(n, p, powerOfTwo);
 }
 
-/** The most blocks the exact sizing searches (4 PiB: far past any filter, and below 2^53 so the search stays exact). */
-const MAX_SEARCH_BLOCKS = 2 ** 47;
+/**
+ * Blocks of create()'s filter for n keys at rate p; a RangeError naming
+ * create()'s arguments when that is more than a filter holds.
+ */
+function blocksFor(n: number, p: number, powerOfTwo: boolean): number {
+  const blocks = powerOfTwo ? parquetBytes(n, p) / SBBF_BLOCK_BYTES : fewestBlocks(n, p);
+  if (blocks > MAX_BLOCKS) {
+    const needs = blocks > MAX_SEARCH_BLOCKS ? `more than ${MAX_SEARCH_BLOCKS} blocks` : `${blocks} blocks (${formatBytes(blocks * SBBF_BLOCK_BYTES)})`;
+    throw new RangeError(`a split-block filter for expectedItems = ${n} at falsePositiveRate = ${p} needs ${needs}; a filter holds at most ${MAX_BLOCKS} (${formatBytes(MAX_BLOCKS * SBBF_BLOCK_BYTES)})`);
+  }
+  return blocks;
+}
 
 /** splitBlockBytesFor without the argument checks. */
 function bytesFor(n: number, p: number, powerOfTwo: boolean): number {
-  if (powerOfTwo) return Math.max(MIN_BYTES, 2 ** Math.ceil(Math.log2((-8 * n) / Math.log1p(-Math.pow(p, 1 / 8)) / 8)));
+  if (powerOfTwo) return parquetBytes(n, p);
+  const blocks = fewestBlocks(n, p);
+  if (blocks > MAX_SEARCH_BLOCKS) {
+    throw new RangeError(`a split-block filter for n = ${n} at p = ${p} needs more than ${MAX_SEARCH_BLOCKS} blocks (${formatBytes(MAX_SEARCH_BLOCKS * SBBF_BLOCK_BYTES)})`);
+  }
+  return blocks * SBBF_BLOCK_BYTES;
+}
+
+/** The Parquet guidance's bytes for n keys at rate p: −8n / ln(1 − p^(1/8)) bits, rounded up to a power of two. */
+const parquetBytes = (n: number, p: number) => Math.max(MIN_BYTES, 2 ** Math.ceil(Math.log2((-8 * n) / Math.log1p(-Math.pow(p, 1 / 8)) / 8)));
+
+/** The fewest blocks whose rate for n keys is at most p; Infinity when that is more than MAX_SEARCH_BLOCKS. */
+function fewestBlocks(n: number, p: number): number {
   let low = 1;
   let high = Math.max(1, Math.ceil((-16 * n) / Math.log1p(-Math.pow(p, 1 / 8)) / 256)); // twice the formula: always enough
   while (high <= MAX_SEARCH_BLOCKS && blockRate(n, high) > p) high *= 2;
-  if (high > MAX_SEARCH_BLOCKS) {
-    throw new RangeError(`a split-block filter for n = ${n} at p = ${p} needs more than ${MAX_SEARCH_BLOCKS} blocks (${formatBytes(MAX_SEARCH_BLOCKS * SBBF_BLOCK_BYTES)})`);
-  }
+  if (high > MAX_SEARCH_BLOCKS) return Infinity;
   while (low < high) {
     const middle = Math.floor((low + high) / 2);
     if (blockRate(n, middle) <= p) high = middle;
     else low = middle + 1;
   }
-  return low * SBBF_BLOCK_BYTES;
+  return low;
 }
 
 /** A word's chance that one key leaves a given bit clear: 31/32. */
@@ -157,6 +179,16 @@ export interface SplitBlockBloomFilterOptions {
   shared?: boolean;
 }
 
+/** The size of the filter SplitBlockBloomFilter.create() makes, as sizeFor() gives it. */
+export interface SplitBlockBloomFilterSize {
+  /** Blocks of 32 bytes (the filter's `blocks`). */
+  blocks: number;
+  /** Bits of the bitset, blocks · 256 (the filter's `bits`). */
+  bits: number;
+  /** Bytes of the bitset, blocks · 32 (the length of its toParquetBitset()). */
+  bytes: number;
+}
+
 /** A Parquet-compatible split-block Bloom filter (xxh64 with seed 0, as the specification fixes). */
 export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
   readonly #blocks: number;
@@ -205,9 +237,24 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
       throw new TypeError(`options.powerOfTwo must be a boolean, got ${describe(checked.powerOfTwo)}`);
     }
     const placement = sharedPlacement(checked.shared);
-    const blocks = bytesFor(n, p, checked.powerOfTwo !== false) / SBBF_BLOCK_BYTES;
-    if (blocks > MAX_BLOCKS) throw new RangeError(`a split-block filter for expectedItems = ${n} at falsePositiveRate = ${p} needs ${blocks} blocks; a filter holds at most ${MAX_BLOCKS}`);
-    return new SplitBlockBloomFilter(blocks, placement);
+    return new SplitBlockBloomFilter(blocksFor(n, p, checked.powerOfTwo !== false), placement);
+  }
+
+  /**
+   * The filter create(expectedItems, falsePositiveRate, options) makes,
+   * without making it: its `blocks`, `bits` and `bytes` (the bitset, as
+   * toParquetBitset() gives it). Throws what create() throws for these
+   * arguments, a filter larger than one filter holds included.
+   */
+  static sizeFor(expectedItems: number, falsePositiveRate: number, options?: Pick<SplitBlockBloomFilterOptions, "powerOfTwo">): SplitBlockBloomFilterSize {
+    const n = checkPositive("expectedItems", expectedItems);
+    const p = checkProbability("falsePositiveRate", falsePositiveRate);
+    const checked = checkOptions("options", options, ["powerOfTwo"]);
+    if (checked.powerOfTwo !== undefined && typeof checked.powerOfTwo !== "boolean") {
+      throw new TypeError(`options.powerOfTwo must be a boolean, got ${describe(checked.powerOfTwo)}`);
+    }
+    const blocks = blocksFor(n, p, checked.powerOfTwo !== false);
+    return { blocks, bits: blocks * SBBF_BLOCK_BYTES * 8, bytes: blocks * SBBF_BLOCK_BYTES };
   }
 
   /** Exactly `blocks` blocks of 32 bytes; `options.shared` as in create(). */

@@ -70,6 +70,34 @@ describe("SplitBlockBloomFilter follows the specification", () => {
     expect(() => SplitBlockBloomFilter.create(10, 0.1, { powerOfTwo: "no" as unknown as boolean })).toThrow(/powerOfTwo must be a boolean/);
   });
 
+  it("sizeFor gives the size create() makes, without making it, and refuses what create() refuses in the same words", () => {
+    // Seeded: n from 1 to 10^7 and p from 0.5 to 1e-12, spread on log scales.
+    let state = 20261128;
+    const next = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    for (let i = 0; i < 200; i++) {
+      const n = Math.max(1, Math.round(10 ** (7 * next())));
+      const p = 0.5 * 10 ** (-11.7 * next());
+      for (const powerOfTwo of [true, false]) {
+        const size = SplitBlockBloomFilter.sizeFor(n, p, { powerOfTwo });
+        expect(size.bytes).toBe(splitBlockBytesFor(n, p, powerOfTwo));
+        if (size.bytes > 1 << 22) continue; // made only while small: 200 filters of up to 4 MiB
+        using made = SplitBlockBloomFilter.create(n, p, { powerOfTwo });
+        expect(size, `${n} at ${p}`).toEqual({ blocks: made.blocks, bits: made.bits, bytes: made.toParquetBitset().length });
+      }
+    }
+    // Past 2^32 − 1 blocks (the specification's u32 block numbers), and past what the sizing searches: one message for both.
+    for (const [n, p, needs] of [
+      [1e12, 0.01, "41129818329 blocks \\(1\\.20 TiB\\)"],
+      [1, 1e-100, "more than 140737488355328 blocks"],
+    ] as const) {
+      const refusal = new RegExp(`^a split-block filter for expectedItems = ${n} at falsePositiveRate = ${p} needs ${needs}; a filter holds at most 4294967295 \\(128\\.00 GiB\\)$`);
+      expect(() => SplitBlockBloomFilter.sizeFor(n, p, { powerOfTwo: false })).toThrow(refusal);
+      expect(() => SplitBlockBloomFilter.create(n, p, { powerOfTwo: false })).toThrow(refusal);
+    }
+    expect(() => SplitBlockBloomFilter.sizeFor(10, 0.1, { powerOfTwo: 1 as unknown as boolean })).toThrow(new TypeError("options.powerOfTwo must be a boolean, got 1"));
+    expect(() => SplitBlockBloomFilter.sizeFor(10, 0.1, { shared: true } as never)).toThrow(TypeError);
+  });
+
   it.each([
     [6.0, 0.1],
     [10.5, 0.01],
