@@ -4,7 +4,7 @@ import { BloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, optimal } fro
 import { FIRST_LAYER_LINES, GrowingFilter, rateAfter } from "./growing-filter.js";
 import { bloomBits, checkMemory } from "./memory.js";
 import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, sizedByOptionsAsync, type OptionSpec, type Parsed } from "./args.js";
-import { closeInput, openInput, refuseOutputGivenTwice, refuseOutputsThatAreInputs } from "./input.js";
+import { checkOutputNames, closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
 import { Output, Progress, closeTogether, estimateLines, linePieces } from "./io.js";
 import { count, formatBytes } from "./words.js";
 import { inRedis, lineEnds, openShared, redisOptions, redisTarget, type SharedFilter } from "./redis.js";
@@ -39,6 +39,11 @@ function expectedLoss(n: number, rate: (x: number) => number): number {
   return (sum * h) / 3;
 }
 
+/** The growing filter for an input of unknown length; a --p its first layer cannot reach is refused in the options' words. */
+function growingFilter(type: "split-block" | "bloom", p: number, pPhrase: string): GrowingFilter {
+  return sizedByOptions(() => new GrowingFilter(type, p), { p: pPhrase, n: `a first layer of ${count(FIRST_LAYER_LINES, "line")} (the input's length unknown)` });
+}
+
 /** "There is 1 line", "There are 2 lines": the crawler program's summary, in good grammar. */
 const thereAre = (n: number, noun: string) => `There ${n === 1 ? "is" : "are"} ${count(n, noun)}`;
 
@@ -62,15 +67,24 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   const outputPath = options.get("output") as string | undefined;
   const repeatsPath = options.has("repeats") ? String(options.get("repeats")) : undefined;
   const outputs = repeatsPath === undefined ? [outputPath] : [outputPath, repeatsPath];
-  refuseOutputGivenTwice(outputs);
-  // Wrong usage is reported first (exit 2), then what the machine or the files refuse (exit 1).
+  checkOutputNames(repeatsPath === undefined ? [["-o", outputPath]] : [["-o", outputPath], ["--repeats", repeatsPath]]);
+  // How a refusal of the filter's size names p: the user typed it, or it is the default.
+  const pPhrase = options.has("p") ? `--p ${options.get("p")}` : `p = ${p} (the default --p)`;
+  // Wrong usage is reported first (exit 2), then what the machine or the files refuse (exit 1). A size no filter has
+  // is wrong usage: with --n the filter is made now; else a --p that not even a single line reaches is refused now.
+  let filter: BloomFilter | SplitBlockBloomFilter | GrowingFilter | undefined;
+  if (!target && givenN !== undefined) {
+    filter = sizedByOptions(() => (type === "split-block" ? SplitBlockBloomFilter.create(givenN, p, { powerOfTwo: false }) : BloomFilter.create(givenN, p)), { p: pPhrase, n: `--n ${options.get("n")}` });
+  } else if (!target && (memoryAsked === undefined || type === "bloom")) {
+    sizedByOptions(() => (type === "split-block" ? SplitBlockBloomFilter.sizeFor(1, p, { powerOfTwo: false }) : optimal({ n: 1, p })), { p: pPhrase, n: "a single line" });
+  }
   const memory = memoryAsked === undefined ? undefined : checkMemory(memoryAsked);
   // The input is opened and checked before any output is created, and no output may be the input.
   const source = openInput(input);
   const size = source.size;
+  // Standard input of unknown length (opening it cannot fail) gets a growing filter, made before anything is read.
+  if (!target && filter === undefined && memory === undefined && size === undefined) filter = growingFilter(type, p, pPhrase);
   refuseOutputsThatAreInputs([source], outputs);
-  // How a refusal of the filter's size names p: the user typed it, or it is the default.
-  const pPhrase = options.has("p") ? `--p ${options.get("p")}` : `p = ${p} (the default --p)`;
   // A filter kept in Redis is reached before any output is created: a wrong URL or name leaves no file behind.
   // Its create() sizes it as a BloomFilter, and refuses a size in the same words, which name the options here too.
   const shared: SharedFilter | undefined =
@@ -90,7 +104,6 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   // With threads, a file is read straight into the buffers the workers get.
   const buffers = threaded ? new PieceBuffers() : undefined;
 
-  let filter: BloomFilter | SplitBlockBloomFilter | GrowingFilter | undefined;
   let lines = 0;
   let kept = 0;
   let bytes = 0;
@@ -113,12 +126,9 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   try {
     for await (const piece of linePieces(source, buffers?.take)) {
       if (!filter && !shared) {
-        const n = givenN ?? estimateLines(source, size, piece);
+        const n = estimateLines(source, size, piece);
         // The filter's refusals of the size asked for, in the options' words.
-        const phrases = {
-          p: pPhrase,
-          n: givenN !== undefined ? `--n ${options.get("n")}` : n !== undefined ? `the ${count(n, "line")} estimated in ${input}` : "one line (standard input's length unknown)",
-        };
+        const phrases = { p: pPhrase, n: n !== undefined ? `the ${count(n, "line")} estimated in ${input}` : "one line (its length unknown)" };
         if (memory !== undefined && type === "split-block") {
           filter = SplitBlockBloomFilter.withSize(Math.max(1, Math.min(2 ** 32 - 1, Math.floor(memory / 32))));
         } else if (memory !== undefined) {
@@ -129,7 +139,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
           // Not exchanged with Parquet: no need to round the size up to a power of two.
           filter = sizedByOptions(() => (type === "split-block" ? SplitBlockBloomFilter.create(n, p, { powerOfTwo: false }) : BloomFilter.create(n, p)), phrases);
         } else {
-          filter = sizedByOptions(() => new GrowingFilter(type, p), { ...phrases, n: `a first layer of ${count(FIRST_LAYER_LINES, "line")} (standard input's length unknown)` });
+          filter = growingFilter(type, p, pPhrase); // a file whose size tells nothing (files of /proc report 0)
         }
       }
       if (threaded && (pool !== undefined || !streamed || bytes >= THREADED_INPUT_BYTES)) {

@@ -9,12 +9,13 @@ import {
   ScalableBloomFilter,
   SplitBlockBloomFilter,
   deserializeChunks,
+  optimal,
   type AnyFilter,
 } from "bloomkit";
 import { CliError, UsageError, parseCount, parseProbability, sizedByOptions, type OptionSpec, type Parsed } from "./args.js";
 import { AtomicFile, checkWritable } from "./atomic-output.js";
 import { CuckooOverflow } from "./cuckoo-overflow.js";
-import { STDIO, closeInput, openInput, refuseOutputsThatAreInputs, type Input } from "./input.js";
+import { STDIO, checkOutputNames, closeInput, openInput, refuseOutputsThatAreInputs, type Input } from "./input.js";
 import { Output, Progress, countNewlines, linePieces, printOut, splitLines } from "./io.js";
 import { cannot } from "./os-errors.js";
 import { count, fmt } from "./words.js";
@@ -117,41 +118,54 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   const input = positionals[0];
   const output = options.get("output");
   if (typeof output !== "string") throw new UsageError("build needs -o FILE");
+  checkOutputNames([["-o", output]]);
   const type = String(options.get("type") ?? "bloom");
   if (!(FILTER_TYPES as readonly string[]).includes(type)) throw new UsageError(`--type must be one of ${FILTER_TYPES.join(", ")}, got "${type}"`);
   // Every option is checked before the input is read: a malformed --threads is a usage error, not one found after the count.
   const threads = parseThreads(options);
   if (type === "fuse8" || type === "fuse16") return buildFuse(input, output, type, options);
   const p = options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.01;
-  let n = options.has("n") ? parseCount("n", String(options.get("n"))) : undefined;
-  if (n === undefined && type !== "scalable" && input === STDIO) throw new UsageError(`reading standard input, build needs --n (or --type scalable)`);
+  const givenN = options.has("n") ? parseCount("n", String(options.get("n"))) : undefined;
+  if (givenN === undefined && type !== "scalable" && input === STDIO) throw new UsageError(`reading standard input, build needs --n (or --type scalable)`);
+  const pPhrase = options.has("p") ? `--p ${options.get("p")}` : "p = 0.01 (the default --p)";
+  /** The filter for n lines (a scalable filter's first layer), its refusals of the size in the words of `nPhrase`. */
+  const make = (n: number, nPhrase: string, shared: boolean) =>
+    sizedByOptions(
+      () =>
+        type === "bloom" ? BloomFilter.create(n, p, { shared })
+        : type === "counting" ? CountingBloomFilter.create(n, p)
+        : type === "cuckoo" ? CuckooFilter.create(n, p)
+        : type === "split-block" ? SplitBlockBloomFilter.create(n, p, { powerOfTwo: false }) // sized to meet --p; Parquet's power-of-two rounding is for its writers
+        : ScalableBloomFilter.create(n, p),
+      { p: pPhrase, n: nPhrase },
+    );
+  // A size no filter has is wrong usage, refused before the input is opened: with --n (or a scalable filter's first
+  // layer) the filter is made now; with the lines still to count, a --p that not even a single line reaches is refused.
+  // A Bloom filter is shared when threads may add to it (an input of less than THREADED_INPUT_BYTES is then done here,
+  // in a shared filter: a few milliseconds more). A split-block filter stays in this thread: measured on 10^7 URL lines,
+  // 0.84–0.89 s in one thread, 0.84–1.08 s with two (hashing in the workers and adding here, or adding to a shared
+  // filter, where new keys cost about 4× in atomic ORs).
+  const nPhrase = givenN !== undefined ? `--n ${options.get("n")}` : "a first layer of 100,000 keys (the default --n)";
+  let filter: ReturnType<typeof make> | undefined = givenN !== undefined || type === "scalable" ? make(givenN ?? 100_000, nPhrase, type === "bloom" && threads > 1) : undefined;
+  if (filter === undefined) sizedByOptions(() => (type === "cuckoo" ? CuckooFilter.sizeFor(1, p) : type === "split-block" ? SplitBlockBloomFilter.sizeFor(1, p, { powerOfTwo: false }) : optimal({ n: 1, p })), { p: pPhrase, n: "a single line" });
   // The input is opened and checked first, and the filter file may not be the input.
   const source = openInput(input);
   // Counting the lines reads the input once more: a pipe or device read to its end has nothing left for the build.
-  if (n === undefined && type !== "scalable" && !source.regular) {
+  if (filter === undefined && !source.regular) {
     closeInput(source);
     throw new UsageError(`reading ${input}, which is not a regular file, build needs --n (or --type scalable)`);
   }
   refuseOutputsThatAreInputs([source], [output]);
   checkOutput(output); // the filter file is written at the end: a folder it cannot go to should not cost the whole read
-  if (n === undefined && type !== "scalable") n = Math.max(1, await countLines(source));
-  // A Bloom filter is shared: worker threads hash the lines and add them themselves (k cache misses a line, which threads overlap).
-  // A split-block filter stays in this thread: measured on 10^7 URL lines, 0.84–0.89 s in one thread, 0.84–1.08 s with two
-  // (hashing in the workers and adding here, or adding to a shared filter, where new keys cost about 4× in atomic ORs).
-  const threaded = type === "bloom" && worthThreads(threads, source.size);
-  const phrases = {
-    p: options.has("p") ? `--p ${options.get("p")}` : "p = 0.01 (the default --p)",
-    n: options.has("n") ? `--n ${options.get("n")}` : n === undefined ? "a first layer of 100,000 keys (the default --n)" : `the ${count(n, "line")} of ${input}`,
-  };
-  const filter = sizedByOptions(
-    () =>
-      type === "bloom" ? BloomFilter.create(n!, p, { shared: threaded })
-      : type === "counting" ? CountingBloomFilter.create(n!, p)
-      : type === "cuckoo" ? CuckooFilter.create(n!, p)
-      : type === "split-block" ? SplitBlockBloomFilter.create(n!, p, { powerOfTwo: false }) // sized to meet --p; Parquet's power-of-two rounding is for its writers
-      : ScalableBloomFilter.create(n ?? 100_000, p),
-    phrases,
-  );
+  let n = givenN;
+  let sizedFor = nPhrase;
+  if (filter === undefined) {
+    n = Math.max(1, await countLines(source));
+    sizedFor = `the ${count(n, "line")} of ${input}`;
+    filter = make(n, sizedFor, type === "bloom" && worthThreads(threads, source.size));
+  }
+  // Worker threads hash the lines of a Bloom filter and add them themselves (k cache misses a line, which threads overlap).
+  const threaded = filter instanceof BloomFilter && filter.shared && worthThreads(threads, source.size);
   const progress = new Progress("build", source.size, options.has("quiet"));
   const overflow = filter instanceof CuckooFilter ? new CuckooOverflow(filter) : undefined;
   let lines = 0;
@@ -189,7 +203,7 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   if (failed) throw failed;
   await save(output, filter);
   process.stderr.write(`${nameOf(output, "standard output")}: ${describeFilter(filter).split("\n")[0]}, ${count(lines, "line")} read\n`);
-  if (n !== undefined) warnIfOverfilled(output, filter, lines, n, p, phrases.n);
+  if (type !== "scalable") warnIfOverfilled(output, filter, lines, n!, p, sizedFor);
   filter.dispose();
 }
 
@@ -465,6 +479,7 @@ export async function merge({ options, positionals }: Parsed): Promise<void> {
   if (positionals.length !== 2) throw new UsageError(`merge takes two filter files, got ${positionals.length}`);
   const output = options.get("output");
   if (typeof output !== "string") throw new UsageError("merge needs -o FILE");
+  checkOutputNames([["-o", output]]);
   if (positionals.every((path) => path === STDIO)) throw new UsageError("only one of the two filters can come from standard input");
   // Write the union to a new file: neither filter file is replaced by it.
   const inputs = positionals.map(openInput);

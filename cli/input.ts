@@ -117,14 +117,16 @@ const twoOutputs = (first: string, second: string) =>
   `${first === second ? `${second} is given for two outputs` : `${first} and ${second} are the same file`}: give each output its own file`;
 
 /**
- * Refuses one output named twice in the command line (`-o x --repeats x`,
- * `-o x --repeats ./x`, or standard output twice) as wrong usage, before any
- * input is opened. Two names that are one file through a link are found by
- * refuseOutputsThatAreInputs.
+ * Refuses, as wrong usage and before any input is opened, an output named
+ * by an empty string, and one output named twice in the command line (`-o x
+ * --repeats x`, `-o x --repeats ./x`, or standard output twice). `outputs`
+ * pairs each option as typed (-o, --repeats) with its value. Two names that
+ * are one file through a link are found by refuseOutputsThatAreInputs.
  */
-export function refuseOutputGivenTwice(outputs: readonly (string | undefined)[]): void {
+export function checkOutputNames(outputs: readonly (readonly [option: string, output: string | undefined])[]): void {
   const named = new Map<string, string>();
-  for (const output of outputs) {
+  for (const [option, output] of outputs) {
+    if (output === "") throw new UsageError(`an output's file name is empty (${option} "")`);
     const name = outputName(output);
     const place = toStdout(output) ? STDIO : resolve(output);
     const other = named.get(place);

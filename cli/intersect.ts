@@ -10,7 +10,7 @@ import { BloomFilter, hashMany, optimal, type OptimalInput } from "bloomkit";
 import { bloomBits, checkMemory, freeMemory } from "./memory.js";
 import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, type OptionSpec, type Parsed } from "./args.js";
 import { onCleanup } from "./cleanup.js";
-import { closeInput, inputName, openInput, refuseOutputsThatAreInputs, streamed, type Input } from "./input.js";
+import { checkOutputNames, closeInput, inputName, openInput, refuseOutputsThatAreInputs, streamed, type Input } from "./input.js";
 import { Output, Progress, estimateLines, linePieces, sizedPieces, splitLines } from "./io.js";
 import { cannot } from "./os-errors.js";
 import { count, fmt, formatBytes } from "./words.js";
@@ -42,12 +42,15 @@ export async function intersect({ options, positionals }: Parsed): Promise<void>
   const quiet = options.has("quiet");
   const threads = parseThreads(options);
   if (options.has("threads") && options.has("exact")) throw new UsageError("--threads is for the approximate intersection; --exact runs in one thread");
-  // Wrong usage is reported first (exit 2), then what the machine or the files refuse (exit 1).
+  const outputPath = options.get("output") as string | undefined;
+  checkOutputNames([["-o", outputPath]]);
+  // Wrong usage is reported first (exit 2), then what the machine or the files refuse (exit 1). A --p that no
+  // filter reaches, not even for a single line, is wrong usage: refused before the memory or the files are looked at.
+  if (!options.has("exact")) refuseUnreachableRate(p, givenN, { n: options.get("n") as string | undefined, p: options.get("p") as string | undefined });
   // Default: 1 GB, or half the free memory on a machine with less than 2 GB free.
   const memory = memoryAsked === undefined ? Math.min(1e9, Math.floor(freeMemory() / 2)) : checkMemory(memoryAsked);
   // Both inputs are opened and checked before the output is created, and the output may be neither.
   const inputs = [openInput(a), openInput(b)];
-  const outputPath = options.get("output") as string | undefined;
   refuseOutputsThatAreInputs(inputs, [outputPath]);
   const scratch = options.has("exact") ? scratchFolder(String(options.get("tmp") ?? tmpdir())) : undefined;
   const out = new Output(outputPath);
@@ -73,6 +76,19 @@ interface Sizing {
 
 /** What set the size of A's filter, for the warning when it is too small: --memory, --n, or the lines estimated in A. */
 type Limit = { by: "memory" } | { by: "n" | "estimate"; lines: number };
+
+/**
+ * Refuses a --p that no filter reaches (more than the most hashes a filter
+ * takes), in the options' words: for --n lines when given (A's lines are not
+ * counted yet), else for a single line; not even that can then be held.
+ */
+function refuseUnreachableRate(p: number, givenN: number | undefined, typed: Sizing["typed"]): void {
+  const phrases = { p: typed.p === undefined ? undefined : `--p ${typed.p}`, n: givenN === undefined ? "a single line" : `--n ${typed.n}` };
+  // A --n past what optimal() gives an m for (1e15 at a small p) is checked at a little less: the smallest p
+  // possible falls with n, and by less than 3% from one line to billions.
+  const n = givenN === undefined ? 1 : Math.min(givenN, Math.floor((0.99 * Number.MAX_SAFE_INTEGER * Math.LN2 * Math.LN2) / -Math.log(p)));
+  sizedByOptions(() => optimal({ n, p }), phrases);
+}
 
 /**
  * A's filter, for n lines (undefined: a stream of unknown length): sized for

@@ -331,7 +331,7 @@ describe("an output that is an input is refused", () => {
   it("an output name that is empty or a folder's (ending in /) is refused before the input is read", () => {
     const empty = run(["dedup", file("b.txt"), "-o", ""]);
     expect(empty.code).toBe(2);
-    expect(empty.stderr).toBe("bloomkit: an output's file name is empty (see bloomkit dedup --help)\n");
+    expect(empty.stderr).toBe('bloomkit: an output\'s file name is empty (-o "") (see bloomkit dedup --help)\n');
     expect(empty.stdout.toString()).toBe("");
     // A name ending in "/" that is no folder yet is not "a directory": it says why it is refused.
     expectOneLineError(run(["dedup", file("b.txt"), "-o", `${file("not-yet")}/`]), /cannot write .*not-yet\/: a file's name cannot end in "\/", which names a folder$/);
@@ -339,10 +339,21 @@ describe("an output that is an input is refused", () => {
     expectOneLineError(run(["dedup", file("b.txt"), "-o", `${file("a-folder")}/`]), /cannot write .*a-folder\/: is a directory$/);
     const emptyRepeats = run(["dedup", file("b.txt"), "-o", file("u2.txt"), "--repeats", ""]);
     expect(emptyRepeats.code).toBe(2);
-    expect(emptyRepeats.stderr).toMatch(/^bloomkit: an output's file name is empty/);
+    expect(emptyRepeats.stderr).toMatch(/^bloomkit: an output's file name is empty \(--repeats ""\)/);
     expect(existsSync(file("u2.txt"))).toBe(false);
+    // An empty name is wrong usage whatever else is wrong: checked before any input is opened or output compared.
+    for (const args of [
+      ["build", file("missing.txt"), "-o", ""],
+      ["build", file("missing.txt"), "-o", "", "--type", "fuse8"],
+      ["merge", file("missing.txt"), file("missing.txt"), "-o", ""],
+      ["dedup", file("b.txt"), "-o", "", "--repeats", "."],
+      ["intersect", file("missing.txt"), file("b.txt"), "-o", ""],
+    ]) {
+      expectOneLineError(run(args), /an output's file name is empty \(-o ""\)/, 2);
+    }
     expect(strays(dir)).toEqual([]);
   });
+
 
   it("writing to /dev/null is not refused, and /dev/null stays a device", () => {
     expect(run(["dedup", file("f.txt"), "-o", "/dev/null"]).code).toBe(0);

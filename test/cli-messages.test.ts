@@ -147,7 +147,9 @@ describe("values that do not go together: usage errors naming the options and va
   writeFileSync(file("calc-a.txt"), lines(10_000, "a-").join("\n") + "\n");
   writeFileSync(file("calc-b.txt"), lines(100, "b-").join("\n") + "\n");
   writeFileSync(file("calc-$&.txt"), "x\ny\nz\n");
+  writeFileSync(file("calc-empty.txt"), "");
   const smallest = "6\\.1\\d+e-78";
+  const smallestForOne = "6\\.259\\d+e-78";
 
   it.each([
     [["calc", "--n", "10k", "--p", "0.01", "--k", "300"], '--k must be an integer from 1 to 256; got "300"'],
@@ -165,21 +167,32 @@ describe("values that do not go together: usage errors naming the options and va
     [["calc", "--n", "1e15", "--p", "0.01"], "--n 1e15 and --p 0\\.01 need m = 9\\.58506e\\+15 bits, more than the 9007199254740991 \\(2\\^53 − 1\\) the calculator takes: give a smaller n or a larger p"],
     [["calc", "--n", "1e15", "--p", "0.01", "--k", "7"], "--n 1e15 and --p 0\\.01 with --k 7 need m = 9\\.\\d{5}e\\+15 bits, more than the 9007199254740991 .*"],
     [["calc", "--n", "1e300", "--p", "0.5"], "--n 1e300 and --p 0\\.5 need m = 1\\.44270e\\+300 bits, more than the 9007199254740991 .*"],
-    [["intersect", file("calc-a.txt"), file("calc-b.txt"), "--p", "1e-100"], `--p 1e-100 needs k = 332 hash functions, more than the 256 a filter takes; the smallest p possible for the 10,000 lines estimated in ${file("calc-a.txt")} is ${smallest}`],
+    // A --p no filter reaches is refused before the inputs are opened (a missing one too), for a single line when n is not given.
+    [["intersect", file("calc-a.txt"), file("calc-b.txt"), "--p", "1e-100"], `--p 1e-100 needs k = 333 hash functions, more than the 256 a filter takes; the smallest p possible for a single line is ${smallestForOne}`],
+    [["intersect", file("missing.txt"), file("calc-b.txt"), "--p", "1e-100"], `--p 1e-100 needs k = 333 .* the smallest p possible for a single line is ${smallestForOne}`],
     [["intersect", file("calc-a.txt"), file("calc-b.txt"), "--p", "1e-100", "--n", "5k"], `--p 1e-100 needs k = 332 .* the smallest p possible for --n 5k is ${smallest}`],
     // build and dedup size their filters with create(): its refusals name --n and --p too, or where n came from.
-    [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--p", "1e-100"], `--p 1e-100 needs k = 332 hash functions, more than the 256 a filter takes; the smallest p possible for the 10,000 lines of ${file("calc-a.txt")} is ${smallest}`],
+    [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--p", "1e-100"], `--p 1e-100 needs k = 333 hash functions, more than the 256 a filter takes; the smallest p possible for a single line is ${smallestForOne}`],
+    [["build", file("missing.txt"), "-o", file("calc.bloom"), "--n", "10k", "--p", "1e-100"], `--p 1e-100 needs k = 332 .* the smallest p possible for --n 10k is ${smallest}`],
     [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--type", "counting", "--p", "1e-100", "--n", "10k"], `--p 1e-100 needs k = 332 .* the smallest p possible for --n 10k is ${smallest}`],
     [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--type", "cuckoo", "--p", "1e-100"], "--p 1e-100 needs 336-bit fingerprints; the largest is 32 bits .*"],
-    [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--type", "split-block", "--p", "1e-100"], `a split-block filter for the 10,000 lines of ${file("calc-a.txt")} at --p 1e-100 needs more than \\d+ blocks \\(4096\\.00 TiB\\)`],
+    [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--type", "split-block", "--p", "1e-100"], `a split-block filter for a single line at --p 1e-100 needs more than \\d+ blocks; a filter holds at most 4294967295 \\(128\\.00 GiB\\)`],
+    // A --p a single line reaches, but not the lines counted (or estimated): refused once they are, naming them.
+    [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--type", "split-block", "--p", "1e-19"], `a split-block filter for the 10,000 lines of ${file("calc-a.txt")} at --p 1e-19 needs \\d+ blocks \\(2\\.65 TiB\\); a filter holds at most 4294967295 \\(128\\.00 GiB\\)`],
+    [["dedup", file("calc-a.txt"), "-o", file("calc-out.txt"), "--p", "1e-19"], `a split-block filter for the 10,000 lines estimated in ${file("calc-a.txt")} at --p 1e-19 needs \\d+ blocks .*`],
     [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--n", "1T", "--p", "1e-9"], "a filter for --n 1T at --p 1e-9 needs \\d+ bits \\(4\\.90 TiB\\); a filter holds at most .*"],
-    [["dedup", file("calc-a.txt"), "-o", file("calc-out.txt"), "--type", "bloom", "--p", "1e-100"], `--p 1e-100 needs k = 332 .* the smallest p possible for the 10,000 lines estimated in ${file("calc-a.txt")} is ${smallest}`],
+    [["dedup", file("calc-a.txt"), "-o", file("calc-out.txt"), "--type", "bloom", "--p", "1e-100"], `--p 1e-100 needs k = 333 .* the smallest p possible for a single line is ${smallestForOne}`],
+    [["dedup", file("missing.txt"), "-o", file("calc-out.txt"), "--n", "10k", "--p", "1e-100"], `a split-block filter for --n 10k at --p 1e-100 needs more than \\d+ blocks; .*`],
+    // An empty input has no lines to size for: the --p is refused all the same.
+    [["dedup", file("calc-empty.txt"), "-o", file("calc-out.txt"), "--p", "1e-100"], `a split-block filter for a single line at --p 1e-100 needs more than \\d+ blocks; .*`],
+    [["intersect", file("calc-empty.txt"), file("calc-b.txt"), "--p", "1e-100"], `--p 1e-100 needs k = 333 .* the smallest p possible for a single line is ${smallestForOne}`],
     // A file name is text in the message, "$&" included.
-    [["build", file("calc-$&.txt"), "-o", file("calc.bloom"), "--p", "1e-100"], `--p 1e-100 needs k = 332 .* the smallest p possible for the 3 lines of ${file("calc-\\$&.txt")} is .*`],
+    [["build", file("calc-$&.txt"), "-o", file("calc.bloom"), "--type", "split-block", "--p", "4e-22"], `a split-block filter for the 3 lines of ${file("calc-\\$&.txt")} at --p 4e-22 needs .*`],
     // A scalable filter's first layer has a tighter rate of its own: that one keeps a plain name.
     [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--type", "scalable", "--n", "1e15"], "--n 1e15 at p = 0\\.01 \\(the default --p\\): a filter for n = 1000000000000000 at p = 0\\.0015\\d* needs \\d+ bits .*"],
     [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--n", "1e308"], "a filter for --n 1e308 at p = 0\\.01 \\(the default --p\\) needs more bits than any filter holds"],
-    [["intersect", file("calc-a.txt"), file("calc-b.txt"), "--n", "1e15", "--p", "1e-100"], "--p 1e-100 needs k = 333 .*"],
+    // A --n past what the calculator sizes is checked at a little less: the smallest p possible is the one for many lines.
+    [["intersect", file("calc-a.txt"), file("calc-b.txt"), "--n", "1e15", "--p", "1e-100"], `--p 1e-100 needs k = 332 .* the smallest p possible for --n 1e15 is ${smallest}`],
   ])("%j", (args, message) => {
     const result = run(args);
     expect(result.code, result.stderr).toBe(2);
@@ -208,7 +221,7 @@ describe("values that do not go together: usage errors naming the options and va
   it("dedup of standard input with --memory: a --p no k reaches is a usage error too", () => {
     const result = run(["dedup", "-", "--type", "bloom", "--memory", "1MB", "--p", "1e-100", "-o", file("calc-stdin.txt")], "a\nb\n");
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toMatch(/^bloomkit: --p 1e-100 needs k = 333 .* the smallest p possible for one line \(standard input's length unknown\) is .* \(see bloomkit dedup --help\)\n$/);
+    expect(result.stderr).toMatch(/^bloomkit: --p 1e-100 needs k = 333 .* the smallest p possible for a single line is .* \(see bloomkit dedup --help\)\n$/);
     expect(existsSync(file("calc-stdin.txt"))).toBe(false);
   });
 
