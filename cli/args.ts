@@ -90,10 +90,18 @@ export const SIZE_FORMS =
 /** The forms parseProbability accepts, for its error message. */
 export const PROBABILITY_FORMS = "a probability between 0 and 1: a decimal (0.01, 1e-3), a percentage (1%) or a fraction (1/1000)";
 
+/** A number written well but past the largest a double holds (--n 1e400): refused as too large, not as malformed. */
+export class NumberTooLarge extends UsageError {
+  constructor(name: string, text: string) {
+    super(`--${name} must be below ${Number.MAX_VALUE.toPrecision(2).replace("e+", "e")}, the largest number there is here; got "${text}"`);
+  }
+}
+
 /** A count with an optional SI suffix: 10000, 1e6 (or 1E6, as --p takes 1E-3), 10k, 5M, 1G. */
 export function parseCount(name: string, text: string): number {
   const match = /^([0-9]*\.?[0-9]+(?:[eE][+-]?\d+)?)([kKmMgGtT]?)$/.exec(text.trim());
   const scaled = match ? Number(match[1]) * SI[match[2]] : NaN;
+  if (scaled === Infinity) throw new NumberTooLarge(name, text);
   // 4.35T is 4349999999999.9995 in binary: a count within a rounding step of a whole number is that number.
   const value = Math.abs(scaled - Math.round(scaled)) <= scaled * Number.EPSILON ? Math.round(scaled) : scaled;
   if (!Number.isInteger(value) || value <= 0) throw new UsageError(`--${name} must be ${COUNT_FORMS}; got "${text}"`);
@@ -105,6 +113,7 @@ export function parseBytes(name: string, text: string): number {
   const match = /^([0-9]*\.?[0-9]+(?:[eE][+-]?\d+)?)\s*([a-zA-Z]*)$/.exec(text.trim());
   const unit = match ? BYTE_UNITS[match[2] || "B"] : undefined;
   const value = match && unit ? Number(match[1]) * unit : NaN;
+  if (value === Infinity) throw new NumberTooLarge(name, text);
   if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name} must be ${SIZE_FORMS}; got "${text}"`);
   return value;
 }

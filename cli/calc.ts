@@ -1,6 +1,6 @@
 // `bloomkit calc`: the parameter calculator of hur.st/bloomfilter, from any three of n, p, m, k.
 import { optimal, type OptimalInput } from "bloomkit";
-import { UsageError, hasByteUnit, inOptionWords, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
+import { NumberTooLarge, UsageError, hasByteUnit, inOptionWords, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
 import { printOut } from "./io.js";
 import { count, fmt, formatBytes } from "./words.js";
 
@@ -14,7 +14,7 @@ export const calcUsage = "bloomkit calc [--n N] [--p P] [--m BITS|SIZE] [--k K] 
 
 /** The forms --m accepts, for its error message. */
 const BITS_OR_SIZE_FORMS =
-  "a number of bits (958506, 1e6, or with k, M, G or T: 1M) or a size with a unit (B, KB, MB, GB, TB, KiB, MiB, GiB or TiB: 17.55KiB, 64MB)";
+  "a whole number of bits (958506, 1e6, or with k, M, G or T: 1M) or a size with a unit (B, KB, MB, GB, TB, KiB, MiB, GiB or TiB: 17.55KiB, 64MB)";
 
 export async function calc({ options, positionals }: Parsed): Promise<void> {
   if (positionals.length > 0) throw new UsageError(`calc takes options, not "${positionals[0]}"`);
@@ -23,12 +23,16 @@ export async function calc({ options, positionals }: Parsed): Promise<void> {
   if (options.has("p")) input.p = parseProbability("p", String(options.get("p")));
   if (options.has("m")) {
     const text = String(options.get("m"));
+    let bits: number;
     try {
-      input.m = Math.round(hasByteUnit(text) ? parseBytes("m", text) * 8 : parseCount("m", text));
-    } catch {
+      bits = hasByteUnit(text) ? parseBytes("m", text) * 8 : parseCount("m", text);
+    } catch (error) {
+      if (error instanceof NumberTooLarge) throw error;
       throw new UsageError(`--m must be ${BITS_OR_SIZE_FORMS}; got "${text}"`);
     }
-    if (input.m < 1) throw new UsageError(`--m must be at least 1 bit; got "${text}"`);
+    // A size is rounded to the nearest bit (17.55KiB is 143769.6 bits), once it holds one: 0.1B (0.8 bits) holds none.
+    if (bits < 1) throw new UsageError(`--m must be at least 1 bit; got "${text}"`);
+    input.m = Math.round(bits);
   }
   if (options.has("k")) {
     const k = Number(options.get("k"));
@@ -53,7 +57,7 @@ export async function calc({ options, positionals }: Parsed): Promise<void> {
   printOut(
     `n = ${countWords(result.n)}\n` +
       `p = ${rateWords(result)}\n` +
-      `m = ${countWords(result.m)} bits (${size})\n` +
+      `m = ${countWords(result.m)} ${result.m === 1 ? "bit" : "bits"} (${size})\n` +
       `k = ${result.k}\n` +
       // An n far past m (--n 1e300 --m 1000) leaves too few bits an item for 2 decimals to show any.
       `bits per item = ${result.bitsPerItem < 0.005 ? result.bitsPerItem.toPrecision(3) : result.bitsPerItem.toFixed(2)}\n` +
@@ -98,7 +102,7 @@ function exponentForm(log10: number): string {
   return `${mantissa.toPrecision(6)}e${exponent < 0 ? "-" : "+"}${Math.abs(exponent)}`;
 }
 
-/** The calculator's message with the options and values as the user typed them ("--m 0.4", not "m = 0"). */
+/** The calculator's message with the options and values as the user typed them ("--m 1M", not "m = 1000000 bits"). */
 function inUserWords(message: string, options: Parsed["options"], given: readonly (keyof OptionInput)[]): string {
   const typed = (name: keyof OptionInput) => String(options.get(name));
   // "k must be an integer from 1 to 256, got 300": a value out of the range the calculator takes.

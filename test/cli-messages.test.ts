@@ -133,7 +133,7 @@ describe("numbers and sizes: the errors list the forms accepted", () => {
     [["dedup", "--n", "2.5"], /--n must be a positive whole number: .*; got "2\.5"/],
     [["intersect", "a", "b", "--n", "0.0005k"], /--n must be a positive whole number: .*; got "0\.0005k"/],
     [["calc", "--n", "10k", "--p", "2"], /--p must be a probability between 0 and 1: a decimal \(0\.01, 1e-3\), a percentage \(1%\) or a fraction \(1\/1000\); got "2"/],
-    [["calc", "--n", "10k", "--m", "12 parsecs"], /--m must be a number of bits \(958506, 1e6, or with k, M, G or T: 1M\) or a size with a unit \(B, KB, MB, GB, TB, KiB, MiB, GiB or TiB: 17\.55KiB, 64MB\); got "12 parsecs"/],
+    [["calc", "--n", "10k", "--m", "12 parsecs"], /--m must be a whole number of bits \(958506, 1e6, or with k, M, G or T: 1M\) or a size with a unit \(B, KB, MB, GB, TB, KiB, MiB, GiB or TiB: 17\.55KiB, 64MB\); got "12 parsecs"/],
     [["calc", "--n", "10k", "--m", "1M", "--k", "2.5"], /--k must be a whole number of hash functions, 1 or more \(as in 7\); got "2\.5"/],
   ])("%j", (args, message) => {
     const result = run(args as string[]);
@@ -156,8 +156,17 @@ describe("values that do not go together: usage errors naming the options and va
     // Options for the other way of intersecting are refused, not ignored.
     [["intersect", file("calc-a.txt"), file("calc-b.txt"), "--exact", "--p", "0.01"], "--p is the approximate filter's false-positive rate; --exact makes no false matches"],
     [["intersect", file("calc-a.txt"), file("calc-b.txt"), "--tmp", dir], "--tmp is where --exact puts its bucket files; the approximate intersection writes none"],
-    [["calc", "--n", "10", "--m", "0.4"], '--m must be a number of bits \\(958506, .*; got "0\\.4"'],
+    [["calc", "--n", "10", "--m", "0.4"], '--m must be a whole number of bits \\(958506, .*; got "0\\.4"'],
+    [["calc", "--n", "10", "--m", "1.5"], '--m must be a whole number of bits \\(958506, .*; got "1\\.5"'],
     [["calc", "--n", "10", "--m", "0.01B"], '--m must be at least 1 bit; got "0\\.01B"'],
+    // A size is rounded to the nearest bit once it holds one: 0.1 bytes are 0.8 bits, none.
+    [["calc", "--n", "10", "--m", "0.1B"], '--m must be at least 1 bit; got "0\\.1B"'],
+    // A number past the largest double is too large, not malformed.
+    [["calc", "--n", "1e400", "--p", "0.01"], '--n must be below 1\\.8e308, the largest number there is here; got "1e400"'],
+    [["calc", "--n", "10", "--m", "1e400"], '--m must be below 1\\.8e308, .*; got "1e400"'],
+    [["calc", "--n", "10", "--m", "1e400KiB"], '--m must be below 1\\.8e308, .*; got "1e400KiB"'],
+    [["dedup", file("calc-a.txt"), "--memory", "1e306TB"], '--memory must be below 1\\.8e308, .*; got "1e306TB"'],
+    [["intersect", file("calc-a.txt"), file("calc-b.txt"), "--n", "1e306k"], '--n must be below 1\\.8e308, .*; got "1e306k"'],
     [["calc", "--n", "10", "--m", "2e16"], '--m must be an integer from 1 to 9007199254740991; got "2e16"'],
     [["calc", "--n", "10k", "--p", "0.01", "--m", "1M", "--k", "3"], "calc takes at most three of --n --p --m --k: the fourth follows from them; got all four"],
     [["calc", "--n", "1000", "--m", "100", "--p", "1/1e9"], "--m 100 cannot reach --p 1/1e9 for --n 1000: the best is 0\\.99\\d+ with k = 1"],
@@ -279,6 +288,8 @@ describe("grammar and readable sizes", () => {
     expect(run(["calc", "--n", "100", "--p", "0.01"]).stdout).toContain("m = 959 bits (120 bytes)\n");
     expect(run(["calc", "--n", "10k", "--p", "1/1000"]).stdout).toContain("(17.55 KiB)");
     expect(run(["calc", "--n", "1", "--p", "0.5"]).stdout).toMatch(/\(1 byte\)\n[\s\S]*size = 1 byte\n/);
+    expect(run(["calc", "--n", "10", "--m", "0.15B"]).stdout).toContain("m = 1 bit (1 byte)\n");
+    expect(run(["calc", "--n", "1", "--m", "2"]).stdout).toContain("m = 2 bits (1 byte)\n");
   });
 });
 
