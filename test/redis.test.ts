@@ -454,6 +454,29 @@ run("RedisBloomFilter", () => {
     await filter.drop();
   });
 
+  it("size() takes a count a client gives as digits, and refuses any other reply to a BITCOUNT rather than sum it", async () => {
+    const filter = await RedisBloomFilter.create(redis, "replies", 1_000, 0.01);
+    await filter.addMany(urls(500, "replies", 87));
+    const truth = await filter.size();
+    /** The filter as seen through a client that answers each BITCOUNT with `reply(count)` (the count Redis gave). */
+    const through = (reply: (count: unknown) => unknown) =>
+      RedisBloomFilter.open(
+        {
+          async sendCommand(args, options) {
+            const answer = await redis.sendCommand(args as string[], options);
+            return String(args[0]).toUpperCase() === "BITCOUNT" ? reply(answer) : answer;
+          },
+        },
+        "replies",
+      );
+    expect(await (await through((count) => String(count))).size()).toBe(truth);
+    expect(await (await through((count) => BigInt(count as number))).size()).toBe(truth);
+    for (const bad of [(count: unknown) => ` ${count} `, () => "", (count: unknown) => `${count}.0`, () => "1e3", () => -1, () => 1.5, () => null, () => Buffer.from("12")]) {
+      await expect((await through(bad)).size()).rejects.toThrow(/^Redis filter "replies": cannot count its bits: BITCOUNT answered .*, not a count of bits$/);
+    }
+    await filter.drop();
+  });
+
   it("size() rejects when the filter is dropped, made again under its name, or damaged while its bits are being counted", async () => {
     const gone = /GONE the filter was dropped, or made again under its name, since this handle opened it; open it again$/;
     // Five segments of 7,192 bytes (under a test-sized limit of 2^16 bits).

@@ -513,7 +513,8 @@ function byteRanges(bytes: number, piece: number): [number, number][] {
 
 /** A BITCOUNT reply as a number (clients give integers as numbers; anything else is refused rather than summed). */
 function countOf(reply: unknown): number {
-  const n = typeof reply === "number" || typeof reply === "bigint" || typeof reply === "string" ? Number(reply) : NaN;
+  // A client may hand the integer over as text ("5"); text that is not all digits (" 5 ", "", "5e3") is no count.
+  const n = typeof reply === "number" || typeof reply === "bigint" ? Number(reply) : typeof reply === "string" && /^\d+$/.test(reply) ? Number(reply) : NaN;
   if (!Number.isSafeInteger(n) || n < 0) throw new TypeError(`BITCOUNT answered ${describe(reply)}, not a count of bits`);
   return n;
 }
