@@ -34,6 +34,16 @@ describe("ScalableBloomFilter", () => {
     expect(filter.expectedFalsePositiveRate()).toBeCloseTo(p0 + p1 - p0 * p1, 15);
   });
 
+  it("gives the rate tiny layers are sized for to 12 digits, where the product 1 − (1 − p0)(1 − p1) keeps about one", () => {
+    // p = 1e-15: the layers' rates are 1.5e-16 and 1.3e-16, below half a rounding step of 1 (1.1e-16).
+    const filter = ScalableBloomFilter.create(100, 1e-15);
+    filter.addMany(urls(300, "tiny-layers", 48));
+    expect(filter.layers).toBe(2);
+    const [p0, p1] = [filter.layerFalsePositiveRate(0), filter.layerFalsePositiveRate(1)];
+    // p0·p1 (about 2e-32) is far below the 12th digit of the sum.
+    expect(Math.abs(filter.expectedFalsePositiveRate() - (p0 + p1)) / (p0 + p1)).toBeLessThan(1e-12);
+  });
+
   it("sizes layer i for n0·s^i keys at p·(1 − r)·r^i", () => {
     const filter = ScalableBloomFilter.create(500, 0.05, { growth: 4, tightening: 0.5 });
     expect([0, 1, 2].map((i) => filter.layerCapacity(i))).toEqual([500, 2000, 8000]);
