@@ -56,6 +56,10 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   if (givenN !== undefined && memoryAsked !== undefined) throw new UsageError("give --n and --p, or --memory, not both");
   const type = String(options.get("type") ?? "split-block");
   if (type !== "split-block" && type !== "bloom") throw new UsageError(`--type must be split-block or bloom, got "${type}"`);
+  // A split-block filter of --memory takes all of it and sets 8 bits a line: a --p would change nothing, so it is not taken silently.
+  if (memoryAsked !== undefined && type === "split-block" && options.has("p")) {
+    throw new UsageError("--p does not size a split-block filter given --memory, which takes all of that memory: give --n and --p instead, or add --type bloom (whose k --p caps)");
+  }
   const target = redisTarget(options);
   if (target) {
     for (const name of ["memory", "type", "threads"]) {

@@ -192,6 +192,9 @@ describe("values that do not go together: usage errors naming the options and va
     [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--n", "1T", "--p", "1e-9"], "a filter for --n 1T at --p 1e-9 needs \\d+ bits \\(4\\.90 TiB\\); a filter holds at most .*"],
     [["dedup", file("calc-a.txt"), "-o", file("calc-out.txt"), "--type", "bloom", "--p", "1e-100"], `--p 1e-100 needs k = 333 .* the smallest p possible for a single line is ${smallestForOne}`],
     [["dedup", file("missing.txt"), "-o", file("calc-out.txt"), "--n", "10k", "--p", "1e-100"], `a split-block filter for --n 10k at --p 1e-100 needs more than \\d+ blocks; .*`],
+    // --p does not change a split-block filter of --memory: refused, not ignored (with --type bloom it caps k).
+    [["dedup", file("calc-a.txt"), "--memory", "1MB", "--p", "0.01"], "--p does not size a split-block filter given --memory, which takes all of that memory: give --n and --p instead, or add --type bloom \\(whose k --p caps\\)"],
+    [["dedup", file("missing.txt"), "--memory", "1MB", "--p", "0.01", "--type", "split-block"], "--p does not size a split-block filter given --memory.*"],
     // An empty input has no lines to size for: the --p is refused all the same.
     [["dedup", file("calc-empty.txt"), "-o", file("calc-out.txt"), "--p", "1e-100"], `a split-block filter for a single line at --p 1e-100 needs more than \\d+ blocks; .*`],
     [["intersect", file("calc-empty.txt"), file("calc-b.txt"), "--p", "1e-100"], `--p 1e-100 needs k = 333 .* the smallest p possible for a single line is ${smallestForOne}`],
