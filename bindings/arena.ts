@@ -49,6 +49,14 @@ export class Arena {
   #f64: Float64Array;
   /** The arena's scratch area (bindings/keys.ts lays it out): a field, not a map, since every key operation looks it up. */
   scratch: unknown = undefined;
+  /**
+   * Set on an arena made for one large block (memory.ts): when its last block
+   * is freed it is retired, never used again, rather than zeroed for reuse.
+   * Zeroing would write every page of it: a 4 GiB filter whose stream ended
+   * after its header took 3.1 s and 2.1 GB of resident memory to give up.
+   */
+  retireWhenEmpty = false;
+  #retired = false;
 
   /**
    * An arena whose memory starts with room for `bytes` bytes of blocks; over
@@ -96,6 +104,7 @@ export class Arena {
 
   /** True when a block of `bytes` fits below 4 GiB. */
   canFit(bytes: number): boolean {
+    if (this.#retired) return false;
     const size = aligned(Math.max(bytes, 1));
     return this.#holes.some((hole) => hole.size >= size) || this.#top + size <= ARENA_MAX_BYTES;
   }
@@ -105,6 +114,7 @@ export class Arena {
    * below 4 GiB or the engine refuses to grow the memory. Nothing changes then.
    */
   alloc(bytes: number): number {
+    if (this.#retired) return 0;
     const size = aligned(Math.max(bytes, 1));
     const at = this.#holes.findIndex((hole) => hole.size >= size);
     if (at >= 0) {
@@ -131,6 +141,10 @@ export class Arena {
     const size = this.#sizes.get(ptr);
     if (size === undefined) return;
     this.#sizes.delete(ptr);
+    if (this.retireWhenEmpty && this.#sizes.size === 0) {
+      this.#retired = true;
+      return;
+    }
     if (ptr + size === this.#top) {
       // The top block: lower the top past it and past any hole that now ends there.
       this.#top = ptr;

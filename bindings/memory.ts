@@ -100,6 +100,7 @@ export function allocate(bytes: number, what: What, near?: Arena): Block {
     let arena: Arena;
     try {
       arena = new Arena(bytes + SCRATCH_RESERVE);
+      arena.retireWhenEmpty = true;
     } catch {
       throw new RangeError(`cannot allocate ${formatBytes(bytes)} for ${named(what)}: the engine refused a wasm memory of that size`);
     }
