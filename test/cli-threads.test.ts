@@ -437,4 +437,18 @@ describe("standard input redirected from a file", () => {
     expect(asked.code, asked.stderr).toBe(0);
     expect(asked.stdout.equals(piped.stdout)).toBe(true);
   });
+
+  it("is sized from samples of what is left, not of the bytes before where it stands", () => {
+    // 4 MB of 2-byte lines before the offset, 2 MB of 100-byte lines after it: samples taken from the file's start
+    // would count some 25 times too many lines, and size the filter for them.
+    const before = Buffer.from("x\n".repeat(2_000_000));
+    const rest = Buffer.from(Array.from({ length: 20_000 }, (_, i) => `${String(i).padStart(8, "0")}-${"y".repeat(90)}\n`).join(""));
+    writeFileSync(file("short-then-long.txt"), Buffer.concat([before, rest]));
+    writeFileSync(file("long-only.txt"), rest);
+    const fromPath = run(["dedup", file("long-only.txt"), "-o", "/dev/null"]);
+    const fromStdin = redirected(["dedup", "-", "-o", "/dev/null"], file("short-then-long.txt"), before.length);
+    expect(fromStdin.code, fromStdin.stderr).toBe(0);
+    expect(fromStdin.stderr).toMatch(/^There are 20,000 lines\.\n.*\(a split-block Bloom filter of /s);
+    expect(fromStdin.stderr).toBe(fromPath.stderr);
+  });
 });
