@@ -159,6 +159,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
           pool.lines = linesBeforePool = lines;
         }
         await pool.push(piece);
+        await out.drain();
         continue;
       }
       // Lines are split in wasm for every filter type (answers and line ends come as views); a filter kept in Redis answers a whole piece.
@@ -173,6 +174,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
       } else filter!.testAndAddLinesEach(piece, writeRuns(piece)); // with --repeats, or a growing filter's layers
       bytes += piece.length;
       progress.update(bytes, lines);
+      await out.drain();
     }
     if (pool) {
       await pool.finish();

@@ -1,5 +1,6 @@
 // `bloomkit build | query | info | merge`: filter files in the library's binary format.
 import { createReadStream, fstatSync, statSync } from "node:fs";
+import { isatty } from "node:tty";
 import {
   BinaryFuseFilter,
   BloomFilter,
@@ -89,7 +90,10 @@ async function save(path: string, filter: AnyFilter): Promise<void> {
   if (path === STDIO) {
     // Where standard output goes, the shell has made or emptied it: there is nothing to put in place.
     const out = new Output(undefined);
-    for (const piece of filter.serializeChunks()) out.writeThrough(piece);
+    for (const piece of filter.serializeChunks()) {
+      out.writeThrough(piece);
+      await out.drain();
+    }
     await out.close();
     return;
   }
@@ -302,7 +306,7 @@ async function queryLines(filter: AnyFilter, threads: number, out: Output, quiet
   // Standard input is a stream of unknown length: threads start once enough of it has come.
   const hashed = threads > 1 ? hashedApart(filter) : undefined;
   // Answers go to standard output: when that is the terminal too, a progress line would overwrite them.
-  const progress = new Progress("query", undefined, quiet || Boolean(process.stdout.isTTY));
+  const progress = new Progress("query", undefined, quiet || isatty(1));
   const answered = new AnsweredLines(ANSWER_SUFFIXES);
   let pool: LinePipeline | undefined;
   let bytes = 0;
@@ -321,11 +325,12 @@ async function queryLines(filter: AnyFilter, threads: number, out: Output, quiet
       progress.update(bytes, lines);
       if (hashed && worthThreads(threads, undefined) && bytes >= THREADED_INPUT_BYTES) {
         // Workers hash the lines and write them with their answers; this thread queries the hashes in input order.
-        pool = new LinePipeline({ filter: hashed, op: (hashes, into) => hashed.hasHashes(hashes, into), outputs: [out.handOver()], annotate: ANSWER_SUFFIXES }, threads, progress);
+        pool = new LinePipeline({ filter: hashed, op: (hashes, into) => hashed.hasHashes(hashes, into), outputs: [await out.handOver()], annotate: ANSWER_SUFFIXES }, threads, progress);
         // Its progress goes on from what this thread has done.
         pool.bytes = bytes;
         pool.lines = lines;
       }
+      await out.drain();
     }
     // The workers have written every line once this ends: keys after - are written after them.
     await pool?.finish();
@@ -367,6 +372,7 @@ async function queryShared(target: { url: string; name: string }, keys: string[]
           out.write(key);
           out.write(`\t${answer(answers[i])}\n`);
         });
+        await out.drain();
       }
     },
   );

@@ -169,7 +169,7 @@ async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quie
     for await (const piece of linePieces(b, buffersB?.take)) {
       if (threaded) {
         // Worker threads hash the lines, query the shared filter and write the lines found, in input order.
-        poolB ??= new LinePipeline({ filter, op: "has", front: 1, endLines: true, outputs: [out.handOver()] }, threads, progressB, buffersB);
+        poolB ??= new LinePipeline({ filter, op: "has", front: 1, endLines: true, outputs: [await out.handOver()] }, threads, progressB, buffersB);
         await poolB.push(piece);
         out.flushAheadOf(poolB.bytes);
         continue;
@@ -190,6 +190,7 @@ async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quie
       });
       bytes += piece.length;
       progressB.update(bytes, linesB);
+      await out.drain();
     }
     if (poolB) {
       await poolB.finish();
@@ -277,6 +278,7 @@ async function exact(a: Input, b: Input, memory: number, scratch: { dir: string;
             common++;
           }
         }
+        await out.drain();
       }
     }
     return (

@@ -1,7 +1,8 @@
 // Streams for the CLI: input in chunks of whole lines, buffered output with
 // backpressure, and a progress line on stderr when it is a terminal.
-import { closeSync, openSync, read, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, read, readSync } from "node:fs";
 import { writeAllSync } from "./write-all.js";
+import { PipeWriter } from "./pipe-writer.js";
 import { CliError } from "./args.js";
 import { AtomicFile, WRITE_BEHIND_BYTES } from "./atomic-output.js";
 import { STDIO, closeInput, inputName, openInput, streamed, type Input } from "./input.js";
@@ -232,16 +233,35 @@ export function splitLines(piece: Uint8Array): { keys: Uint8Array[]; ends: Uint3
 }
 
 /**
+ * Bytes written to a pipe that a command goes on past (Output.drain): this
+ * thread reads and tests the next piece while they are written.
+ */
+const PIPE_BEHIND_BYTES = 1 << 20;
+
+/** True when `fd` is a pipe or a socket (not a terminal, a file or a device). */
+function isPipe(fd: number): boolean {
+  try {
+    const stats = fstatSync(fd);
+    return stats.isFIFO() || stats.isSocket();
+  } catch {
+    return false; // closed: writing to it fails with its own message
+  }
+}
+
+/**
  * Buffered writer over a file or stdout. It copies what it is given into its
  * own buffers, so callers may reuse theirs at once. A file is written under a
  * temporary name, in libuv's thread pool (at most WRITE_BEHIND_BYTES at a
  * time, then in this thread), and put in place by close() (see
- * atomic-output.ts); standard output, and a scratch file the command itself
- * removes ("direct"), are written in this thread.
+ * atomic-output.ts); standard output that is a pipe is written in the thread
+ * pool too, in order (see pipe-writer.ts); other standard output, and a
+ * scratch file the command itself removes ("direct"), in this thread.
  */
 export class Output {
   #fd: number;
   #file: AtomicFile | undefined;
+  /** Standard output that is a pipe or socket: written in the thread pool, so this thread is never held by a reader that stops. */
+  #pipe: PipeWriter | undefined;
   #buffer: Buffer;
   #used = 0;
   /** Buffers back from writes in the background, for reuse, and how many there are in all (at most SPARE_BUFFERS). */
@@ -252,8 +272,10 @@ export class Output {
   constructor(path: string | undefined, bufferBytes = CHUNK, mode: "atomic" | "direct" = "atomic") {
     this.path = path ?? STDIO;
     this.#buffer = Buffer.allocUnsafe(bufferBytes);
-    if (this.path === STDIO) this.#fd = 1;
-    else if (mode === "atomic") {
+    if (this.path === STDIO) {
+      this.#fd = 1;
+      if (isPipe(1)) this.#pipe = new PipeWriter(1);
+    } else if (mode === "atomic") {
       this.#file = new AtomicFile(this.path);
       this.#fd = this.#file.fd;
     } else {
@@ -306,11 +328,12 @@ export class Output {
 
   /**
    * Writes what is buffered and hands the file over to writers in other
-   * threads (the CLI's --threads): they write to `fd` in order, and close()
-   * still puts the file in place.
+   * threads (the CLI's --threads), once it is written: they write to `fd` in
+   * order, and close() still puts the file in place.
    */
-  handOver(): { fd: number; path: string } {
+  async handOver(): Promise<{ fd: number; path: string }> {
     this.flushSync();
+    await this.drain(0);
     // This thread writes a file by position, which leaves its offset where the writers would start: nothing may precede them.
     if (this.#file && !this.#file.untouched) throw new Error(`${this.path} was written to before it was handed over`);
     return { fd: this.#fd, path: this.path === STDIO ? "standard output" : this.path };
@@ -346,6 +369,7 @@ export class Output {
   /** Writes the rest and waits for it: a file's writes in the background have ended and it is on disk (close's first half). */
   async settle(): Promise<void> {
     this.flushSync();
+    await this.drain(0);
     if (!this.#file) return;
     await this.#file.settle();
     this.#file.sync();
@@ -355,6 +379,20 @@ export class Output {
   commit(): void {
     if (this.#file) this.#file.commit();
     else if (this.#fd !== 1) closeSync(this.#fd);
+  }
+
+  /**
+   * Waits, on the event loop, until at most `bytes` written to a pipe are
+   * still on their way: the long-running commands call it after each piece
+   * of input, so that their memory stays bounded while a reader is slow, and
+   * Ctrl-C and SIGTERM are heard while it does not read at all.
+   */
+  async drain(bytes = PIPE_BEHIND_BYTES): Promise<void> {
+    try {
+      await this.#pipe?.drain(bytes);
+    } catch (error) {
+      throw cannot("write", "standard output", error);
+    }
   }
 
   /** A spare buffer of at least `bytes` bytes, a new one while there are fewer than SPARE_BUFFERS, or undefined. */
@@ -385,8 +423,10 @@ export class Output {
       return false;
     }
     try {
-      writeFully(this.#fd, data, this.path === STDIO ? "standard output" : this.path);
+      if (this.#pipe) this.#pipe.write(data);
+      else writeFully(this.#fd, data, this.path === STDIO ? "standard output" : this.path);
     } catch (error) {
+      if (this.#pipe) throw cannot("write", "standard output", error);
       this.#file?.abort();
       throw error;
     }

@@ -1,7 +1,8 @@
-// Writing a whole buffer to a descriptor from synchronous code. Node leaves a
-// pipe on standard output non-blocking, so a write to a full pipe fails with
-// EAGAIN instead of waiting for the reader; there is no synchronous poll() to
-// wait on, so the writer sleeps and tries again.
+// Writing a whole buffer to a descriptor from synchronous code (worker
+// threads, short texts). A pipe that another process left non-blocking (Node
+// does, once its process.stdout exists) refuses a write when full, with
+// EAGAIN, instead of waiting for the reader; there is no synchronous poll()
+// to wait on, so the writer sleeps and tries again.
 import { writeSync } from "node:fs";
 
 /** The first sleep after a full pipe: a reader keeping up drains 64 KiB well within it. */

@@ -384,6 +384,29 @@ describe("a command stopped mid-write leaves the old output intact", () => {
     throw new Error("dedup never started writing");
   }
 
+  it.each([
+    ["SIGTERM", "1"],
+    ["SIGINT", "2"],
+  ] as const)("%s stops dedup --threads %s whose standard output is a pipe nobody reads, at once, removing its temporary file", async (signal, threads) => {
+    const child = spawn(process.execPath, [BIN, "dedup", big, "-q", "--threads", threads, "--repeats", file("stalled-rep.txt")], { stdio: ["ignore", "pipe", "ignore"] });
+    child.stdout!.pause(); // read no more than the stream's buffer: the pipe fills, and dedup waits on it
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_, how) => resolve(how)));
+    try {
+      const temporary = () => strays(dir).find((name) => name.startsWith(".stalled-rep.txt."));
+      for (let i = 0; i < 2000 && !temporary(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(temporary()).toBeDefined();
+      await new Promise((resolve) => setTimeout(resolve, 1000)); // the pipe full long since: 120 MB of new lines
+      child.kill(signal);
+      const how = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve("still running after 5 s"), 5000))]);
+      expect(how).toBe(signal);
+      expect(strays(dir)).toEqual([]);
+      expect(existsSync(file("stalled-rep.txt"))).toBe(false);
+    } finally {
+      child.kill("SIGKILL");
+      child.stdout!.destroy();
+    }
+  });
+
   it("kill -9: the old output is untouched (only the temporary file is left behind)", async () => {
     const { child, exited, temporary } = await startWriting(file("out.txt"));
     child.kill("SIGKILL");
