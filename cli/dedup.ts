@@ -3,6 +3,7 @@
 import { BloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, optimal } from "bloomkit";
 import { FIRST_LAYER_LINES, GrowingFilter, rateAfter } from "./growing-filter.js";
 import { bloomBits, checkMemory } from "./memory.js";
+import { hashesForRate, refuseUnreachableRate } from "./sizing.js";
 import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, sizedByOptionsAsync, type OptionSpec, type Parsed } from "./args.js";
 import { checkOutputNames, closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
 import { Output, Progress, closeTogether, estimateLines, linePieces } from "./io.js";
@@ -75,12 +76,13 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   // How a refusal of the filter's size names p: the user typed it, or it is the default.
   const pPhrase = options.has("p") ? `--p ${options.get("p")}` : `p = ${p} (the default --p)`;
   // Wrong usage is reported first (exit 2), then what the machine or the files refuse (exit 1). A size no filter has
-  // is wrong usage: with --n the filter is made now; else a --p that not even a single line reaches is refused now.
+  // is wrong usage: with --n the filter is made now; else a --p no number of lines reaches is refused now.
   let filter: BloomFilter | SplitBlockBloomFilter | GrowingFilter | undefined;
   if (!target && givenN !== undefined) {
     filter = sizedByOptions(() => (type === "split-block" ? SplitBlockBloomFilter.create(givenN, p, { powerOfTwo: false }) : BloomFilter.create(givenN, p)), { p: pPhrase, n: `--n ${options.get("n")}` });
   } else if (!target && (memoryAsked === undefined || type === "bloom")) {
-    sizedByOptions(() => (type === "split-block" ? SplitBlockBloomFilter.sizeFor(1, p, { powerOfTwo: false }) : optimal({ n: 1, p })), { p: pPhrase, n: "a single line" });
+    if (type === "split-block") sizedByOptions(() => SplitBlockBloomFilter.sizeFor(1, p, { powerOfTwo: false }), { p: pPhrase, n: "a single line" });
+    else refuseUnreachableRate(p, undefined, { p: pPhrase });
   }
   const memory = memoryAsked === undefined ? undefined : checkMemory(memoryAsked);
   // The input is opened and checked before any output is created, and no output may be the input.
@@ -132,13 +134,13 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
       if (!filter && !shared) {
         const n = estimateLines(source, size, piece);
         // The filter's refusals of the size asked for, in the options' words.
-        const phrases = { p: pPhrase, n: n !== undefined ? `the ${count(n, "line")} estimated in ${input}` : "one line (its length unknown)" };
+        const phrases = { p: pPhrase, n: n === undefined ? undefined : `the ${count(n, "line")} estimated in ${input}` };
         if (memory !== undefined && type === "split-block") {
           filter = SplitBlockBloomFilter.withSize(Math.max(1, Math.min(2 ** 32 - 1, Math.floor(memory / 32))));
         } else if (memory !== undefined) {
           // More memory than n needs lowers the rate; more hashes than p needs would only cost time.
           const m = bloomBits(memory * 8);
-          filter = sizedByOptions(() => BloomFilter.withSize(m, n ? Math.min(optimal({ n, m }).k, optimal({ n, p }).k) : optimal({ n: 1, p }).k), phrases);
+          filter = sizedByOptions(() => BloomFilter.withSize(m, n ? Math.min(optimal({ n, m }).k, optimal({ n, p }).k) : hashesForRate(p)), phrases);
         } else if (n !== undefined) {
           // Not exchanged with Parquet: no need to round the size up to a power of two.
           filter = sizedByOptions(() => (type === "split-block" ? SplitBlockBloomFilter.create(n, p, { powerOfTwo: false }) : BloomFilter.create(n, p)), phrases);
@@ -200,6 +202,8 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
     loss = expectedLoss(before + kept, (x) => falsePositiveRateFor(x, bits, hashes)) - expectedLoss(before, (x) => falsePositiveRateFor(x, bits, hashes));
     described = `the Bloom filter "${name}" in Redis, ${count(bits, "bit")} (${formatBytes(bits / 8)}), k = ${hashes}, holding about ${count(before, "line")} when this run began`;
     await shared.close();
+  } else if (lines === 0) {
+    // No input: "no input", whether the filter was made before reading (--n, standard input of unknown length) or not.
   } else if (filter instanceof BloomFilter || filter instanceof SplitBlockBloomFilter) {
     // A line taken for a repeat sets no bit, so the filter ends as the distinct lines alone leave it:
     // its fill tells how many there were, and those not kept were lost. Every bit set tells nothing.

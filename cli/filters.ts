@@ -10,12 +10,12 @@ import {
   ScalableBloomFilter,
   SplitBlockBloomFilter,
   deserializeChunks,
-  optimal,
   type AnyFilter,
 } from "bloomkit";
 import { CliError, UsageError, parseCount, parseProbability, sizedByOptions, type OptionSpec, type Parsed } from "./args.js";
 import { AtomicFile, checkWritable } from "./atomic-output.js";
 import { CuckooOverflow } from "./cuckoo-overflow.js";
+import { refuseUnreachableRate } from "./sizing.js";
 import { STDIO, checkOutputNames, closeInput, openInput, refuseOutputsThatAreInputs, type Input } from "./input.js";
 import { Output, Progress, countNewlines, linePieces, printOut, splitLines } from "./io.js";
 import { cannot } from "./os-errors.js";
@@ -144,14 +144,16 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
       { p: pPhrase, n: nPhrase },
     );
   // A size no filter has is wrong usage, refused before the input is opened: with --n (or a scalable filter's first
-  // layer) the filter is made now; with the lines still to count, a --p that not even a single line reaches is refused.
+  // layer) the filter is made now; with the lines still to count, a --p no number of lines reaches is refused (for a
+  // split-block or cuckoo filter, which only grow with n: not even one).
   // A Bloom filter is shared when threads may add to it (an input of less than THREADED_INPUT_BYTES is then done here,
   // in a shared filter: a few milliseconds more). A split-block filter stays in this thread: measured on 10^7 URL lines,
   // 0.84–0.89 s in one thread, 0.84–1.08 s with two (hashing in the workers and adding here, or adding to a shared
   // filter, where new keys cost about 4× in atomic ORs).
   const nPhrase = givenN !== undefined ? `--n ${options.get("n")}` : "a first layer of 100,000 keys (the default --n)";
   let filter: ReturnType<typeof make> | undefined = givenN !== undefined || type === "scalable" ? make(givenN ?? 100_000, nPhrase, type === "bloom" && threads > 1) : undefined;
-  if (filter === undefined) sizedByOptions(() => (type === "cuckoo" ? CuckooFilter.sizeFor(1, p) : type === "split-block" ? SplitBlockBloomFilter.sizeFor(1, p, { powerOfTwo: false }) : optimal({ n: 1, p })), { p: pPhrase, n: "a single line" });
+  if (filter === undefined && (type === "bloom" || type === "counting")) refuseUnreachableRate(p, undefined, { p: pPhrase });
+  else if (filter === undefined) sizedByOptions(() => (type === "cuckoo" ? CuckooFilter.sizeFor(1, p) : SplitBlockBloomFilter.sizeFor(1, p, { powerOfTwo: false })), { p: pPhrase, n: "a single line" });
   // The input is opened and checked first, and the filter file may not be the input.
   const source = openInput(input);
   // Counting the lines reads the input once more: a pipe or device read to its end has nothing left for the build.

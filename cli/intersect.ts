@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BloomFilter, hashMany, optimal, type OptimalInput } from "bloomkit";
 import { bloomBits, checkMemory, freeMemory } from "./memory.js";
+import { hashesForRate, refuseUnreachableRate } from "./sizing.js";
 import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, type OptionSpec, type Parsed } from "./args.js";
 import { onCleanup } from "./cleanup.js";
 import { checkOutputNames, closeInput, inputName, openInput, refuseOutputsThatAreInputs, streamed, type Input } from "./input.js";
@@ -45,8 +46,8 @@ export async function intersect({ options, positionals }: Parsed): Promise<void>
   const outputPath = options.get("output") as string | undefined;
   checkOutputNames([["-o", outputPath]]);
   // Wrong usage is reported first (exit 2), then what the machine or the files refuse (exit 1). A --p that no
-  // filter reaches, not even for a single line, is wrong usage: refused before the memory or the files are looked at.
-  if (!options.has("exact")) refuseUnreachableRate(p, givenN, { n: options.get("n") as string | undefined, p: options.get("p") as string | undefined });
+  // filter for --n lines (or for any number) reaches is wrong usage: refused before the memory or the files are looked at.
+  if (!options.has("exact")) refuseUnreachableRate(p, givenN, { n: `--n ${options.get("n")}`, p: options.has("p") ? `--p ${options.get("p")}` : undefined });
   // Default: 1 GB, or half the free memory on a machine with less than 2 GB free.
   const memory = memoryAsked === undefined ? Math.min(1e9, Math.floor(freeMemory() / 2)) : checkMemory(memoryAsked);
   // Both inputs are opened and checked before the output is created, and the output may be neither.
@@ -78,19 +79,6 @@ interface Sizing {
 type Limit = { by: "memory" } | { by: "n" | "estimate"; lines: number };
 
 /**
- * Refuses a --p that no filter reaches (more than the most hashes a filter
- * takes), in the options' words: for --n lines when given (A's lines are not
- * counted yet), else for a single line; not even that can then be held.
- */
-function refuseUnreachableRate(p: number, givenN: number | undefined, typed: Sizing["typed"]): void {
-  const phrases = { p: typed.p === undefined ? undefined : `--p ${typed.p}`, n: givenN === undefined ? "a single line" : `--n ${typed.n}` };
-  // A --n past what optimal() gives an m for (1e15 at a small p) is checked at a little less: the smallest p
-  // possible falls with n, and by less than 3% from one line to billions.
-  const n = givenN === undefined ? 1 : Math.min(givenN, Math.floor((0.99 * Number.MAX_SAFE_INTEGER * Math.LN2 * Math.LN2) / -Math.log(p)));
-  sizedByOptions(() => optimal({ n, p }), phrases);
-}
-
-/**
  * A's filter, for n lines (undefined: a stream of unknown length): sized for
  * n at p when that fits the memory, else all the memory with no more hashes
  * than p needs; and what set its size. A --p no filter reaches is a usage
@@ -104,11 +92,10 @@ function filterForA(a: Input, n: number | undefined, { memory, p, givenN, typed 
   const sized = (input: OptimalInput) => sizedByOptions(() => optimal(input), phrases);
   const budget = bloomBits(memory * 8);
   const byMemory = (k: number) => ({ filter: BloomFilter.withSize(budget, k, placement), limit: { by: "memory" } as const });
-  if (n === undefined) return byMemory(sized({ n: 1, p }).k);
+  if (n === undefined) return byMemory(hashesForRate(p));
   // n lines at p that need more than twice the memory (n = 1e15 needs more bits than optimal() gives an m for): the
   // memory's filter, whose best k is then at most the k p asks for.
   if ((-n * Math.log(p)) / (Math.LN2 * Math.LN2) > 2 * budget) {
-    sized({ n: 1, p }); // a --p no k reaches is refused here too (the smallest p possible hardly depends on n)
     return byMemory(sized({ n, m: budget }).k);
   }
   const wanted = sized({ n, p });

@@ -149,7 +149,7 @@ describe("values that do not go together: usage errors naming the options and va
   writeFileSync(file("calc-$&.txt"), "x\ny\nz\n");
   writeFileSync(file("calc-empty.txt"), "");
   const smallest = "6\\.1\\d+e-78";
-  const smallestForOne = "6\\.259\\d+e-78";
+  const smallestForAny = "6\\.1066\\d+e-78";
 
   it.each([
     [["calc", "--n", "10k", "--p", "0.01", "--k", "300"], '--k must be an integer from 1 to 256; got "300"'],
@@ -176,12 +176,12 @@ describe("values that do not go together: usage errors naming the options and va
     [["calc", "--n", "1e15", "--p", "0.01"], "--n 1e15 and --p 0\\.01 need m = 9\\.58506e\\+15 bits, more than the 9007199254740991 \\(2\\^53 − 1\\) the calculator takes: give a smaller n or a larger p"],
     [["calc", "--n", "1e15", "--p", "0.01", "--k", "7"], "--n 1e15 and --p 0\\.01 with --k 7 need m = 9\\.\\d{5}e\\+15 bits, more than the 9007199254740991 .*"],
     [["calc", "--n", "1e300", "--p", "0.5"], "--n 1e300 and --p 0\\.5 need m = 1\\.44270e\\+300 bits, more than the 9007199254740991 .*"],
-    // A --p no filter reaches is refused before the inputs are opened (a missing one too), for a single line when n is not given.
-    [["intersect", file("calc-a.txt"), file("calc-b.txt"), "--p", "1e-100"], `--p 1e-100 needs k = 333 hash functions, more than the 256 a filter takes; the smallest p possible for a single line is ${smallestForOne}`],
-    [["intersect", file("missing.txt"), file("calc-b.txt"), "--p", "1e-100"], `--p 1e-100 needs k = 333 .* the smallest p possible for a single line is ${smallestForOne}`],
+    // A --p no filter reaches is refused before the inputs are opened (a missing one too): for --n, or for any number of lines.
+    [["intersect", file("calc-a.txt"), file("calc-b.txt"), "--p", "1e-100"], `--p 1e-100 needs k = 332 hash functions, more than the 256 a filter takes; the smallest p possible for any number of lines is ${smallestForAny}`],
+    [["intersect", file("missing.txt"), file("calc-b.txt"), "--p", "1e-100"], `--p 1e-100 needs k = 332 .* the smallest p possible for any number of lines is ${smallestForAny}`],
     [["intersect", file("calc-a.txt"), file("calc-b.txt"), "--p", "1e-100", "--n", "5k"], `--p 1e-100 needs k = 332 .* the smallest p possible for --n 5k is ${smallest}`],
     // build and dedup size their filters with create(): its refusals name --n and --p too, or where n came from.
-    [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--p", "1e-100"], `--p 1e-100 needs k = 333 hash functions, more than the 256 a filter takes; the smallest p possible for a single line is ${smallestForOne}`],
+    [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--p", "1e-100"], `--p 1e-100 needs k = 332 hash functions, more than the 256 a filter takes; the smallest p possible for any number of lines is ${smallestForAny}`],
     [["build", file("missing.txt"), "-o", file("calc.bloom"), "--n", "10k", "--p", "1e-100"], `--p 1e-100 needs k = 332 .* the smallest p possible for --n 10k is ${smallest}`],
     [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--type", "counting", "--p", "1e-100", "--n", "10k"], `--p 1e-100 needs k = 332 .* the smallest p possible for --n 10k is ${smallest}`],
     [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--type", "cuckoo", "--p", "1e-100"], "--p 1e-100 needs 336-bit fingerprints; the largest is 32 bits .*"],
@@ -190,14 +190,14 @@ describe("values that do not go together: usage errors naming the options and va
     [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--type", "split-block", "--p", "1e-19"], `a split-block filter for the 10,000 lines of ${file("calc-a.txt")} at --p 1e-19 needs \\d+ blocks \\(2\\.65 TiB\\); a filter holds at most 4294967295 \\(128\\.00 GiB\\)`],
     [["dedup", file("calc-a.txt"), "-o", file("calc-out.txt"), "--p", "1e-19"], `a split-block filter for the 10,000 lines estimated in ${file("calc-a.txt")} at --p 1e-19 needs \\d+ blocks .*`],
     [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--n", "1T", "--p", "1e-9"], "a filter for --n 1T at --p 1e-9 needs \\d+ bits \\(4\\.90 TiB\\); a filter holds at most .*"],
-    [["dedup", file("calc-a.txt"), "-o", file("calc-out.txt"), "--type", "bloom", "--p", "1e-100"], `--p 1e-100 needs k = 333 .* the smallest p possible for a single line is ${smallestForOne}`],
+    [["dedup", file("calc-a.txt"), "-o", file("calc-out.txt"), "--type", "bloom", "--p", "1e-100"], `--p 1e-100 needs k = 332 .* the smallest p possible for any number of lines is ${smallestForAny}`],
     [["dedup", file("missing.txt"), "-o", file("calc-out.txt"), "--n", "10k", "--p", "1e-100"], `a split-block filter for --n 10k at --p 1e-100 needs more than \\d+ blocks; .*`],
     // --p does not change a split-block filter of --memory: refused, not ignored (with --type bloom it caps k).
     [["dedup", file("calc-a.txt"), "--memory", "1MB", "--p", "0.01"], "--p does not size a split-block filter given --memory, which takes all of that memory: give --n and --p instead, or add --type bloom \\(whose k --p caps\\)"],
     [["dedup", file("missing.txt"), "--memory", "1MB", "--p", "0.01", "--type", "split-block"], "--p does not size a split-block filter given --memory.*"],
     // An empty input has no lines to size for: the --p is refused all the same.
     [["dedup", file("calc-empty.txt"), "-o", file("calc-out.txt"), "--p", "1e-100"], `a split-block filter for a single line at --p 1e-100 needs more than \\d+ blocks; .*`],
-    [["intersect", file("calc-empty.txt"), file("calc-b.txt"), "--p", "1e-100"], `--p 1e-100 needs k = 333 .* the smallest p possible for a single line is ${smallestForOne}`],
+    [["intersect", file("calc-empty.txt"), file("calc-b.txt"), "--p", "1e-100"], `--p 1e-100 needs k = 332 .* the smallest p possible for any number of lines is ${smallestForAny}`],
     // A file name is text in the message, "$&" included.
     [["build", file("calc-$&.txt"), "-o", file("calc.bloom"), "--type", "split-block", "--p", "4e-22"], `a split-block filter for the 3 lines of ${file("calc-\\$&.txt")} at --p 4e-22 needs .*`],
     // A scalable filter's first layer has a tighter rate of its own: that one keeps a plain name.
@@ -230,10 +230,34 @@ describe("values that do not go together: usage errors naming the options and va
     }
   });
 
+  it("a --p that one line cannot reach but the lines given can is taken (k = 256): only what no number of lines reaches is refused before reading", () => {
+    // 6.2e-78 is below the smallest p for one line (6.259e-78) and above that for 10,000 (6.107e-78).
+    for (const args of [
+      ["build", file("calc-a.txt"), "-o", file("window.bloom"), "--p", "6.2e-78"],
+      ["build", file("calc-a.txt"), "-o", file("window.bloom"), "--type", "counting", "--p", "6.2e-78"],
+      ["dedup", file("calc-a.txt"), "-o", file("window-out.txt"), "--type", "bloom", "--p", "6.2e-78"],
+      ["dedup", file("calc-a.txt"), "-o", file("window-out.txt"), "--type", "bloom", "--memory", "1MB", "--p", "6.2e-78"],
+      ["intersect", file("calc-a.txt"), file("calc-a.txt"), "-o", file("window-out.txt"), "--p", "6.2e-78"],
+    ]) {
+      const result = run(args);
+      expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(0);
+    }
+    expect(run(["info", file("window.bloom")]).stdout).toMatch(/\nk 256 /);
+    expect(readFileSync(file("window-out.txt"), "utf8").split("\n")).toHaveLength(10_001);
+  });
+
+  it("dedup of an empty input says so, whether its filter was made before reading (--n, standard input) or not", () => {
+    for (const [args, input] of [[[file("calc-empty.txt")], undefined], [[file("calc-empty.txt"), "--n", "10"], undefined], [["-"], ""]] as const) {
+      const result = run(["dedup", ...args], input);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(/^There are 0 lines\.\n[\s\S]*: 0\.0 \(no input\)\n$/);
+    }
+  });
+
   it("dedup of standard input with --memory: a --p no k reaches is a usage error too", () => {
     const result = run(["dedup", "-", "--type", "bloom", "--memory", "1MB", "--p", "1e-100", "-o", file("calc-stdin.txt")], "a\nb\n");
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toMatch(/^bloomkit: --p 1e-100 needs k = 333 .* the smallest p possible for a single line is .* \(see bloomkit dedup --help\)\n$/);
+    expect(result.stderr).toMatch(/^bloomkit: --p 1e-100 needs k = 332 .* the smallest p possible for any number of lines is .* \(see bloomkit dedup --help\)\n$/);
     expect(existsSync(file("calc-stdin.txt"))).toBe(false);
   });
 
