@@ -162,6 +162,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
         }
         await pool.push(piece);
         await out.drain();
+        await repeats?.drain(); // --repeats - is a pipe too
         continue;
       }
       // Lines are split in wasm for every filter type (answers and line ends come as views); a filter kept in Redis answers a whole piece.
@@ -177,6 +178,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
       bytes += piece.length;
       progress.update(bytes, lines);
       await out.drain();
+      await repeats?.drain(); // --repeats - is a pipe too
     }
     if (pool) {
       await pool.finish();

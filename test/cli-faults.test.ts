@@ -407,6 +407,29 @@ describe("a command stopped mid-write leaves the old output intact", () => {
     }
   });
 
+  it("dedup --repeats - whose reader stalls holds back a bounded amount, not every repeat", async () => {
+    // The big file twice: 120 MB of repeats for standard output, which nobody reads.
+    const twice = file("twice.txt");
+    writeFileSync(twice, Buffer.concat([readFileSync(big), readFileSync(big)]));
+    const child = spawn(process.execPath, [BIN, "dedup", twice, "-q", "--threads", "1", "-o", file("twice-out.txt"), "--repeats", "-"], { stdio: ["ignore", "pipe", "ignore"] });
+    child.stdout!.pause();
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_, how) => resolve(how)));
+    try {
+      // Long enough to read the whole file (about 2 s here) had the repeats been queued.
+      await new Promise((resolve) => setTimeout(resolve, 6000));
+      const resident = Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))![1]) * 1024;
+      expect(resident).toBeLessThan(200 * 1024 * 1024);
+      child.kill("SIGTERM");
+      expect(await exited).toBe("SIGTERM");
+      expect(existsSync(file("twice-out.txt"))).toBe(false);
+      expect(strays(dir)).toEqual([]);
+    } finally {
+      child.kill("SIGKILL");
+      child.stdout!.destroy();
+      rmSync(twice, { force: true });
+    }
+  });
+
   it("kill -9: the old output is untouched (only the temporary file is left behind)", async () => {
     const { child, exited, temporary } = await startWriting(file("out.txt"));
     child.kill("SIGKILL");
