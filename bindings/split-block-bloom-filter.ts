@@ -74,6 +74,17 @@ function blocksFor(n: number, p: number, powerOfTwo: boolean): number {
   return blocks;
 }
 
+/** create()'s and sizeFor()'s arguments, checked in that order: n, p, the options (named `names`), and powerOfTwo (default true). */
+function checkSizing(expectedItems: number, falsePositiveRate: number, options: unknown, names: readonly string[]) {
+  const n = checkPositive("expectedItems", expectedItems);
+  const p = checkProbability("falsePositiveRate", falsePositiveRate);
+  const checked = checkOptions("options", options, names);
+  if (checked.powerOfTwo !== undefined && typeof checked.powerOfTwo !== "boolean") {
+    throw new TypeError(`options.powerOfTwo must be a boolean, got ${describe(checked.powerOfTwo)}`);
+  }
+  return { n, p, powerOfTwo: checked.powerOfTwo !== false, checked };
+}
+
 /** splitBlockBytesFor without the argument checks. */
 function bytesFor(n: number, p: number, powerOfTwo: boolean): number {
   if (powerOfTwo) return parquetBytes(n, p);
@@ -230,14 +241,9 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
    * splitBlockBytesFor), still a valid split-block filter.
    */
   static create(expectedItems: number, falsePositiveRate: number, options?: SplitBlockBloomFilterOptions): SplitBlockBloomFilter {
-    const n = checkPositive("expectedItems", expectedItems);
-    const p = checkProbability("falsePositiveRate", falsePositiveRate);
-    const checked = checkOptions("options", options, ["powerOfTwo", "shared"]);
-    if (checked.powerOfTwo !== undefined && typeof checked.powerOfTwo !== "boolean") {
-      throw new TypeError(`options.powerOfTwo must be a boolean, got ${describe(checked.powerOfTwo)}`);
-    }
+    const { n, p, powerOfTwo, checked } = checkSizing(expectedItems, falsePositiveRate, options, ["powerOfTwo", "shared"]);
     const placement = sharedPlacement(checked.shared);
-    return new SplitBlockBloomFilter(blocksFor(n, p, checked.powerOfTwo !== false), placement);
+    return new SplitBlockBloomFilter(blocksFor(n, p, powerOfTwo), placement);
   }
 
   /**
@@ -247,13 +253,8 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
    * arguments, a filter larger than one filter holds included.
    */
   static sizeFor(expectedItems: number, falsePositiveRate: number, options?: Pick<SplitBlockBloomFilterOptions, "powerOfTwo">): SplitBlockBloomFilterSize {
-    const n = checkPositive("expectedItems", expectedItems);
-    const p = checkProbability("falsePositiveRate", falsePositiveRate);
-    const checked = checkOptions("options", options, ["powerOfTwo"]);
-    if (checked.powerOfTwo !== undefined && typeof checked.powerOfTwo !== "boolean") {
-      throw new TypeError(`options.powerOfTwo must be a boolean, got ${describe(checked.powerOfTwo)}`);
-    }
-    const blocks = blocksFor(n, p, checked.powerOfTwo !== false);
+    const { n, p, powerOfTwo } = checkSizing(expectedItems, falsePositiveRate, options, ["powerOfTwo"]);
+    const blocks = blocksFor(n, p, powerOfTwo);
     return { blocks, bits: blocks * SBBF_BLOCK_BYTES * 8, bytes: blocks * SBBF_BLOCK_BYTES };
   }
 

@@ -100,6 +100,11 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   const before = shared ? await inRedis(target!, false, () => shared.filter.size()) : 0;
   const out = new Output(outputPath);
   const repeats = repeatsPath === undefined ? undefined : new Output(repeatsPath);
+  /** After each piece: what either output holds for a pipe (--repeats - is one too) is written before the next. */
+  const drainOutputs = async () => {
+    await out.drain();
+    await repeats?.drain();
+  };
   const progress = new Progress("dedup", size, options.has("quiet"));
   // A stream of unknown length (a pipe) is worth threads once THREADED_INPUT_BYTES of it have come: before, this thread does it.
   const threaded = !shared && worthThreads(threads, size);
@@ -161,8 +166,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
           pool.lines = linesBeforePool = lines;
         }
         await pool.push(piece);
-        await out.drain();
-        await repeats?.drain(); // --repeats - is a pipe too
+        await drainOutputs();
         continue;
       }
       // Lines are split in wasm for every filter type (answers and line ends come as views); a filter kept in Redis answers a whole piece.
@@ -177,8 +181,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
       } else filter!.testAndAddLinesEach(piece, writeRuns(piece)); // with --repeats, or a growing filter's layers
       bytes += piece.length;
       progress.update(bytes, lines);
-      await out.drain();
-      await repeats?.drain(); // --repeats - is a pipe too
+      await drainOutputs();
     }
     if (pool) {
       await pool.finish();

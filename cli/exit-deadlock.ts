@@ -1,9 +1,10 @@
 // Works around a Node deadlock at exit (nodejs/node#54918 and the reports
 // like it, seen here under Node 20): when the event loop ends, the main
 // thread waits for V8's background compile jobs, and a job that needs the
-// old generation collected waits for the main thread. The process then sleeps for ever with its work done; two
-// of this session's test runs hung so (main thread in NodePlatform::DrainTasks,
-// a TurboFan job in CollectionBarrier::AwaitCollectionBackground).
+// old generation collected waits for the main thread. The process then
+// sleeps for ever with its work done; two of this session's test runs hung
+// so (main thread in NodePlatform::DrainTasks, a TurboFan job in
+// CollectionBarrier::AwaitCollectionBackground).
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 

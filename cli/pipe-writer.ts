@@ -11,9 +11,7 @@
 // on a timer instead took 2.2-3.3 s.
 import { write } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-
-/** The longest sleep before trying again a pipe that someone left non-blocking and that is full (see write-all.ts). */
-const LONGEST_WAIT_MS = 32;
+import { FIRST_WAIT_MS, nextWait } from "./write-all.js";
 
 export class PipeWriter {
   #queue: Buffer[] = [];
@@ -46,15 +44,16 @@ export class PipeWriter {
     this.#writing = true;
     try {
       for (let piece = this.#queue.shift(); piece !== undefined; piece = this.#queue.shift()) {
-        for (let at = 0, wait = 1; at < piece.length; ) {
+        // A pipe another process left non-blocking and full is tried again after sleeps as write-all.ts's.
+        for (let at = 0, wait = FIRST_WAIT_MS; at < piece.length; ) {
           const written = await writeSome(this.fd, piece.subarray(at));
           if (written === undefined) {
             await sleep(wait);
-            wait = Math.min(2 * wait, LONGEST_WAIT_MS);
+            wait = nextWait(wait);
             continue;
           }
           at += written;
-          wait = 1;
+          wait = FIRST_WAIT_MS;
         }
         this.#pending -= piece.length;
         this.#wake();

@@ -6,7 +6,7 @@
 import { writeSync } from "node:fs";
 
 /** The first sleep after a full pipe: a reader keeping up drains 64 KiB well within it. */
-const FIRST_WAIT_MS = 1;
+export const FIRST_WAIT_MS = 1;
 /**
  * The longest sleep, reached by doubling while the pipe stays full. Retrying
  * every millisecond cost 9% of a core while `bloomkit query … | slow-reader`
@@ -14,6 +14,9 @@ const FIRST_WAIT_MS = 1;
  * that comes back waits at most that long for the next bytes.
  */
 const LONGEST_WAIT_MS = 32;
+
+/** The sleep after one of `wait` ms found the pipe still full: twice as long, up to LONGEST_WAIT_MS. */
+export const nextWait = (wait: number) => Math.min(2 * wait, LONGEST_WAIT_MS);
 
 const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
 
@@ -27,7 +30,7 @@ export function writeAllSync(fd: number, bytes: Uint8Array): void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
       Atomics.wait(SLEEPER, 0, 0, wait);
-      wait = Math.min(2 * wait, LONGEST_WAIT_MS);
+      wait = nextWait(wait);
     }
   }
 }
