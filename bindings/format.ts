@@ -7,6 +7,7 @@ import { defaultArena } from "./memory.js";
 import { HASH_XXH64, XXH64_STATE_BYTES } from "./constants.generated.js";
 import { checkInteger, describe, formatBytes } from "./errors.js";
 import { isBytes, scratchOf } from "./keys.js";
+import { base64ToBytes } from "./base64.js";
 
 /** "BLMK". */
 export const MAGIC = 0x4b4d4c42;
@@ -544,20 +545,11 @@ export class ParamWriter {
 
 
 /** Base64 of bytes (standard alphabet, padded), in Node and in browsers. */
-export function toBase64(bytes: Uint8Array): string {
-  const NodeBuffer = (globalThis as { Buffer?: { from(b: ArrayBufferLike, o: number, l: number): { toString(e: string): string } } }).Buffer;
-  if (NodeBuffer) return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
+export { bytesToBase64 as toBase64 } from "./base64.js";
 
 /** Bytes of a base64 string; anything that is not strict base64 is a FormatError. */
 export function fromBase64(text: unknown): Uint8Array {
   if (typeof text !== "string") throw new TypeError(`text must be a base64 string, got ${describe(text)}`);
   if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) throw new FormatError("not base64: the text has characters or a length base64 does not");
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
+  return base64ToBytes(text);
 }

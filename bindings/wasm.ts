@@ -8,18 +8,12 @@
 // first time a shared filter is made or received.
 import { WASM_BASE64, WASM_SHARED_BASE64 } from "./wasm-bytes.generated.js";
 import type { Core } from "./core.generated.js";
+import { base64ToBytes } from "./base64.js";
 
 export type { Core };
 
-function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
-}
-
 /** The compiled core, shared by every instance. */
-export const wasmModule = new WebAssembly.Module(decodeBase64(WASM_BASE64));
+export const wasmModule = new WebAssembly.Module(base64ToBytes(WASM_BASE64));
 
 let sharedModule: WebAssembly.Module | undefined;
 
@@ -34,7 +28,7 @@ export const sharedBuild = { base64: WASM_SHARED_BASE64 };
 function sharedWasmModule(): WebAssembly.Module {
   if (sharedModule === undefined) {
     try {
-      sharedModule = new WebAssembly.Module(decodeBase64(sharedBuild.base64));
+      sharedModule = new WebAssembly.Module(base64ToBytes(sharedBuild.base64));
     } catch (error) {
       throw new Error(`cannot compile the wasm core's threads build, which filters in shared memory run on: ${(error as Error).message}`, { cause: error });
     }

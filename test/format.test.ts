@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { base64ToBytes, bytesToBase64 } from "../bindings/base64.js";
 import { BloomFilter, CountingBloomFilter, CuckooFilter, FormatError, MAX_SEGMENT_BITS, ScalableBloomFilter, SplitBlockBloomFilter, deserialize, deserializeBase64, deserializeChunks } from "../bindings/index.js";
 import { urls } from "./helpers.js";
 import { buildRecord, parseRecord, reseal } from "./records.js";
@@ -198,17 +199,42 @@ describe("damaged bytes are always rejected, never loaded", () => {
 });
 
 describe("base64 without Node's Buffer", () => {
-  it("gives the same text as with it (the browser path)", () => {
-    const filter = variants.default();
-    const withBuffer = filter.toBase64();
+  /** Runs `body` with globalThis.Buffer gone, as in a browser. */
+  const withoutBuffer = <T>(body: () => T): T => {
     const saved = globalThis.Buffer;
     try {
       (globalThis as { Buffer?: unknown }).Buffer = undefined;
-      expect(filter.toBase64()).toBe(withBuffer);
+      return body();
     } finally {
       globalThis.Buffer = saved;
     }
+  };
+
+  it("gives the same text and bytes as with it (the browser path)", () => {
+    const filter = variants.default();
+    const withBuffer = filter.toBase64();
+    expect(withoutBuffer(() => filter.toBase64())).toBe(withBuffer);
+    expect(withoutBuffer(() => BloomFilter.fromBase64(withBuffer)).serialize()).toEqual(filter.serialize());
     expect(BloomFilter.fromBase64(withBuffer).serialize()).toEqual(filter.serialize());
+  });
+
+  it("agrees with the platform's btoa and atob on every length 0…1000, both ways", () => {
+    let state = 12345;
+    for (let length = 0; length <= 1000; length++) {
+      const bytes = Uint8Array.from({ length }, () => (state = (state * 1103515245 + 12345) >>> 0) >>> 24);
+      const reference = btoa(String.fromCharCode(...bytes));
+      expect(bytesToBase64(bytes)).toBe(reference);
+      expect(withoutBuffer(() => bytesToBase64(bytes))).toBe(reference);
+      expect(base64ToBytes(reference)).toEqual(bytes);
+      expect(withoutBuffer(() => base64ToBytes(reference))).toEqual(bytes);
+    }
+  });
+
+  it("refuses the same text as with it", () => {
+    for (const text of ["not base64!", "QkxNSw", "QkxN=w==", "QkxNSw==="]) {
+      expect(() => BloomFilter.fromBase64(text), text).toThrow(FormatError);
+      expect(() => withoutBuffer(() => BloomFilter.fromBase64(text)), text).toThrow(FormatError);
+    }
   });
 });
 
