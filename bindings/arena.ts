@@ -49,6 +49,10 @@ export class Arena {
   #f64: Float64Array;
   /** The arena's scratch area (bindings/keys.ts lays it out): a field, not a map, since every key operation looks it up. */
   scratch: unknown = undefined;
+  /** Callbacks running in the middle of a batch over the scratch area (keys.ts holdScratchDuring): while any runs, a replaced area is not freed. */
+  scratchHolds = 0;
+  /** Scratch areas replaced while held, freed when the last hold ends. */
+  readonly scratchToFree: number[] = [];
   /**
    * Set on an arena made for one large block (memory.ts): when its last block
    * is freed it is retired, never used again, rather than zeroed for reuse.

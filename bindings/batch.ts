@@ -179,8 +179,9 @@ function linesChunks(arena: Arena, hash: KeyHash | null, buffer: Uint8Array, vis
   checkLines(buffer);
   let from = 0;
   let first = 0;
-  let scratch = scratchOf(arena);
   while (from < buffer.length) {
+    // Taken again each piece: a callback between pieces may have made the memory take a larger area.
+    let scratch = scratchOf(arena);
     let len = Math.min(scratch.capacity, buffer.length - from);
     let lines = splitLines(scratch, hash, buffer, from, len);
     if (lines === 0) {

@@ -644,7 +644,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
   /**
    * testAndAddLines without copies: `visit(answers, ends, offset)` gets each
    * piece's answers and line ends as views of wasm memory, valid only during
-   * the call; line i of the piece ends at offset + ends[i] in `buffer`.
+   * the call and until it calls a bloomkit method; line i of the piece ends at offset + ends[i] in `buffer`.
    */
   testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
     checkVisit(visit);
@@ -657,8 +657,8 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
    * absent before (counting the lines before them in `buffer`), in input order
    * and exactly as they were, line endings included. `visit(newLines,
    * newCount, lineCount)` is called once per piece of the buffer; newLines is
-   * a view of wasm memory, valid only during the call: write it out or copy
-   * it. The same answers as testAndAddLines, without a pass over the lines in
+   * a view of wasm memory, valid only during the call and until it calls a
+   * bloomkit method: write it out or copy it. The same answers as testAndAddLines, without a pass over the lines in
    * JS to pick the new ones out.
    */
   dedupLines(buffer: Uint8Array, visit: (newLines: Uint8Array, newCount: number, lineCount: number) => void): void {

@@ -68,7 +68,8 @@ export function scratchOf(arena: Arena, keyBytes = 0): Scratch {
   const capacity = Math.max(DEFAULT_KEY_BYTES, keyBytes);
   const ptr = arena.alloc(FIXED_BYTES + capacity);
   if (ptr === 0) throw new RangeError(`no room in wasm memory for a batch with a key of ${keyBytes} bytes`);
-  if (current) arena.free(current.ends);
+  if (current && arena.scratchHolds > 0) arena.scratchToFree.push(current.ends);
+  else if (current) arena.free(current.ends);
   return placeScratch(arena, ptr, capacity);
 }
 
@@ -84,6 +85,26 @@ function placeScratch(arena: Arena, ptr: number, capacity: number): Scratch {
   const scratch: Scratch = { arena, ends: ptr, lineEnds, out, hashes, hashes2, room, consumed, bytes: consumed + 64, capacity, text: undefined };
   arena.scratch = scratch;
   return scratch;
+}
+
+/**
+ * Runs `visit`, a caller's callback in the middle of a batch over `arena`'s
+ * scratch area. A key longer than the area, given to any filter in the same
+ * memory during the callback, makes the memory take a larger area: the one the
+ * batch and the callback's views use is then freed only after the callback, so
+ * no new filter is placed over it meanwhile (it was, and lost keys to the
+ * batch's later pieces).
+ */
+export function holdScratchDuring(arena: Arena, visit: () => void): void {
+  arena.scratchHolds++;
+  try {
+    visit();
+  } finally {
+    if (--arena.scratchHolds === 0) {
+      for (const ptr of arena.scratchToFree) arena.free(ptr);
+      arena.scratchToFree.length = 0;
+    }
+  }
 }
 
 /** This thread's batch area in a shared memory: a fixed size, taken once (see SharedArena.claimScratch). */

@@ -24,7 +24,7 @@ import {
 } from "./format.js";
 import { HASHING_OPTION_NAMES, hashingOptions, readHashing, resolveHashing, writeHashing, type Hashing, type HashingOptions } from "./hashing.js";
 import { hashId } from "./hash.js";
-import { isBytes, keyRoom, maxKeyBytes, roomTakes, writeKey, type Key, type KeyRoom } from "./keys.js";
+import { isBytes, keyRoom, maxKeyBytes, roomTakes, holdScratchDuring, writeKey, type Key, type KeyRoom } from "./keys.js";
 import { forEachChunk, placeChunk, saveChunk, sourceLength, concat, type Chunk, type KeyHash, type KeySource, type SavedChunk } from "./batch.js";
 import { FilterBase, type Filter } from "./filter.js";
 
@@ -305,7 +305,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     return this.#run({ kind: "lines", buffer }, true);
   }
 
-  /** As BloomFilter.testAndAddLinesEach: each piece's answers and line ends (views, valid during the call); line i ends at offset + ends[i]. */
+  /** As BloomFilter.testAndAddLinesEach: each piece's answers and line ends (views, valid during the call until it calls a bloomkit method); line i ends at offset + ends[i]. */
   testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
     checkVisit(visit);
     this.#run({ kind: "lines", buffer }, true, visit);
@@ -465,7 +465,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
         if (visit) {
           // The line ends stay where the splitter wrote them: the layers' kernels do not touch that room.
           const { arena, lineEnds } = chunk.scratch;
-          visit(answers, arena.u32().subarray(lineEnds >>> 2, (lineEnds >>> 2) + chunk.count), chunk.lineBase);
+          holdScratchDuring(arena, () => visit(answers, arena.u32().subarray(lineEnds >>> 2, (lineEnds >>> 2) + chunk.count), chunk.lineBase));
           return;
         }
         if (whole) whole.set(answers, chunk.first);

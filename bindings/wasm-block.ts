@@ -15,7 +15,7 @@ import type { Arena } from "./arena.js";
 import type { Core } from "./core.generated.js";
 import { allocate, allocateShared, defaultArena, disown, freeMemory, named, own, type Block, type What } from "./memory.js";
 import { SharedArena } from "./shared-arena.js";
-import { keyRoom, roomTakes, scratchBytes, scratchOf, writeKey, type Key, type KeyRoom } from "./keys.js";
+import { keyRoom, roomTakes, scratchBytes, scratchOf, holdScratchDuring, writeKey, type Key, type KeyRoom } from "./keys.js";
 import { bytePieces, checkKeyLengths, placeChunk, runBatch, forEachChunk, saveChunk, type BatchResult, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { OP_ADD, OP_COUNT, OP_HAS } from "./constants.generated.js";
 import { checkIntsKeys, formatBytes } from "./errors.js";
@@ -260,8 +260,8 @@ export abstract class WasmBlock extends FilterBase {
 
   /**
    * Runs `op` over newline-delimited keys and hands each piece's answers and
-   * line ends to `visit` as views of wasm memory, valid only during the call:
-   * line i of the piece ends at offset + ends[i] in the buffer. `added`
+   * line ends to `visit` as views of wasm memory, valid only during the call
+   * and until it calls a bloomkit method: line i of the piece ends at offset + ends[i] in the buffer. `added`
    * gets what the kernel returned for each piece, before its visit.
    */
   protected runLinesEach(op: number, buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void, added?: (fresh: number) => void): void {
@@ -284,7 +284,7 @@ export abstract class WasmBlock extends FilterBase {
       // Counted before the visit, which may throw or dispose this structure: the piece's keys are added by now
       // (and a shared filter's other objects go on counting them).
       added?.(fresh);
-      visit(chunk);
+      holdScratchDuring(chunk.scratch.arena, () => visit(chunk));
     });
   }
 
