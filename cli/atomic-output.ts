@@ -4,7 +4,7 @@
 // An error, Ctrl-C or SIGTERM removes the temporary file; SIGKILL or a power
 // cut leaves at most a stray hidden ".name.….tmp" and the old output intact.
 import { randomBytes } from "node:crypto";
-import { close, closeSync, fchmodSync, fdatasync, fsyncSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, write, writeSync } from "node:fs";
+import { close, closeSync, fchmodSync, fdatasync, fstatSync, fsyncSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, write, writeSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { CliError, UsageError } from "./args.js";
 import { onCleanup } from "./cleanup.js";
@@ -62,6 +62,44 @@ export function targetOf(path: string): string {
   throw cannot("write", path, { code: "ELOOP" });
 }
 
+/** /dev/fd/N, /proc/self/fd/N and the like: a descriptor this process has open (capture 1: its number, 2: the pid). */
+const DESCRIPTOR_NAME = /^\/(?:dev|proc\/(self|thread-self|\d+))\/fd\/(\d+)$/;
+
+/**
+ * The descriptor of this process that an output's name leads to (/dev/stdout,
+ * /dev/stderr, /dev/fd/N, /proc/self/fd/N, or a link to one), or undefined.
+ * Such an output is written where the descriptor stands: reopened it would be
+ * truncated, and a file renamed over it would replace whatever the shell
+ * opened there (`>> log` lost the log).
+ */
+export function descriptorOf(path: string): number | undefined {
+  let name = resolve(path);
+  for (let links = 0; links < MAX_LINKS; links++) {
+    const match = DESCRIPTOR_NAME.exec(name);
+    if (match) {
+      const [, pid, fd] = match;
+      if (pid !== undefined && pid !== "self" && pid !== "thread-self" && Number(pid) !== process.pid) return undefined;
+      const number = Number(fd);
+      try {
+        fstatSync(number);
+        // Past standard error, only a file the shell opened (3>> log): Node's own descriptors (its event
+        // loop's, a pipe to wake it) are no output, and they name no file.
+        if (number > 2 && !readlinkSync(`/proc/self/fd/${number}`).startsWith("/")) return undefined;
+        return number;
+      } catch {
+        return undefined; // not open here: opening the name fails with its own message
+      }
+    }
+    try {
+      if (!lstatSync(name).isSymbolicLink()) return undefined;
+      name = resolve(dirname(name), readlinkSync(name));
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
 /** The output's permissions if it exists as a regular file; "special" for a device, pipe or socket. */
 function existing(path: string): number | "special" | undefined {
   let stats;
@@ -111,6 +149,8 @@ export class AtomicFile {
   readonly #temporary: string | undefined;
   readonly #unregister: () => void;
   #open = true;
+  /** An open descriptor the output named (descriptorOf): written, never closed here. */
+  #borrowed = false;
   /**
    * A second descriptor of the temporary file, for the writes and flushes in
    * libuv's thread pool: they may still run when `fd` is closed, and it is
@@ -133,6 +173,15 @@ export class AtomicFile {
     // Refused now, not at the rename after the whole run: an empty name, and a name that ends in "/" (a folder's).
     if (path === "") throw new UsageError("an output's file name is empty");
     if (path.endsWith("/")) throw isFolder(path) ? cannot("write", path, { code: "EISDIR" }) : new CliError(`cannot write ${path}: a file's name cannot end in "/", which names a folder`);
+    const descriptor = descriptorOf(path);
+    if (descriptor !== undefined) {
+      this.fd = descriptor;
+      this.#borrowed = true;
+      this.#target = path;
+      this.#temporary = undefined;
+      this.#unregister = () => {};
+      return;
+    }
     this.#target = targetOf(path);
     const mode = existing(this.#target);
     if (mode === "special") {
@@ -291,7 +340,7 @@ export class AtomicFile {
     if (!this.#open) return;
     this.sync();
     try {
-      closeSync(this.fd);
+      if (!this.#borrowed) closeSync(this.fd);
       this.#open = false;
       this.#backgroundIdle();
       if (this.#temporary !== undefined) renameSync(this.#temporary, this.#target);
@@ -309,7 +358,7 @@ export class AtomicFile {
     if (this.#open) {
       this.#open = false;
       try {
-        closeSync(this.fd);
+        if (!this.#borrowed) closeSync(this.fd);
       } catch {
         // Already closed by a failed commit.
       }

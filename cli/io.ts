@@ -4,7 +4,7 @@ import { closeSync, fstatSync, openSync, read, readSync } from "node:fs";
 import { writeAllSync } from "./write-all.js";
 import { PipeWriter } from "./pipe-writer.js";
 import { CliError } from "./args.js";
-import { AtomicFile, WRITE_BEHIND_BYTES } from "./atomic-output.js";
+import { AtomicFile, WRITE_BEHIND_BYTES, descriptorOf } from "./atomic-output.js";
 import { STDIO, closeInput, inputName, openInput, streamed, type Input } from "./input.js";
 import { cannot, inWords } from "./os-errors.js";
 import { fmt } from "./words.js";
@@ -272,7 +272,8 @@ export class Output {
   constructor(path: string | undefined, bufferBytes = CHUNK, mode: "atomic" | "direct" = "atomic") {
     this.path = path ?? STDIO;
     this.#buffer = Buffer.allocUnsafe(bufferBytes);
-    if (this.path === STDIO) {
+    // /dev/stdout and its like are standard output itself, as it is open (AtomicFile takes other open descriptors so).
+    if (this.path === STDIO || (mode === "atomic" && descriptorOf(this.path) === 1)) {
       this.#fd = 1;
       if (isPipe(1)) this.#pipe = new PipeWriter(1);
     } else if (mode === "atomic") {

@@ -294,3 +294,38 @@ describe("writes in the background", () => {
     });
   }
 });
+
+describe("an output named by an open descriptor (/dev/stdout, /dev/stderr, /dev/fd/N)", () => {
+  const BIN = new URL("../dist/cli/main.js", import.meta.url).pathname;
+  const lines = "a\nb\na\nc\n";
+
+  /** Runs the CLI with descriptor `fd` (1, 2 or 3) opened on `log` for appending, as the shell's `N>> log` does. */
+  function withAppended(fd: 1 | 2 | 3, args: string[]): { log: string; status: number | null } {
+    const input = join(dir, "open-fd-input.txt");
+    const log = join(dir, `open-fd-${fd}.log`);
+    writeFileSync(input, lines);
+    writeFileSync(log, "kept from before\n");
+    const script = `exec '${process.execPath}' '${BIN}' ${args.map((a) => `'${a.replace("INPUT", input)}'`).join(" ")} ${fd}>> '${log}'`;
+    const before = readdirSync(dir).length;
+    const { status } = spawnSync("sh", ["-c", script], { encoding: "utf8" });
+    expect(readdirSync(dir).length).toBe(before); // no temporary file left
+    return { log: readFileSync(log, "utf8"), status };
+  }
+
+  it.runIf(existsSync("/proc/self/fd"))("is written where the descriptor stands: a file the shell opened for appending keeps what it held", () => {
+    for (const [fd, name] of [[1, "/dev/stdout"], [2, "/dev/stderr"], [1, "/dev/fd/1"], [3, "/dev/fd/3"], [3, "/proc/self/fd/3"]] as const) {
+      const { log, status } = withAppended(fd, ["dedup", "INPUT", "-o", name, "-q"]);
+      expect(status, name).toBe(0);
+      expect(log.startsWith("kept from before\na\nb\nc\n"), `${name}: ${JSON.stringify(log)}`).toBe(true);
+    }
+    // A filter file too: build writes it after what the log held.
+    const { log, status } = withAppended(1, ["build", "INPUT", "-o", "/dev/stdout"]);
+    expect(status).toBe(0);
+    expect(log.startsWith("kept from before\nBLMK")).toBe(true);
+  });
+
+  it.runIf(existsSync("/proc/self/fd"))("is not one of Node's own descriptors: a number the shell did not open is refused as a name with no file", () => {
+    const { status } = spawnSync(process.execPath, [BIN, "dedup", join(dir, "open-fd-input.txt"), "-o", "/dev/fd/9", "-q"], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
+    expect(status).toBe(1);
+  });
+});
