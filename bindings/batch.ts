@@ -7,7 +7,7 @@
 // key changes nothing.
 import type { Arena } from "./arena.js";
 import { SOURCE_HASHES, SOURCE_U32, SOURCE_U64, HASH_MURMUR3_128 } from "./constants.generated.js";
-import { describe } from "./errors.js";
+import { checkAttached, describe } from "./errors.js";
 import { isBytes, keyText, maxKeyBytes, MAX_BATCH_KEYS, scratchOf, writeString, type Key, type Scratch } from "./keys.js";
 
 /** Where a batch's keys come from. */
@@ -70,6 +70,8 @@ function checkKeyArray(keys: unknown): asserts keys is readonly Key[] {
 function checkPacked(bytes: unknown, ends: unknown): number {
   if (!isBytes(bytes)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
   if (!(ends instanceof Uint32Array)) throw new TypeError(`ends must be a Uint32Array, got ${describe(ends)}`);
+  checkAttached("bytes", bytes);
+  checkAttached("ends", ends);
   let previous = 0;
   let largest = 0;
   for (let i = 0; i < ends.length; i++) {
@@ -87,11 +89,13 @@ function checkPacked(bytes: unknown, ends: unknown): number {
 /** Throws the TypeError for a lines buffer that is not bytes. */
 function checkLines(buffer: unknown): void {
   if (!isBytes(buffer)) throw new TypeError(`buffer must be a Uint8Array of newline-delimited keys, got ${describe(buffer)}`);
+  checkAttached("buffer", buffer);
 }
 
 /** Throws the TypeError for key hashes that are not a BigUint64Array. */
 export function checkHashes(hashes: unknown): asserts hashes is BigUint64Array {
   if (!(hashes instanceof BigUint64Array)) throw new TypeError(`hashes must be a BigUint64Array of key hashes (as hashLines gives them), got ${describe(hashes)}`);
+  checkAttached("hashes", hashes);
 }
 
 /** Throws the TypeError for integer keys of another type. */
@@ -99,6 +103,7 @@ function checkInts(keys: unknown): void {
   if (!(keys instanceof Uint32Array || keys instanceof BigUint64Array)) {
     throw new TypeError(`keys must be a Uint32Array or a BigUint64Array, got ${describe(keys)}`);
   }
+  checkAttached("keys", keys);
 }
 
 /** Hashes a chunk of packed keys in the scratch area (unless the kernel wants bytes) and hands it on. */

@@ -13,7 +13,30 @@ export function describe(value: unknown): string {
   }
   if (Array.isArray(value)) return `an array of length ${value.length}`;
   const name = (value as object).constructor?.name;
-  return name && name !== "Object" ? `${/^[AEIO]/.test(name) ? "an" : "a"} ${name}` : "an object";
+  if (!name || name === "Object") return "an object";
+  const described = `${/^[AEIO]/.test(name) ? "an" : "a"} ${name}`;
+  // A typed array made in another realm (a vm context, an iframe) is not an instance of this one's: say so, or the
+  // message would refuse "a Uint32Array" for not being a Uint32Array.
+  const own = (globalThis as Record<string, unknown>)[name];
+  if (ArrayBuffer.isView(value) && typeof own === "function" && !(value instanceof own)) return `${described} from another realm (copy it into one of this realm: ${name}.from(…))`;
+  if (ArrayBuffer.isView(value) && isDetached(value)) return `${described} whose buffer was transferred (detached)`;
+  return described;
+}
+
+/** True for a view whose ArrayBuffer was transferred: it has no bytes, and any read or copy of it throws. */
+export function isDetached(view: ArrayBufferView): boolean {
+  if (view.byteLength !== 0) return false;
+  try {
+    new Uint8Array(view.buffer, 0, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** Throws the TypeError for a view named `name` whose buffer was transferred (detached): it would read as empty. */
+export function checkAttached(name: string, view: ArrayBufferView): void {
+  if (isDetached(view)) throw new TypeError(`${name} must be readable, got ${describe(view)}`);
 }
 
 /** A number that must be finite and > 0 (counts such as n). */
@@ -87,6 +110,7 @@ export function checkVisit(visit: unknown): void {
 /** Integer keys: a Uint32Array or a BigUint64Array (checked before the filter's own limits, so the message is about the argument). */
 export function checkIntsKeys(keys: unknown): void {
   if (!(keys instanceof Uint32Array || keys instanceof BigUint64Array)) throw new TypeError(`keys must be a Uint32Array or a BigUint64Array, got ${describe(keys)}`);
+  checkAttached("keys", keys);
 }
 
 /**

@@ -5,7 +5,7 @@
 import type { Arena } from "./arena.js";
 import { SharedArena } from "./shared-arena.js";
 import { BLOOM_GROUP_BYTES } from "./constants.generated.js";
-import { describe } from "./errors.js";
+import { describe, isDetached } from "./errors.js";
 
 /** A key: a string (hashed as its UTF-8 bytes) or raw bytes. */
 export type Key = string | Uint8Array;
@@ -135,7 +135,9 @@ export function checkKey(key: unknown): Key {
  */
 export function maxKeyBytes(key: unknown, index = -1): number {
   if (typeof key === "string") return key.length * 3;
-  if (isBytes(key)) return key.length;
+  // An empty view may be one whose buffer was transferred: any copy of it throws, so it is refused before anything is added.
+  if (isBytes(key) && (key.length !== 0 || !isDetached(key))) return key.length;
+  if (isBytes(key)) throw new TypeError(`${index < 0 ? "key" : `keys[${index}]`} must be readable, got ${describe(key)}`);
   throw new TypeError(`${index < 0 ? "key" : `keys[${index}]`} must be a string or a Uint8Array, got ${describe(key)}`);
 }
 

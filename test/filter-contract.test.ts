@@ -114,3 +114,55 @@ describe("BinaryFuseFilter through the query half of the interface", () => {
     filter.dispose();
   });
 });
+
+describe.each(growable)("%s refuses bytes it cannot read, and changes nothing", (_name, make) => {
+  /** A view whose buffer was transferred: its length reads 0, and any copy of it throws. */
+  const detached = <T extends Uint8Array | Uint32Array>(view: T): T => {
+    structuredClone(view.buffer, { transfer: [view.buffer as ArrayBuffer] });
+    return view;
+  };
+
+  it("names a transferred (detached) key, batch, buffer or integer array, after 20,000 good keys too", () => {
+    const filter = make();
+    filter.addMany(keys.slice(0, 100));
+    const before = filter.serialize();
+    const calls: [string, () => unknown, RegExp][] = [
+      ["add", () => filter.add(detached(new Uint8Array(4))), /^key must be readable, got a Uint8Array whose buffer was transferred/],
+      ["has", () => filter.has(detached(new Uint8Array(4))), /^key must be readable/],
+      // The bad key comes after a whole chunk (16,384 keys) of good ones: nothing of the batch may be added.
+      ["addMany", () => filter.addMany([...urls(20_000, "contract-detached", 44), detached(new Uint8Array(4))]), /^keys\[20000\] must be readable/],
+      ["hasMany", () => filter.hasMany(["a", detached(new Uint8Array(4))]), /^keys\[1\] must be readable/],
+      ["addPacked", () => filter.addPacked(detached(new Uint8Array(4)), new Uint32Array(0)), /^bytes must be readable/],
+      ["addPacked ends", () => filter.addPacked(new Uint8Array(4), detached(new Uint32Array(1))), /^ends must be readable/],
+      ["addLines", () => filter.addLines(detached(new Uint8Array(4))), /^buffer must be readable/],
+      ["addInts", () => (filter as BloomFilter).addInts(detached(new Uint32Array(4))), /^keys must be readable, got a Uint32Array whose buffer was transferred/],
+    ];
+    for (const [what, call, message] of calls) {
+      expect(call, what).toThrow(TypeError);
+      expect(call, what).toThrow(message);
+      expect(filter.serialize(), what).toEqual(before);
+    }
+  });
+
+  it("says a typed array from another realm is one, instead of refusing a Uint32Array for not being a Uint32Array", async () => {
+    const { runInNewContext } = await import("node:vm");
+    const filter = make() as BloomFilter;
+    expect(() => filter.hasInts(runInNewContext("new Uint32Array([1])"))).toThrow(/^keys must be a Uint32Array or a BigUint64Array, got a Uint32Array from another realm/);
+    expect(() => filter.hasPacked(new Uint8Array(1), runInNewContext("new Uint32Array([1])"))).toThrow(/^ends must be a Uint32Array, got a Uint32Array from another realm/);
+  });
+});
+
+describe("BinaryFuseFilter refuses bytes it cannot read", () => {
+  it("names a transferred (detached) key, buffer or integer array", () => {
+    const detached = <T extends Uint8Array | Uint32Array>(view: T): T => {
+      structuredClone(view.buffer, { transfer: [view.buffer as ArrayBuffer] });
+      return view;
+    };
+    expect(() => BinaryFuseFilter.build(["a", detached(new Uint8Array(4))])).toThrow(/^keys\[1\] must be readable/);
+    expect(() => BinaryFuseFilter.buildLines(detached(new Uint8Array(4)))).toThrow(/^buffer must be readable/);
+    expect(() => BinaryFuseFilter.buildInts(detached(new Uint32Array(4)))).toThrow(/^keys must be readable/);
+    const filter = BinaryFuseFilter.build(keys);
+    expect(() => filter.has(detached(new Uint8Array(4)))).toThrow(/^key must be readable/);
+    expect(() => filter.hasInts(detached(new Uint32Array(4)))).toThrow(/^keys must be readable/);
+  });
+});
