@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { AtomicFile, FLUSH_AHEAD_BYTES, WRITE_BEHIND_BYTES } from "../cli/atomic-output.js";
 import { closeInput, openInput } from "../cli/input.js";
-import { estimateLines, linePieces, Output } from "../cli/io.js";
+import { estimateLines, linePieces, MAX_LINE_BYTES, Output } from "../cli/io.js";
 import { rng } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bloomkit-io-"));
@@ -327,5 +327,33 @@ describe("an output named by an open descriptor (/dev/stdout, /dev/stderr, /dev/
   it.runIf(existsSync("/proc/self/fd"))("is not one of Node's own descriptors: a number the shell did not open is refused as a name with no file", () => {
     const { status } = spawnSync(process.execPath, [BIN, "dedup", join(dir, "open-fd-input.txt"), "-o", "/dev/fd/9", "-q"], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
     expect(status).toBe(1);
+  });
+});
+
+describe("lines longer than any buffer", () => {
+  const BIN = new URL("../dist/cli/main.js", import.meta.url).pathname;
+
+  it("an input with no newline (/dev/zero, from its name or through a pipe) is refused in one line once a line passes MAX_LINE_BYTES", () => {
+    for (const [what, script] of [
+      ["a file", `exec '${process.execPath}' '${BIN}' dedup /dev/zero --n 10 -o '${join(dir, "zero.out")}'`],
+      ["a pipe", `head -c ${MAX_LINE_BYTES + (4 << 20)} /dev/zero | '${process.execPath}' '${BIN}' dedup - -q`],
+    ]) {
+      const { status, stderr, stdout } = spawnSync("sh", ["-c", script], { encoding: "utf8", maxBuffer: 1 << 20 });
+      expect(status, what).toBe(1);
+      expect(stderr, what).toMatch(/^bloomkit: cannot read (\/dev\/zero|standard input): the line at byte 0 is longer than 256\.00 MiB, the most one line \(one key\) can be\n$/);
+      expect(stdout, what).toBe("");
+    }
+    expect(existsSync(join(dir, "zero.out"))).toBe(false);
+  });
+
+  it("lines of many pipe chunks come through a pipe whole, as from the file", () => {
+    const long = (byte: string, bytes: number) => byte.repeat(bytes);
+    const text = `${long("u", 3 << 20)}\nx\nu\n${long("u", 3 << 20)}\n${long("v", (1 << 20) + 7)}`;
+    const file = join(dir, "long-lines.txt");
+    writeFileSync(file, text);
+    const fromFile = execFileSync(process.execPath, [BIN, "dedup", file, "-q"], { maxBuffer: 64 << 20 });
+    const fromPipe = execFileSync("sh", ["-c", `cat '${file}' | '${process.execPath}' '${BIN}' dedup - -q`], { maxBuffer: 64 << 20 });
+    expect(fromPipe.equals(fromFile)).toBe(true);
+    expect(fromFile.toString()).toBe(`${long("u", 3 << 20)}\nx\nu\n${long("v", (1 << 20) + 7)}`); // the last line as it was, without a "\n"
   });
 });
