@@ -100,6 +100,31 @@ function segmentsFor(bits: number, limit = MAX_SEGMENT_BITS): number {
 }
 
 /** A standard Bloom filter: no false negatives, false positives at a rate set by m, k and n. */
+/** What BloomFilter.sizeFor() answers: the filter create() would make. */
+export interface BloomFilterSize {
+  /** m: bits of the filter. */
+  bits: number;
+  /** k: hash functions. */
+  hashes: number;
+  /** Equal segments the bits are held in: 1 up to MAX_SEGMENT_BITS. */
+  segments: number;
+  /** Bytes of the bit array (whole 64-bit words in each segment). */
+  bytes: number;
+}
+
+/** create()'s and sizeFor()'s arguments, checked in that order. */
+function checkCreate(expectedItems: number, falsePositiveRate: number, options: BloomFilterOptions | undefined) {
+  const n = checkPositive("expectedItems", expectedItems);
+  const p = checkProbability("falsePositiveRate", falsePositiveRate);
+  const checked = checkOptions("options", options, OPTION_NAMES);
+  const hashing = resolveHashing(checked);
+  if (checked.foldable !== undefined && typeof checked.foldable !== "boolean") {
+    throw new TypeError(`options.foldable must be a boolean, got ${describe(checked.foldable)}`);
+  }
+  if (hashing.strategy === "double") checkReachable("expectedItems", "falsePositiveRate", n, p);
+  return { n, p, hashing, checked };
+}
+
 export class BloomFilter extends KeyHashedBlock implements Filter {
   readonly #bits: number;
   readonly #segmentBits: number;
@@ -135,16 +160,20 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
    * wasm memory) m is rounded up to whole 64-bit words in each of the segments.
    */
   static create(expectedItems: number, falsePositiveRate: number, options?: BloomFilterOptions): BloomFilter {
-    const n = checkPositive("expectedItems", expectedItems);
-    const p = checkProbability("falsePositiveRate", falsePositiveRate);
-    const checked = checkOptions("options", options, OPTION_NAMES);
-    const hashing = resolveHashing(checked);
-    if (checked.foldable !== undefined && typeof checked.foldable !== "boolean") {
-      throw new TypeError(`options.foldable must be a boolean, got ${describe(checked.foldable)}`);
-    }
-    if (hashing.strategy === "double") checkReachable("expectedItems", "falsePositiveRate", n, p);
-    const { bits, hashes, segments } = BloomFilter.sizeFor(n, p, hashing, checked.foldable === true);
+    const { n, p, hashing, checked } = checkCreate(expectedItems, falsePositiveRate, options);
+    const { bits, hashes, segments } = BloomFilter.sizing(n, p, hashing, checked.foldable === true);
     return new BloomFilter(bits, hashes, hashing, bits, undefined, segments, sharedPlacement(checked.shared, hashing));
+  }
+
+  /**
+   * The filter create() makes with the same arguments, without making it:
+   * its m (`bits`), k (`hashes`), the segments it is held in (1 up to
+   * MAX_SEGMENT_BITS) and the bytes of its bit array. The same errors as create().
+   */
+  static sizeFor(expectedItems: number, falsePositiveRate: number, options?: BloomFilterOptions): BloomFilterSize {
+    const { n, p, hashing, checked } = checkCreate(expectedItems, falsePositiveRate, options);
+    const { bits, hashes, segments } = BloomFilter.sizing(n, p, hashing, checked.foldable === true);
+    return { bits, hashes, segments, bytes: Math.ceil(bits / segments / 64) * 8 * segments };
   }
 
   /**
@@ -152,7 +181,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
    * at most `segmentLimit` bits (a copy kept in Redis has smaller ones); a
    * RangeError when no filter can be that large. @internal
    */
-  static sizeFor(n: number, p: number, hashing: Hashing, foldable = false, segmentLimit = MAX_SEGMENT_BITS): { bits: number; hashes: number; segments: number } {
+  static sizing(n: number, p: number, hashing: Hashing, foldable = false, segmentLimit = MAX_SEGMENT_BITS): { bits: number; hashes: number; segments: number } {
     // Not optimal(): the bound on m is the filter's own, far lower, and its message names create()'s arguments.
     const sized = filterSizing(hashing.strategy === "independent" ? { n, p, k: hashing.names.length } : { n, p });
     const segments = segmentsFor(sized.m, segmentLimit);

@@ -89,7 +89,7 @@ function layerLimit(initialCapacity: number, p: number, growth: number, tighteni
       );
     }
     try {
-      BloomFilter.sizeFor(capacity, rate, hashing);
+      BloomFilter.sizing(capacity, rate, hashing);
     } catch (error) {
       if (i >= 2) return i;
       const message = (error as Error).message;
@@ -389,7 +389,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       filter.#single = undefined;
       filter.#fast = undefined;
       // layerLimit() sized every layer up to maxLayers, so this one can be sized.
-      const expected = BloomFilter.sizeFor(filter.layerCapacity(i), filter.layerFalsePositiveRate(i), hashing);
+      const expected = BloomFilter.sizing(filter.layerCapacity(i), filter.layerFalsePositiveRate(i), hashing);
       const same = expected.bits === layer.bits && expected.hashes === layer.hashes && layer.seed === hashing.seed && String(layer.hash) === String(hashingOptions(hashing).hash);
       if (!same) throw new FormatError(`corrupted: layer ${i} does not have the size or hashing its parameters give`);
       if (layer.size > filter.layerCapacity(i)) throw new FormatError(`corrupted: layer ${i} holds ${layer.size} keys, more than its capacity ${filter.layerCapacity(i)}`);

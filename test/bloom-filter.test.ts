@@ -1,7 +1,7 @@
 // BloomFilter behaviour: keys, batches, packed keys, properties, disposal.
 import { describe, expect, it } from "vitest";
 import { BloomFilter } from "../bindings/index.js";
-import { ones, pack, randomBytes, urls } from "./helpers.js";
+import { ones, pack, randomBytes, rng, urls } from "./helpers.js";
 
 const utf8 = new TextEncoder();
 
@@ -185,5 +185,36 @@ describe("BloomFilter disposal", () => {
     const filter = BloomFilter.create(100, 0.01);
     filter[Symbol.dispose]();
     expect(filter.disposed).toBe(true);
+  });
+});
+
+describe("BloomFilter.sizeFor", () => {
+  it("is the filter create() makes, for random n, p and options", () => {
+    const random = rng(2026);
+    const options = [undefined, { hash: "murmur3_128" as const, seed: 3 }, { foldable: true }, { hash: ["djb", "sdbm", "fnv1a_32"] as never }];
+    for (let i = 0; i < 60; i++) {
+      const n = Math.ceil(10 ** (random() * 6));
+      const p = 10 ** (-1 - random() * 8);
+      const option = options[i % options.length];
+      const size = BloomFilter.sizeFor(n, p, option);
+      const filter = BloomFilter.create(n, p, option);
+      expect({ bits: size.bits, hashes: size.hashes }, `n = ${n}, p = ${p}`).toEqual({ bits: filter.bits, hashes: filter.hashes });
+      expect(size.segments).toBe(1);
+      expect(size.bytes).toBe(Math.ceil(filter.bits / 64) * 8);
+      filter.dispose();
+    }
+  });
+
+  it("gives create()'s errors, in its words", () => {
+    for (const args of [[0, 0.01], [1000, 1], [1000, 0.01, { foldable: "yes" }], [1000, 0.01, { hashes: 3 }], [1e300, 1e-300]] as const) {
+      let expected: unknown;
+      try {
+        BloomFilter.create(...(args as [number, number]));
+      } catch (error) {
+        expected = error;
+      }
+      expect(expected, JSON.stringify(args)).toBeInstanceOf(Error);
+      expect(() => BloomFilter.sizeFor(...(args as [number, number]))).toThrow(expected as Error);
+    }
   });
 });

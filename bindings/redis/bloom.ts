@@ -125,7 +125,7 @@ export class RedisBloomFilter {
     checkReachable("expectedItems", "falsePositiveRate", n, p);
     // Internal: tests split small filters over several keys with a smaller limit than Redis's.
     const limit = checked.segmentBits === undefined ? REDIS_SEGMENT_BITS : checkInteger("options.segmentBits", checked.segmentBits, 64, REDIS_SEGMENT_BITS);
-    const { bits, hashes, segments } = BloomFilter.sizeFor(n, p, hashing, false, limit);
+    const { bits, hashes, segments } = BloomFilter.sizing(n, p, hashing, false, limit);
     return RedisBloomFilter.#create(commands, name, { bits, hashes, hashing, segments, id: uploadId() }, checked.hash !== undefined);
   }
 
