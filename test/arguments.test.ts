@@ -15,8 +15,8 @@ const BAD_OPTIONS: unknown[] = [{ bogus: 1 }, { seed: -1 }, { seed: "1" }, { has
 /** Names that are internal (marked @internal) or protected: not part of the surface. */
 const INTERNAL = new Set(["constructor", "blockKernel", "oneString", "routeChunk", "kernel", "runOp", "runLinesEach", "runDedupLines", "oneKey", "live", "segments", "describeParameters", "runChunk", "indices", "recordSource", "fromFill", "loader", "sharedLoader", "keyHash", "arena", "batchArena", "core", "addKeyCount", "setKeyCount", "keyCount", "sharedMemories", "viaBatch", "addSource", "checkKeyHashes", "checkHashesFor", "countAdded", "blockAddress", "segmentBytes", "bitsWritten", "inSegments", "checkIntKeys"]);
 
-/** Static functions that are internal although another class has a public one of the same name (CuckooFilter.sizeFor). */
-const INTERNAL_STATIC = new Set(["BloomFilter.sizeFor"]);
+/** Static functions that are internal (BloomFilter.sizing: the sizes of create(), sizeFor() and Redis copies, from checked arguments). */
+const INTERNAL_STATIC = new Set(["BloomFilter.sizing"]);
 
 /** Parameter names of a function, read from its source (the names the API documents). */
 function parameterNames(fn: (...args: never[]) => unknown): string[] {
