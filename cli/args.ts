@@ -32,6 +32,8 @@ export interface Parsed {
 /** Parses argv against the specs; `--help`/`-h` is always known. */
 export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[]): Parsed {
   const options = new Map<string, string | true>();
+  /** Each option with a value as it was typed (-o or --output), to name it in the error of a second one. */
+  const typed = new Map<string, string>();
   const positionals: string[] = [];
   const byLong = new Map(specs.map((s) => [s.name, s]));
   const byShort = new Map(specs.filter((s) => s.short).map((s) => [s.short!, s]));
@@ -58,6 +60,10 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[])
       // `-o -q`: the value was forgotten, and the next option is not a file name (`--output=-q` says it is).
       if (value === undefined || (inline === undefined && looksLikeOption(value))) throw new UsageError(`${arg} needs a value`);
       if (inline === undefined) i++;
+      // A second value would silently win: `-o a.txt -o b.txt` wrote only b.txt.
+      const given = typed.get(spec.name);
+      if (given !== undefined) throw new UsageError(`${given} is given twice, as "${options.get(spec.name)}" and as "${value}"; give it once`);
+      typed.set(spec.name, arg.startsWith("--") ? `--${rawName}` : arg);
       options.set(spec.name, value);
       continue;
     }

@@ -81,6 +81,22 @@ describe("an option whose value is missing, before another option", () => {
   });
 });
 
+describe("an option given twice", () => {
+  it.each([
+    [["dedup", "in.txt", "-o", "first.txt", "-o", "second.txt"], '-o is given twice, as "first.txt" and as "second.txt"; give it once (see bloomkit dedup --help)'],
+    [["dedup", "in.txt", "--output=first.txt", "-o", "second.txt"], '--output is given twice, as "first.txt" and as "second.txt"; give it once (see bloomkit dedup --help)'],
+    [["build", "in.txt", "-o", "first.txt", "--n", "5", "--n=6"], '--n is given twice, as "5" and as "6"; give it once (see bloomkit build --help)'],
+  ])("%j is a usage error, and writes neither output", (args, message) => {
+    const result = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, encoding: "utf8" });
+    expect({ code: result.status, stderr: result.stderr }).toEqual({ code: 2, stderr: `bloomkit: ${message}\n` });
+    expect(existsSync(file("first.txt")) || existsSync(file("second.txt"))).toBe(false);
+  });
+
+  it("a flag given twice is the flag", () => {
+    expect(run(["dedup", file("in.txt"), "-q", "--quiet"]).code).toBe(0);
+  });
+});
+
 describe("build from a pipe", () => {
   // Counting the lines of a pipe would read it to its end, leaving nothing to build from (an empty filter, exit 0).
   const viaPipe = (args: string) => spawnSync("bash", ["-c", `'${process.execPath}' '${BIN}' build <(printf 'a\\nb\\nc\\n') ${args}`], { encoding: "utf8" });
