@@ -427,6 +427,8 @@ function piecesOf(source: ByteSource): AsyncIterable<Uint8Array> | Iterable<Uint
   if (source === null || typeof source !== "object" || !(iterable(source, Symbol.asyncIterator) || iterable(source, Symbol.iterator) || typeof (source as ReadableStream).getReader === "function")) {
     throw new TypeError(`source must be a stream or an iterable of Uint8Arrays, got ${describe(source)}`);
   }
+  // Bytes are an iterable too, of numbers: a whole record passed here was refused for its first byte.
+  if (ArrayBuffer.isView(source)) throw new TypeError(`source must be a stream or an iterable of Uint8Arrays, got ${describe(source)} (one piece: [bytes], or deserialize(bytes))`);
   if (typeof (source as ReadableStream).getReader === "function" && !(Symbol.asyncIterator in (source as object))) {
     const reader = (source as ReadableStream<Uint8Array>).getReader();
     return {

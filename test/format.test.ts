@@ -139,6 +139,12 @@ describe("deserializeChunks with the source's size", () => {
     expect(() => deserializeChunks([bytes], { size: -1 })).toThrow(new RangeError("options.size must be an integer from 0 to 9007199254740991, got -1"));
     expect(() => deserializeChunks([bytes], { bytes: 1 } as never)).toThrow(/unknown option "bytes"/);
   });
+
+  it("says how to pass a whole record, which is an iterable of numbers, not of pieces", async () => {
+    const bytes = BloomFilter.create(1000, 0.01).add("kept").serialize();
+    await expect(deserializeChunks(bytes as never)).rejects.toThrow(new TypeError("source must be a stream or an iterable of Uint8Arrays, got a Uint8Array (one piece: [bytes], or deserialize(bytes))"));
+    await expect(BloomFilter.deserializeChunks(Buffer.from(bytes) as never)).rejects.toThrow(/got a Buffer \(one piece: \[bytes\], or deserialize\(bytes\)\)$/);
+  });
 });
 
 describe("damaged bytes are always rejected, never loaded", () => {
