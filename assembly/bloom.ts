@@ -476,8 +476,9 @@ function layersRun<T>(filters: usize, layers: u32, op: u32, src: usize, hashes2:
     const present = layersContain(filters, layers, h, h2);
     store<u8>(out + i, <u8>present);
     if (!present && op == OP_ADD) {
+      if (fresh == room) return i; // the last layer is full: key i waits for the next
       insertHashed(last, h, h2);
-      if (++fresh == room) return i + 1;
+      fresh++;
     }
   }
   return count;
@@ -487,8 +488,9 @@ function layersRun<T>(filters: usize, layers: u32, op: u32, src: usize, hashes2:
  * The layers of a scalable filter, all in this memory and sharing their
  * hashing (u32 addresses at `filters`, oldest first): OP_HAS answers 1 where
  * any layer holds key i; OP_ADD also adds each key no layer holds to the last
- * one, in order, and stops after the `room`-th such key (the last layer is
- * then full). Keys as bloomRun takes them. Returns the keys handled.
+ * one, in order, and stops at the first such key past the `room`-th (the
+ * last layer is full: only a new layer takes it), which it leaves unhandled.
+ * Keys as bloomRun takes them. Returns the keys handled.
  */
 export function bloomLayers(filters: usize, layers: u32, op: u32, source: u32, src: usize, hashes2: usize, count: u32, out: usize, room: u32): u32 {
   if (source == SOURCE_HASHES) return layersRun<Hashed>(filters, layers, op, src, hashes2, count, out, room);

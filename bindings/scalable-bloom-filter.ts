@@ -594,7 +594,8 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     const width = chunk.source === SOURCE_U32 ? 4 : 8;
     let first = 0;
     while (first < chunk.count) {
-      const layer = this.#current();
+      // Not #current(): a full newest layer still answers the keys a layer holds; a layer is added only for a new key.
+      const layer = this.#layers[this.#layers.length - 1];
       if (this.#together() !== arena) {
         // A new layer went to a memory of its own: the keys left take the general path.
         const saved = saveChunk(chunk);
@@ -620,6 +621,8 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       for (let i = first; i < first + handled; i++) seen += answers[out + i];
       layer.countAdded(handled - seen);
       first += handled;
+      // Key `first` is new and the newest layer is full.
+      if (first < chunk.count) this.#addLayer();
     }
     return arena.u8().slice(out, out + chunk.count);
   }
@@ -634,15 +637,20 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     const room = this.#capacityAt(last) - this.#layers[last].size;
     // A buffer of b bytes holds at most b + 1 lines: count them only when that might not fit.
     const lines = source.kind === "lines" && isBytes(source.buffer) ? (source.buffer.length < room ? 0 : lineCount(source.buffer)) : -1;
-    const keys = source.kind === "lines" ? lines : sourceLength(source);
+    let keys = source.kind === "lines" ? lines : sourceLength(source);
     if (keys <= 0) return; // nothing to add, a batch the newest layer has room for, or a source the batch will refuse
+    if (!this.#layersHold(keys - room)) {
+      // Keys the filter holds already add nothing, as add() of each one alone takes them on a full filter: only the others count.
+      const answers = this.#run(source, false);
+      keys = answers.length - answers.reduce((sum, answer) => sum + answer, 0);
+    }
     let need = keys - room;
     try {
       while (need > 0) {
         last++;
         if (last >= this.#maxLayers) {
           throw new RangeError(
-            `the scalable filter is full: ${keys} more keys could need layer ${last + 1}, and these parameters allow ${this.#maxLayers} layers, ` +
+            `the scalable filter is full: ${keys} more key${keys === 1 ? "" : "s"} could need layer ${last + 1}, and these parameters allow ${this.#maxLayers} layers, ` +
               `which hold ${this.capacity} key${this.capacity === 1 ? "" : "s"} in all; nothing was added`,
           );
         }
@@ -654,6 +662,15 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       this.#reserved = [];
       throw error;
     }
+  }
+
+  /** True when the layers this filter may still add hold `need` more keys than the newest one has room for. */
+  #layersHold(need: number): boolean {
+    for (let layer = this.#layers.length; need > 0; layer++) {
+      if (layer >= this.#maxLayers) return false;
+      need -= this.#capacityAt(layer);
+    }
+    return true;
   }
 
   /** OR of every layer's answers for a chunk (a copy); the chunk is copied out only for layers in another memory. */

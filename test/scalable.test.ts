@@ -161,6 +161,14 @@ describe("a ScalableBloomFilter at its last layer, full", () => {
     expect(() => filter.testAndAdd(absent[1])).toThrow(/the scalable filter is full/);
     // A batch that could need a layer past the last says so before adding anything.
     expect(() => filter.addMany(absent.slice(0, 5))).toThrow(new RangeError(`the scalable filter is full: 5 more keys could need layer 3, and these parameters allow 2 layers, which hold ${filter.capacity} keys in all; nothing was added`));
+    expect(() => filter.addMany(["first", absent[2]])).toThrow(/^the scalable filter is full: 1 more key could need layer 3/);
+    expect(filter.serialize()).toEqual(before);
+    // Keys it holds, in a batch, answer as they do one by one: present, and nothing added.
+    const held = ["first", "first", "fill-1", "fill-2"].filter((key) => filter.has(key));
+    for (const batch of [filter.testAndAddMany(held), filter.testAndAddLines(new TextEncoder().encode(held.join("\n")))]) {
+      expect(Array.from(batch)).toEqual(held.map((key) => (filter.testAndAdd(key) ? 1 : 0)));
+    }
+    filter.addMany(held);
     expect(filter.serialize()).toEqual(before);
   });
 });
