@@ -781,8 +781,8 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     if (!(other instanceof BloomFilter)) throw new TypeError(`other, the filter given to ${op}(), must be a BloomFilter, got ${describe(other)}`);
     if (other.disposed) throw new TypeError(`other, the BloomFilter given to ${op}(), was disposed`);
     const differs =
-      this.#bits !== other.#bits ? `bits: ${this.#bits} vs ${other.#bits}`
-      : this.#hashes !== other.#hashes ? `hashes: ${this.#hashes} vs ${other.#hashes}`
+      this.#bits !== other.#bits ? `bits (m): ${this.#bits} vs ${other.#bits}`
+      : this.#hashes !== other.#hashes ? `hashes (k): ${this.#hashes} vs ${other.#hashes}`
       : this.#baseBits !== other.#baseBits ? `folding: base bits ${this.#baseBits} vs ${other.#baseBits}`
       : this.segmentCount !== other.segmentCount ? `segments: ${this.segmentCount} vs ${other.segmentCount}`
       : hashingDifference(this.#hashing, other.#hashing);

@@ -47,6 +47,8 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[])
       options.set("help", true);
       continue;
     }
+    // `-q=1` or `-xyz` is no file name but a mistyped option (a file named so is given after `--`).
+    if (arg.startsWith("-") && !arg.startsWith("--") && arg.length > 2 && !/^-\.?[0-9]/.test(arg)) throw new UsageError(`unknown option ${arg}`);
     if (arg.startsWith("--") || (arg.startsWith("-") && arg.length === 2 && arg !== "-")) {
       const [rawName, inline] = arg.startsWith("--") ? splitOnce(arg.slice(2), "=") : [arg.slice(1), undefined];
       const spec = arg.startsWith("--") ? byLong.get(rawName) : byShort.get(rawName);
@@ -137,6 +139,8 @@ export function parseProbability(name: string, text: string): number {
   if (fraction) value = Number(fraction[1]) / Number(fraction[2]);
   else if (t.endsWith("%")) value = Number(t.slice(0, -1)) / 100;
   else value = Number(t);
+  // A rate written above 0 that no number here holds (1e-400 reads as 0) is too small, not malformed.
+  if (value === 0 && /[1-9]/.test(t.replace(/e.*$/i, ""))) throw new UsageError(`--${name} must be at least 5e-324, the smallest number there is here; got "${text}"`);
   if (!(value > 0 && value < 1)) throw new UsageError(`--${name} must be ${PROBABILITY_FORMS}; got "${text}"`);
   return value;
 }

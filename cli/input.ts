@@ -29,6 +29,7 @@ export interface Input {
 
 /** Opens an input and checks that it can be read as lines: not a directory. */
 export function openInput(path: string): Input {
+  if (path === "") throw new UsageError(`an input's file name is empty ("")`);
   if (path === STDIO) {
     let identity: BigIntStats | undefined;
     try {

@@ -40,6 +40,7 @@ export async function intersect({ options, positionals }: Parsed): Promise<void>
   if (givenN !== undefined && options.has("exact")) throw new UsageError("--n sizes the approximate filter; --exact needs none");
   if (options.has("p") && options.has("exact")) throw new UsageError("--p is the approximate filter's false-positive rate; --exact makes no false matches");
   if (options.has("tmp") && !options.has("exact")) throw new UsageError("--tmp is where --exact puts its bucket files; the approximate intersection writes none");
+  if (options.get("tmp") === "") throw new UsageError(`--tmp names no folder ("")`);
   const quiet = options.has("quiet");
   const threads = parseThreads(options);
   if (options.has("threads") && options.has("exact")) throw new UsageError("--threads is for the approximate intersection; --exact runs in one thread");

@@ -61,6 +61,11 @@ function unexpected(error: unknown): string {
   return String((error as Error)?.message ?? error);
 }
 
+/** A message on one line: a newline or carriage return in a file name or value it quotes is shown as \n or \r. */
+function oneLine(message: string): string {
+  return message.replace(/\n/g, "\\n").replace(/\r/g, "\\r");
+}
+
 /** The command whose --help a usage error points to (none before a command is known). */
 let helpFor = "";
 
@@ -113,12 +118,12 @@ main(process.argv.slice(2))
       runCleanups(); // a failed command leaves no temporary file behind, and every output as it was
       clearProgress(); // the message starts its own line on a terminal
       if (error instanceof UsageError) {
-        process.stderr.write(`bloomkit: ${error.message} (see bloomkit ${helpFor ? `${helpFor} ` : ""}--help)\n`);
+        process.stderr.write(`bloomkit: ${oneLine(error.message)} (see bloomkit ${helpFor ? `${helpFor} ` : ""}--help)\n`);
         process.exitCode = 2;
         return;
       }
       const known = error instanceof CliError || error instanceof RangeError || error instanceof TypeError;
-      process.stderr.write(`bloomkit: ${known ? (error as Error).message : unexpected(error)}\n`);
+      process.stderr.write(`bloomkit: ${oneLine(known ? (error as Error).message : unexpected(error))}\n`);
       if (!known && process.env.BLOOMKIT_DEBUG) process.stderr.write(`${(error as Error)?.stack}\n`);
       process.exitCode = 1;
     },

@@ -97,6 +97,29 @@ describe("an option given twice", () => {
   });
 });
 
+describe("messages stay one line, and name what was typed", () => {
+  it.each([
+    [["dedup", ""], 2, `bloomkit: an input's file name is empty ("") (see bloomkit dedup --help)\n`],
+    [["dedup", "no\nsuch"], 1, "bloomkit: cannot read no\\nsuch: no such file or directory\n"],
+    [["calc", "--n", "5\r\n6", "--p", "0.01"], 2, /^bloomkit: --n must be .*; got "5\\r\\n6" \(see bloomkit calc --help\)\n$/],
+    [["calc", "--n", "1000", "--p", "1e-400"], 2, 'bloomkit: --p must be at least 5e-324, the smallest number there is here; got "1e-400" (see bloomkit calc --help)\n'],
+    [["build", "in.txt", "-q=1", "-o", "x.bloom"], 2, "bloomkit: unknown option -q=1 (see bloomkit build --help)\n"],
+    [["intersect", "in.txt", "in.txt", "--exact", "--tmp", ""], 2, 'bloomkit: --tmp names no folder ("") (see bloomkit intersect --help)\n'],
+  ] as const)("%j", (args, code, message) => {
+    const result = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, encoding: "utf8" });
+    expect(result.status).toBe(code);
+    if (typeof message === "string") expect(result.stderr).toBe(message);
+    else expect(result.stderr).toMatch(message);
+  });
+
+  it("merge of filters of different sizes says m", () => {
+    writeFileSync(file("merge-in.txt"), "a\nb\n");
+    expect(run(["build", file("merge-in.txt"), "-o", file("p1.bloom"), "--n", "1000", "--p", "0.01"]).code).toBe(0);
+    expect(run(["build", file("merge-in.txt"), "-o", file("p10.bloom"), "--n", "1000", "--p", "0.1"]).code).toBe(0);
+    expect(run(["merge", file("p1.bloom"), file("p10.bloom"), "-o", file("merged.bloom")]).stderr).toMatch(/different bits \(m\): 9586 vs 4793/);
+  });
+});
+
 describe("build from a pipe", () => {
   // Counting the lines of a pipe would read it to its end, leaving nothing to build from (an empty filter, exit 0).
   const viaPipe = (args: string) => spawnSync("bash", ["-c", `'${process.execPath}' '${BIN}' build <(printf 'a\\nb\\nc\\n') ${args}`], { encoding: "utf8" });
