@@ -122,17 +122,18 @@ function readAt(fd: number, buffer: Buffer, offset: number, position: number | n
   return new Promise((resolve, reject) => read(fd, buffer, offset, buffer.length - offset, position, (error, bytes) => (error ? reject(error) : resolve(bytes))));
 }
 
-/** At most this much of standard input is held in memory to learn its size before a filter is sized for it. */
+/** At most this much of a pipe is held in memory to learn its size before a filter is sized for it. */
 const READ_AHEAD_BYTES = 64 << 20;
 
 /**
- * The input's pieces of whole lines and its size (a file read into `buffers`, as linePieces says). A file's size is known; standard
- * input is read ahead until it ends or READ_AHEAD_BYTES are held, so a short one
+ * The input's pieces of whole lines and its size (a file read into `buffers`, as linePieces says). A file's size is known; a pipe
+ * (standard input, a named pipe) is read ahead until it ends or READ_AHEAD_BYTES are held, so a short one
  * has a size too (undefined only for a long stream, which then plays on).
  */
 export async function sizedPieces(input: Input, buffers?: PieceBufferSource): Promise<{ size: number | undefined; pieces: AsyncIterable<Buffer> }> {
-  if (!streamed(input)) return { size: input.size, pieces: linePieces(input, buffers) };
-  const stream = linePieces(input);
+  if (input.size !== undefined) return { size: input.size, pieces: linePieces(input, buffers) };
+  // A named pipe (mkfifo, <(…)) is read ahead too, each piece into a buffer of its own: held, they must not be reused.
+  const stream = linePieces(input, streamed(input) ? undefined : (bytes) => new ArrayBuffer(bytes));
   const held: Buffer[] = [];
   let bytes = 0;
   let ended = false;
@@ -142,7 +143,7 @@ export async function sizedPieces(input: Input, buffers?: PieceBufferSource): Pr
       ended = true;
       break;
     }
-    held.push(next.value); // pieces of standard input are not reused, so holding them is safe
+    held.push(next.value); // no piece here is reused, so holding them is safe
     bytes += next.value.length;
   }
   async function* replay(): AsyncGenerator<Buffer> {

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { AtomicFile, FLUSH_AHEAD_BYTES, WRITE_BEHIND_BYTES } from "../cli/atomic-output.js";
 import { closeInput, openInput } from "../cli/input.js";
-import { estimateLines, linePieces, MAX_LINE_BYTES, Output } from "../cli/io.js";
+import { estimateLines, linePieces, MAX_LINE_BYTES, Output, sizedPieces } from "../cli/io.js";
 import { rng } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bloomkit-io-"));
@@ -137,6 +137,24 @@ describe("linePieces", () => {
     expect(first && Buffer.compare(first, text.subarray(0, first.length))).toBe(0);
     // The generator closed its file: reading the same path again from the start works.
     expect(Buffer.compare(Buffer.concat((await piecesOf(path, false)).pieces), text)).toBe(0);
+  });
+
+  it("learns the size of a short named pipe by reading it ahead, as it does for standard input, and gives every byte", async () => {
+    const fifo = join(dir, "named.fifo");
+    execFileSync("mkfifo", [fifo]);
+    const text = randomText(11, 3_000, true); // a few lines longer than a piece among them
+    const writer = spawn("sh", ["-c", `cat > '${fifo}'`], { stdio: ["pipe", "ignore", "ignore"] });
+    writer.stdin.end(text);
+    const input = openInput(fifo);
+    try {
+      const { size, pieces } = await sizedPieces(input);
+      const got: Buffer[] = [];
+      for await (const piece of pieces) got.push(Buffer.from(piece));
+      expect(size).toBe(text.length);
+      expect(Buffer.concat(got).equals(text)).toBe(true);
+    } finally {
+      closeInput(input);
+    }
   });
 
   it("reads a pipe as it comes", async () => {
