@@ -338,10 +338,11 @@ export function checkKeyLengths(source: KeySource, limit: number): void {
   } else if (source.kind === "lines" && isBytes(source.buffer)) {
     const { buffer } = source;
     for (let from = 0; from < buffer.length; ) {
+      // A line is split from the area with its "\r" and "\n": they must fit there too.
       const newline = buffer.indexOf(10, from);
-      const end = newline < 0 ? buffer.length : newline;
-      if (end - from > limit) throw tooLong(`the line at byte ${from} of buffer`, end - from);
-      from = end + 1;
+      const end = newline < 0 ? buffer.length : newline + 1;
+      if (end - from > limit) throw tooLong(`the line at byte ${from} of buffer, with its line ending,`, end - from);
+      from = end;
     }
   }
 }
