@@ -23,6 +23,9 @@ export class CuckooOverflow {
   /** Keys that did not fit because the filter was full. */
   #full = 0;
   #example: string | undefined;
+  /** The example's bytes, and how many of its copies did not fit. */
+  #exampleKey: Uint8Array | undefined;
+  #exampleMisses = 0;
 
   constructor(filter: CuckooFilter) {
     this.#filter = filter;
@@ -42,21 +45,38 @@ export class CuckooOverflow {
       const copies = this.#filter.count(key);
       if (copies >= this.#limit(key) || (copies >= CROWDING_COPIES && this.#filter.loadFactor < ROOM_LEFT_LOAD)) {
         this.#repeated++;
-        this.#example ??= Buffer.from(key).toString("utf8");
+        if (this.#example === undefined) {
+          this.#example = Buffer.from(key).toString("utf8");
+          this.#exampleKey = Uint8Array.from(key);
+        }
+        if (Buffer.compare(key, this.#exampleKey!) === 0) this.#exampleMisses++;
       } else this.#full++;
     }
   }
 
-  /** The error to stop with, or undefined when every key fitted. */
-  error(lines: number): CliError | undefined {
+  /**
+   * The error to stop with, or undefined when every key fitted; `counted`
+   * names the lines the filter was sized for when no --n was given.
+   */
+  error(lines: number, counted?: string): CliError | undefined {
     if (this.#repeated === 0 && this.#full === 0) return undefined;
     const limit = 2 * this.#filter.bucketSize;
     if (this.#full > 0) {
-      const also = this.#repeated > 0 ? ` (and ${fmt(this.#repeated)} more were copies of a line repeated over ${limit} times)` : "";
-      return new CliError(`the cuckoo filter is full: ${fmt(this.#full)} of ${count(lines, "key")} did not fit${also}; build with a larger --n`);
+      // Copies crowd their two buckets well before there are `limit` of them: not "repeated over 8 times".
+      const also = this.#repeated > 0 ? ` (and ${fmt(this.#repeated)} more were repeats of lines whose two buckets their own copies had filled)` : "";
+      const advice = counted === undefined ? "build with a larger --n" : `it was sized for ${counted}; give a larger --n`;
+      return new CliError(`the cuckoo filter is full: ${fmt(this.#full)} of ${count(lines, "key")} did not fit${also}; ${advice}`);
     }
     const text = this.#example!;
     const shown = JSON.stringify(text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text);
+    // Its copies, stored and not: more than its two buckets hold, and no --n makes room for them.
+    if (this.#filter.count(this.#exampleKey!) + this.#exampleMisses <= limit) {
+      // Fewer copies than its buckets hold, crowded by other keys in them: a larger filter spreads those.
+      return new CliError(
+        `the line ${shown} repeats, and its copies and the other keys in its two buckets filled them; ` +
+          `${fmt(this.#repeated)} of ${count(lines, "line")} did not fit. Remove repeated lines first (bloomkit dedup), or give a larger --n`,
+      );
+    }
     return new CliError(
       `the line ${shown} repeats more than a cuckoo filter can hold: at most ${limit} copies of one key ` +
         `(2 buckets of ${this.#filter.bucketSize} slots, fewer when other keys share them), ` +

@@ -205,7 +205,7 @@ export async function build({ options, positionals }: Parsed): Promise<void> {
   }
   progress.done();
   closeInput(source);
-  const failed = overflow?.error(lines);
+  const failed = overflow?.error(lines, givenN === undefined ? sizedFor : undefined);
   if (failed) throw failed;
   await save(output, filter);
   process.stderr.write(`${nameOf(output, "standard output")}: ${describeFilter(filter).split("\n")[0]}, ${count(lines, "line")} read\n`);

@@ -394,6 +394,14 @@ describe("a cuckoo build that fails says why", () => {
     expect(run(["build", file("dup-unique.txt"), "-o", file("dup.cuckoo"), "--type", "cuckoo"]).code).toBe(0);
   });
 
+  it("lines repeated a few times that crowd their buckets: dedup first or a larger --n, which then builds", () => {
+    writeFileSync(file("thrice.txt"), [...lines(1000, ""), ...lines(1000, ""), ...lines(1000, "")].join("\n") + "\n");
+    const result = run(["build", file("thrice.txt"), "-o", file("thrice.cuckoo"), "--type", "cuckoo"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^bloomkit: the line "\d+" repeats, and its copies and the other keys in its two buckets filled them; [\d,]+ of 3,000 lines did not fit\. Remove repeated lines first \(bloomkit dedup\), or give a larger --n\n$/);
+    expect(run(["build", file("thrice.txt"), "-o", file("thrice.cuckoo"), "--type", "cuckoo", "--n", "10000"]).code).toBe(0);
+  });
+
   it("a filter too small for its keys: the cause is --n", () => {
     writeFileSync(file("many.txt"), lines(5000, "key-").join("\n"));
     const result = run(["build", file("many.txt"), "-o", file("many.cuckoo"), "--type", "cuckoo", "--n", "100"]);
@@ -553,5 +561,22 @@ describe("a failed write to standard output is one line, exit 1", () => {
   // query has said so all along; the others are to say the same.
   it.each([[["query", filter, "key-1"]], [["info", filter]], [["--help"]], [["calc", "--n", "1", "--p", "0.5"]]])("%j to a reader gone", (args) => {
     expect(toClosedPipe(args)).toEqual({ code: 1, stderr: "bloomkit: cannot write standard output: the reader went away\n" });
+  });
+});
+
+describe("CuckooOverflow's advice for a full filter", () => {
+  it("names --n when it was given, and the lines it was sized for when it was not", async () => {
+    const { CuckooOverflow } = await import("../cli/cuckoo-overflow.js");
+    const { CuckooFilter } = await import("../bindings/index.js");
+    const encoder = new TextEncoder();
+    const advice = (counted?: string) => {
+      using filter = CuckooFilter.withSize(4, 8);
+      const overflow = new CuckooOverflow(filter);
+      const keys = lines(200, "distinct-").map((line) => encoder.encode(line));
+      overflow.note(keys, filter.tryAddMany(keys));
+      return overflow.error(keys.length, counted)?.message;
+    };
+    expect(advice()).toMatch(/^the cuckoo filter is full: [\d,]+ of 200 keys did not fit; build with a larger --n$/);
+    expect(advice("the 200 lines of in.txt")).toMatch(/^the cuckoo filter is full: [\d,]+ of 200 keys did not fit; it was sized for the 200 lines of in\.txt; give a larger --n$/);
   });
 });
