@@ -99,7 +99,6 @@ function segmentsFor(bits: number, limit = MAX_SEGMENT_BITS): number {
   return Math.ceil(bits / limit);
 }
 
-/** A standard Bloom filter: no false negatives, false positives at a rate set by m, k and n. */
 /** What BloomFilter.sizeFor() answers: the filter create() would make. */
 export interface BloomFilterSize {
   /** m: bits of the filter. */
@@ -125,6 +124,7 @@ function checkCreate(expectedItems: number, falsePositiveRate: number, options: 
   return { n, p, hashing, checked };
 }
 
+/** A standard Bloom filter: no false negatives, false positives at a rate set by m, k and n. */
 export class BloomFilter extends KeyHashedBlock implements Filter {
   readonly #bits: number;
   readonly #segmentBits: number;
@@ -673,7 +673,8 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
   /**
    * testAndAddLines without copies: `visit(answers, ends, offset)` gets each
    * piece's answers and line ends as views of wasm memory, valid only during
-   * the call and until it calls a bloomkit method; line i of the piece ends at offset + ends[i] in `buffer`.
+   * the call and until it calls a bloomkit method; line i of the piece ends
+   * at offset + ends[i] in `buffer`.
    */
   testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
     checkVisit(visit);
@@ -687,8 +688,8 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
    * and exactly as they were, line endings included. `visit(newLines,
    * newCount, lineCount)` is called once per piece of the buffer; newLines is
    * a view of wasm memory, valid only during the call and until it calls a
-   * bloomkit method: write it out or copy it. The same answers as testAndAddLines, without a pass over the lines in
-   * JS to pick the new ones out.
+   * bloomkit method: write it out or copy it. The same answers as
+   * testAndAddLines, without a pass over the lines in JS to pick the new ones out.
    */
   dedupLines(buffer: Uint8Array, visit: (newLines: Uint8Array, newCount: number, lineCount: number) => void): void {
     checkVisit(visit);

@@ -305,7 +305,11 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     return this.#run({ kind: "lines", buffer }, true);
   }
 
-  /** As BloomFilter.testAndAddLinesEach: each piece's answers and line ends (views, valid during the call until it calls a bloomkit method); line i ends at offset + ends[i]. */
+  /**
+   * As BloomFilter.testAndAddLinesEach: each piece's answers and line ends
+   * (views, valid during the call until it calls a bloomkit method); line i
+   * ends at offset + ends[i].
+   */
   testAndAddLinesEach(buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void): void {
     checkVisit(visit);
     this.#run({ kind: "lines", buffer }, true, visit);

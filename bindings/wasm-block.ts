@@ -261,8 +261,9 @@ export abstract class WasmBlock extends FilterBase {
   /**
    * Runs `op` over newline-delimited keys and hands each piece's answers and
    * line ends to `visit` as views of wasm memory, valid only during the call
-   * and until it calls a bloomkit method: line i of the piece ends at offset + ends[i] in the buffer. `added`
-   * gets what the kernel returned for each piece, before its visit.
+   * and until it calls a bloomkit method: line i of the piece ends at
+   * offset + ends[i] in the buffer. `added` gets what the kernel returned for
+   * each piece, before its visit.
    */
   protected runLinesEach(op: number, buffer: Uint8Array, visit: (answers: Uint8Array, ends: Uint32Array, offset: number) => void, added?: (fresh: number) => void): void {
     this.#runLineChunks(op, buffer, (chunk) => {
