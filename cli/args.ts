@@ -27,12 +27,18 @@ export interface OptionSpec {
 export interface Parsed {
   options: Map<string, string | true>;
   positionals: string[];
+  /** Each option with a value as it was typed (-o or --output), for messages that name it. */
+  typed: Map<string, string>;
+}
+
+/** How the user typed option `name` (-t or --type), or `--name` when it was not given. */
+export function typedName(parsed: Pick<Parsed, "typed">, name: string): string {
+  return parsed.typed.get(name) ?? `--${name}`;
 }
 
 /** Parses argv against the specs; `--help`/`-h` is always known. */
 export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[]): Parsed {
   const options = new Map<string, string | true>();
-  /** Each option with a value as it was typed (-o or --output), to name it in the error of a second one. */
   const typed = new Map<string, string>();
   const positionals: string[] = [];
   const byLong = new Map(specs.map((s) => [s.name, s]));
@@ -71,7 +77,7 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[])
     }
     positionals.push(arg);
   }
-  return { options, positionals };
+  return { options, positionals, typed };
 }
 
 /** An option rather than a value: "-q", "--output", "--"; not "-" (standard input or output) nor a negative number, which its own check refuses. */

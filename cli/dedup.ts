@@ -4,7 +4,7 @@ import { BloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, optimal } fro
 import { FIRST_LAYER_LINES, GrowingFilter, rateAfter } from "./growing-filter.js";
 import { bloomBits, checkMemory } from "./memory.js";
 import { hashesForRate, refuseUnreachableRate } from "./sizing.js";
-import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, sizedByOptionsAsync, type OptionSpec, type Parsed } from "./args.js";
+import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, sizedByOptionsAsync, typedName, type OptionSpec, type Parsed } from "./args.js";
 import { checkOutputNames, closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
 import { Output, Progress, closeTogether, estimateLines, linePieces } from "./io.js";
 import { count, formatBytes } from "./words.js";
@@ -48,7 +48,8 @@ function growingFilter(type: "split-block" | "bloom", p: number, pPhrase: string
 /** "There is 1 line", "There are 2 lines": the crawler program's summary, in good grammar. */
 const thereAre = (n: number, noun: string) => `There ${n === 1 ? "is" : "are"} ${count(n, noun)}`;
 
-export async function dedup({ options, positionals }: Parsed): Promise<void> {
+export async function dedup(parsed: Parsed): Promise<void> {
+  const { options, positionals } = parsed;
   if (positionals.length > 1) throw new UsageError(`dedup takes one input, got ${positionals.length}`);
   const input = positionals[0] ?? "-";
   const p = options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.001;
@@ -72,7 +73,7 @@ export async function dedup({ options, positionals }: Parsed): Promise<void> {
   const outputPath = options.get("output") as string | undefined;
   const repeatsPath = options.has("repeats") ? String(options.get("repeats")) : undefined;
   const outputs = repeatsPath === undefined ? [outputPath] : [outputPath, repeatsPath];
-  checkOutputNames(repeatsPath === undefined ? [["-o", outputPath]] : [["-o", outputPath], ["--repeats", repeatsPath]]);
+  checkOutputNames(repeatsPath === undefined ? [[typedName(parsed, "output"), outputPath]] : [[typedName(parsed, "output"), outputPath], ["--repeats", repeatsPath]]);
   // How a refusal of the filter's size names p: the user typed it, or it is the default.
   const pPhrase = options.has("p") ? `--p ${options.get("p")}` : `p = ${p} (the default --p)`;
   // Wrong usage is reported first (exit 2), then what the machine or the files refuse (exit 1). A size no filter has

@@ -12,7 +12,7 @@ import {
   deserializeChunks,
   type AnyFilter,
 } from "bloomkit";
-import { CliError, UsageError, parseCount, parseProbability, sizedByOptions, type OptionSpec, type Parsed } from "./args.js";
+import { CliError, UsageError, parseCount, parseProbability, sizedByOptions, typedName, type OptionSpec, type Parsed } from "./args.js";
 import { AtomicFile, checkWritable } from "./atomic-output.js";
 import { CuckooOverflow } from "./cuckoo-overflow.js";
 import { refuseUnreachableRate } from "./sizing.js";
@@ -117,14 +117,15 @@ async function countLines(input: Input): Promise<number> {
   return lines;
 }
 
-export async function build({ options, positionals }: Parsed): Promise<void> {
+export async function build(parsed: Parsed): Promise<void> {
+  const { options, positionals } = parsed;
   if (positionals.length !== 1) throw new UsageError(`build takes one input, got ${positionals.length}`);
   const input = positionals[0];
   const output = options.get("output");
   if (typeof output !== "string") throw new UsageError("build needs -o FILE");
-  checkOutputNames([["-o", output]]);
+  checkOutputNames([[typedName(parsed, "output"), output]]);
   const type = String(options.get("type") ?? "bloom");
-  if (!(FILTER_TYPES as readonly string[]).includes(type)) throw new UsageError(`--type must be one of ${FILTER_TYPES.join(", ")}, got "${type}"`);
+  if (!(FILTER_TYPES as readonly string[]).includes(type)) throw new UsageError(`${typedName(parsed, "type")} must be one of ${FILTER_TYPES.join(", ")}, got "${type}"`);
   // Every option is checked before the input is read: a malformed --threads is a usage error, not one found after the count.
   const threads = parseThreads(options);
   if (type === "fuse8" || type === "fuse16") return buildFuse(input, output, type, options);
@@ -483,11 +484,12 @@ export async function info({ positionals }: Parsed): Promise<void> {
   filter.dispose();
 }
 
-export async function merge({ options, positionals }: Parsed): Promise<void> {
+export async function merge(parsed: Parsed): Promise<void> {
+  const { options, positionals } = parsed;
   if (positionals.length !== 2) throw new UsageError(`merge takes two filter files, got ${positionals.length}`);
   const output = options.get("output");
   if (typeof output !== "string") throw new UsageError("merge needs -o FILE");
-  checkOutputNames([["-o", output]]);
+  checkOutputNames([[typedName(parsed, "output"), output]]);
   if (positionals.every((path) => path === STDIO)) throw new UsageError("only one of the two filters can come from standard input");
   // Write the union to a new file: neither filter file is replaced by it.
   const inputs = positionals.map(openInput);

@@ -105,6 +105,11 @@ describe("messages stay one line, and name what was typed", () => {
     [["calc", "--n", "1000", "--p", "1e-400"], 2, 'bloomkit: --p must be at least 5e-324, the smallest number there is here; got "1e-400" (see bloomkit calc --help)\n'],
     [["build", "in.txt", "-q=1", "-o", "x.bloom"], 2, "bloomkit: unknown option -q=1 (see bloomkit build --help)\n"],
     [["intersect", "in.txt", "in.txt", "--exact", "--tmp", ""], 2, 'bloomkit: --tmp names no folder ("") (see bloomkit intersect --help)\n'],
+    // The option as typed: short or long.
+    [["build", "in.txt", "-o", "x.bloom", "-t", "foo"], 2, /^bloomkit: -t must be one of bloom, .*, got "foo" \(see bloomkit build --help\)\n$/],
+    [["build", "in.txt", "-o", "x.bloom", "--type", "foo"], 2, /^bloomkit: --type must be one of bloom, .*, got "foo" \(see bloomkit build --help\)\n$/],
+    [["dedup", "in.txt", "--output="], 2, `bloomkit: an output's file name is empty (--output "") (see bloomkit dedup --help)\n`],
+    [["build", "in.txt", "--output="], 2, `bloomkit: an output's file name is empty (--output "") (see bloomkit build --help)\n`],
   ] as const)("%j", (args, code, message) => {
     const result = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, encoding: "utf8" });
     expect(result.status).toBe(code);
