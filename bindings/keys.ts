@@ -128,6 +128,9 @@ export function checkKey(key: unknown): Key {
   return key as Key;
 }
 
+/** A key's name in an error: `keys[index]`, or `key` without an index. */
+const keyName = (index: number) => (index < 0 ? "key" : `keys[${index}]`);
+
 /**
  * Upper bound on the UTF-8 size of a key; throws a TypeError for anything but
  * a key, naming it `keys[index]` (or `key` without an index). The name is
@@ -135,10 +138,12 @@ export function checkKey(key: unknown): Key {
  */
 export function maxKeyBytes(key: unknown, index = -1): number {
   if (typeof key === "string") return key.length * 3;
-  // An empty view may be one whose buffer was transferred: any copy of it throws, so it is refused before anything is added.
-  if (isBytes(key) && (key.length !== 0 || !isDetached(key))) return key.length;
-  if (isBytes(key)) throw new TypeError(`${index < 0 ? "key" : `keys[${index}]`} must be readable, got ${describe(key)}`);
-  throw new TypeError(`${index < 0 ? "key" : `keys[${index}]`} must be a string or a Uint8Array, got ${describe(key)}`);
+  if (isBytes(key)) {
+    // An empty view may be one whose buffer was transferred: any copy of it throws, so it is refused before anything is added.
+    if (key.length === 0 && isDetached(key)) throw new TypeError(`${keyName(index)} must be readable, got ${describe(key)}`);
+    return key.length;
+  }
+  throw new TypeError(`${keyName(index)} must be a string or a Uint8Array, got ${describe(key)}`);
 }
 
 /** A Buffer over the scratch area's key bytes, made again after the memory grew (which empties the old one); undefined outside Node. */

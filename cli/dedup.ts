@@ -4,7 +4,7 @@ import { BloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, optimal } fro
 import { FIRST_LAYER_LINES, GrowingFilter, rateAfter } from "./growing-filter.js";
 import { bloomBits, checkMemory } from "./memory.js";
 import { hashesForRate, refuseUnreachableRate } from "./sizing.js";
-import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, sizedByOptionsAsync, typedName, type OptionSpec, type Parsed } from "./args.js";
+import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, sizedByOptionsAsync, type OptionSpec, type Parsed } from "./args.js";
 import { checkOutputNames, closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
 import { Output, Progress, closeTogether, estimateLines, linePieces } from "./io.js";
 import { count, formatBytes } from "./words.js";
@@ -73,7 +73,7 @@ export async function dedup(parsed: Parsed): Promise<void> {
   const outputPath = options.get("output") as string | undefined;
   const repeatsPath = options.has("repeats") ? String(options.get("repeats")) : undefined;
   const outputs = repeatsPath === undefined ? [outputPath] : [outputPath, repeatsPath];
-  checkOutputNames(repeatsPath === undefined ? [[typedName(parsed, "output"), outputPath]] : [[typedName(parsed, "output"), outputPath], ["--repeats", repeatsPath]]);
+  checkOutputNames(parsed, repeatsPath === undefined ? ["output"] : ["output", "repeats"]);
   // How a refusal of the filter's size names p: the user typed it, or it is the default.
   const pPhrase = options.has("p") ? `--p ${options.get("p")}` : `p = ${p} (the default --p)`;
   // Wrong usage is reported first (exit 2), then what the machine or the files refuse (exit 1). A size no filter has

@@ -123,7 +123,7 @@ export async function build(parsed: Parsed): Promise<void> {
   const input = positionals[0];
   const output = options.get("output");
   if (typeof output !== "string") throw new UsageError("build needs -o FILE");
-  checkOutputNames([[typedName(parsed, "output"), output]]);
+  checkOutputNames(parsed, ["output"]);
   const type = String(options.get("type") ?? "bloom");
   if (!(FILTER_TYPES as readonly string[]).includes(type)) throw new UsageError(`${typedName(parsed, "type")} must be one of ${FILTER_TYPES.join(", ")}, got "${type}"`);
   // Every option is checked before the input is read: a malformed --threads is a usage error, not one found after the count.
@@ -489,7 +489,7 @@ export async function merge(parsed: Parsed): Promise<void> {
   if (positionals.length !== 2) throw new UsageError(`merge takes two filter files, got ${positionals.length}`);
   const output = options.get("output");
   if (typeof output !== "string") throw new UsageError("merge needs -o FILE");
-  checkOutputNames([[typedName(parsed, "output"), output]]);
+  checkOutputNames(parsed, ["output"]);
   if (positionals.every((path) => path === STDIO)) throw new UsageError("only one of the two filters can come from standard input");
   // Write the union to a new file: neither filter file is replaced by it.
   const inputs = positionals.map(openInput);

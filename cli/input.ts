@@ -3,7 +3,7 @@
 // still as it was; and an output that is one of the inputs is refused.
 import { closeSync, fstatSync, openSync, readFileSync, realpathSync, statSync, type BigIntStats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { CliError, UsageError } from "./args.js";
+import { CliError, UsageError, typedName, type Parsed } from "./args.js";
 import { cannot } from "./os-errors.js";
 import { targetOf } from "./atomic-output.js";
 
@@ -120,14 +120,16 @@ const twoOutputs = (first: string, second: string) =>
 /**
  * Refuses, as wrong usage and before any input is opened, an output named
  * by an empty string, and one output named twice in the command line (`-o x
- * --repeats x`, `-o x --repeats ./x`, or standard output twice). `outputs`
- * pairs each option as typed (-o, --repeats) with its value. Two names that
- * are one file through a link are found by refuseOutputsThatAreInputs.
+ * --repeats x`, `-o x --repeats ./x`, or standard output twice). `options`
+ * are the output options (output, repeats), each named in a message as it
+ * was typed; one not given is standard output. Two names that are one file
+ * through a link are found by refuseOutputsThatAreInputs.
  */
-export function checkOutputNames(outputs: readonly (readonly [option: string, output: string | undefined])[]): void {
+export function checkOutputNames(parsed: Pick<Parsed, "options" | "typed">, options: readonly string[]): void {
   const named = new Map<string, string>();
-  for (const [option, output] of outputs) {
-    if (output === "") throw new UsageError(`an output's file name is empty (${option} "")`);
+  for (const option of options) {
+    const output = parsed.options.get(option) as string | undefined;
+    if (output === "") throw new UsageError(`an output's file name is empty (${typedName(parsed, option)} "")`);
     const name = outputName(output);
     const place = toStdout(output) ? STDIO : resolve(output);
     const other = named.get(place);

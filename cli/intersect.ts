@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { BloomFilter, hashMany, optimal, type OptimalInput } from "bloomkit";
 import { bloomBits, checkMemory, freeMemory } from "./memory.js";
 import { hashesForRate, refuseUnreachableRate } from "./sizing.js";
-import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, typedName, type OptionSpec, type Parsed } from "./args.js";
+import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, type OptionSpec, type Parsed } from "./args.js";
 import { onCleanup } from "./cleanup.js";
 import { checkOutputNames, closeInput, inputName, openInput, refuseOutputsThatAreInputs, streamed, type Input } from "./input.js";
 import { Output, Progress, estimateLines, linePieces, sizedPieces, splitLines } from "./io.js";
@@ -46,7 +46,7 @@ export async function intersect(parsed: Parsed): Promise<void> {
   const threads = parseThreads(options);
   if (options.has("threads") && options.has("exact")) throw new UsageError("--threads is for the approximate intersection; --exact runs in one thread");
   const outputPath = options.get("output") as string | undefined;
-  checkOutputNames([[typedName(parsed, "output"), outputPath]]);
+  checkOutputNames(parsed, ["output"]);
   // Wrong usage is reported first (exit 2), then what the machine or the files refuse (exit 1). A --p that no
   // filter for --n lines (or for any number) reaches is wrong usage: refused before the memory or the files are looked at.
   if (!options.has("exact")) refuseUnreachableRate(p, givenN, { n: `--n ${options.get("n")}`, p: options.has("p") ? `--p ${options.get("p")}` : undefined });
