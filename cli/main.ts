@@ -7,26 +7,74 @@ import { runCleanups, watchSignals } from "./cleanup.js";
 import { collectBeforeExit } from "./exit-deadlock.js";
 import { clearProgress, printOut } from "./io.js";
 import { inWords } from "./os-errors.js";
-import { dedup, dedupOptions, dedupUsage } from "./dedup.js";
-import { intersect, intersectOptions, intersectUsage } from "./intersect.js";
-import { build, buildOptions, buildUsage, info, infoOptions, infoUsage, merge, mergeOptions, mergeUsage, query, queryOptions, queryUsage } from "./filters.js";
-import { calc, calcOptions, calcUsage } from "./calc.js";
 
-interface Command {
+/** What a command's module gives: its work, its options and its usage line. */
+interface CommandCode {
   run(parsed: Parsed): Promise<void>;
   options: OptionSpec[];
   usage: string;
+}
+
+interface Command {
+  /**
+   * The command's module, imported only when it is the one asked for: the
+   * others' code took memory every command paid for (calc's peak 76 MB
+   * against 68 under Node 24, 64 against 62 under Node 20).
+   */
+  load(): Promise<CommandCode>;
   summary: string;
 }
 
 const COMMANDS: Record<string, Command> = {
-  dedup: { run: dedup, options: dedupOptions, usage: dedupUsage, summary: "keep the first occurrence of each line, in order (a crawler's URL de-dup)" },
-  intersect: { run: intersect, options: intersectOptions, usage: intersectUsage, summary: "lines two files share, approximately or --exact, under a memory limit" },
-  build: { run: build, options: buildOptions, usage: buildUsage, summary: "build a filter file from lines" },
-  query: { run: query, options: queryOptions, usage: queryUsage, summary: "ask a filter file about keys" },
-  info: { run: info, options: infoOptions, usage: infoUsage, summary: "type, n, m, k, fill, estimated count and current FPR of a filter file" },
-  merge: { run: merge, options: mergeOptions, usage: mergeUsage, summary: "union of two Bloom filter files" },
-  calc: { run: calc, options: calcOptions, usage: calcUsage, summary: "the parameter calculator: any three of n, p, m, k" },
+  dedup: {
+    load: async () => {
+      const { dedup, dedupOptions, dedupUsage } = await import("./dedup.js");
+      return { run: dedup, options: dedupOptions, usage: dedupUsage };
+    },
+    summary: "keep the first occurrence of each line, in order (a crawler's URL de-dup)",
+  },
+  intersect: {
+    load: async () => {
+      const { intersect, intersectOptions, intersectUsage } = await import("./intersect.js");
+      return { run: intersect, options: intersectOptions, usage: intersectUsage };
+    },
+    summary: "lines two files share, approximately or --exact, under a memory limit",
+  },
+  build: {
+    load: async () => {
+      const { build, buildOptions, buildUsage } = await import("./filters.js");
+      return { run: build, options: buildOptions, usage: buildUsage };
+    },
+    summary: "build a filter file from lines",
+  },
+  query: {
+    load: async () => {
+      const { query, queryOptions, queryUsage } = await import("./filters.js");
+      return { run: query, options: queryOptions, usage: queryUsage };
+    },
+    summary: "ask a filter file about keys",
+  },
+  info: {
+    load: async () => {
+      const { info, infoOptions, infoUsage } = await import("./filters.js");
+      return { run: info, options: infoOptions, usage: infoUsage };
+    },
+    summary: "type, n, m, k, fill, estimated count and current FPR of a filter file",
+  },
+  merge: {
+    load: async () => {
+      const { merge, mergeOptions, mergeUsage } = await import("./filters.js");
+      return { run: merge, options: mergeOptions, usage: mergeUsage };
+    },
+    summary: "union of two Bloom filter files",
+  },
+  calc: {
+    load: async () => {
+      const { calc, calcOptions, calcUsage } = await import("./calc.js");
+      return { run: calc, options: calcOptions, usage: calcUsage };
+    },
+    summary: "the parameter calculator: any three of n, p, m, k",
+  },
 };
 
 const MAIN_HELP = `bloomkit: Bloom filters and their relatives on the command line
@@ -99,12 +147,13 @@ async function main(argv: string[]): Promise<number> {
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) throw new UsageError(`unknown command "${name}"; commands: ${Object.keys(COMMANDS).join(", ")}`);
   helpFor = name;
-  const parsed = parseArgs(rest, command.options);
+  const code = await command.load();
+  const parsed = parseArgs(rest, code.options);
   if (parsed.options.has("help")) {
-    printOut(`usage: ${command.usage}\n\n${command.summary}\n${command.options.length ? `\noptions:\n${optionHelp(command.options)}\n` : ""}`);
+    printOut(`usage: ${code.usage}\n\n${command.summary}\n${code.options.length ? `\noptions:\n${optionHelp(code.options)}\n` : ""}`);
     return 0;
   }
-  await command.run(parsed);
+  await code.run(parsed);
   return 0;
 }
 
