@@ -30,6 +30,18 @@ export function timed(label, command) {
   return { label, command, seconds, peakMB: kb / 1024, stderr: result.stderr };
 }
 
+/**
+ * `command args…` run once more, its resident set sampled (bench/rss-split.mjs):
+ * { peakMB, anonymousMB, fileMB }, the process's own memory apart from the
+ * pages of the files it runs from (Node's binary), which GNU time counts too.
+ */
+function rssSplit(label, command, args) {
+  progress(`sampling the memory of ${label}`);
+  const result = spawnSync(process.execPath, [new URL("./rss-split.mjs", import.meta.url).pathname, command, ...args], { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`${label} failed: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
 /** The number of lines of a file. */
 export const countLines = (path) => Number(execFileSync("sh", ["-c", `wc -l < '${path}'`], { encoding: "utf8" }).trim());
 
@@ -52,7 +64,8 @@ function medianRun(runs) {
  * a dedup in a profile). Fails unless every bloomkit output is the same bytes
  * (threads and Nodes change how fast, never what). Returns { input, sizeMB,
  * rounds, bloomkit: [{ node, threads, label, seconds (the median), fastest,
- * slowest, peakMB (the largest), stderr }], sort, awk, exactUnique, kept }.
+ * slowest, peakMB (the largest), stderr, split and idle: rssSplit's parts of
+ * its peak and of an idle Node's }], sort, awk, exactUnique, kept }.
  */
 export function dedupRuns(input, nodes) {
   mkdirSync(cache, { recursive: true });
@@ -80,7 +93,14 @@ export function dedupRuns(input, nodes) {
     rmSync(sortOut, { force: true });
     sortRuns.push(timed(`sort -u (LC_ALL=C), round ${round + 1} of ${DEDUP_ROUNDS}`, `LC_ALL=C sort -u '${input}' -o '${sortOut}'`));
   }
-  const bloomkit = configurations.map((config) => ({ ...medianRun(runsOf.get(config)), label: `bloomkit dedup${config.flag}`, node: config.node.label, threads: config.threads, out: config.out }));
+  const bloomkit = configurations.map((config) => {
+    const label = `bloomkit dedup${config.flag}`;
+    const args = [bin, "dedup", input, "-o", config.out, "--quiet", ...(config.threads === 1 ? ["--threads", "1"] : [])];
+    const split = rssSplit(`${label} under ${config.node.label}`, config.node.path, args);
+    // What the same Node holds doing nothing: its own start-up, and the binary's pages it touches.
+    const idle = rssSplit(`an idle Node (${config.node.label})`, config.node.path, ["-e", "setTimeout(() => {}, 200)"]);
+    return { ...medianRun(runsOf.get(config)), label, node: config.node.label, threads: config.threads, out: config.out, split, idle };
+  });
   const sort = { ...medianRun(sortRuns), label: "sort -u (LC_ALL=C)" };
   rmSync(`${cache}out-awk.txt`, { force: true });
   const awk = { ...medianRun([timed("awk '!seen[$0]++'", `awk '!seen[$0]++' '${input}' > '${cache}out-awk.txt'`)]), label: "awk '!seen[$0]++'" };

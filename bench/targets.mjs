@@ -202,6 +202,16 @@ function notes(runs, list, c, dedup) {
       `- **6. dedup.** Wall time and peak memory of \`bloomkit dedup\`: ${ours}; \`sort -u\` ${dedup.sort.seconds.toFixed(2)} s, ${dedup.sort.peakMB.toFixed(0)} MB; ` +
         `awk ${dedup.awk.seconds.toFixed(2)} s, ${dedup.awk.peakMB.toFixed(0)} MB. 8× the faster peer is ${(Math.min(dedup.sort.seconds, dedup.awk.seconds) / 8).toFixed(2)} s, a tenth of awk's peak ${(dedup.awk.peakMB / 10).toFixed(0)} MB.`,
     );
+    if (missed("6. dedup peak") && dedup.bloomkit.every((d) => d.split)) {
+      const parts = dedup.bloomkit
+        .map((d) => `${d.node}${d.threads === 1 ? " --threads 1" : ""} ${d.split.anonymousMB.toFixed(0)} MB of its own and ${d.split.fileMB.toFixed(0)} MB of files (an idle Node: ${d.idle.anonymousMB.toFixed(0)} and ${d.idle.fileMB.toFixed(0)})`)
+        .join("; ");
+      out.push(
+        "  GNU time's peak counts the pages of the Node binary a process has run (code and data, shared with every other Node process) with its own memory. " +
+          `Run once more and sampled every 2 ms from /proc, at its largest: ${parts}. ` +
+          "The files' part grows with the code a run uses, the JIT compilers' included.",
+      );
+    }
   }
   return out;
 }
