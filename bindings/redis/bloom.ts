@@ -157,8 +157,8 @@ export class RedisBloomFilter {
     let kind: string;
     let flat: unknown[];
     try {
-      kind = String(await commands.call(key, ["TYPE", key], true));
-      flat = kind === "hash" ? ((await commands.call(key, ["HGETALL", key], true)) as unknown[]) : [];
+      kind = String(await commands.call(key, ["TYPE", key]));
+      flat = kind === "hash" ? ((await commands.call(key, ["HGETALL", key])) as unknown[]) : [];
     } catch (error) {
       throw new RedisFilterError(name, "cannot open it", error);
     }

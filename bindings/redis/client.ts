@@ -7,10 +7,16 @@ import { describe } from "../errors.js";
 /** One argument of a command: text, or bytes (a Node Buffer) for bit arrays. */
 export type RedisArgument = string | Uint8Array;
 
-/** The commands a RedisBloomFilter sends, each to the node holding `key` (every key of a filter shares one hash slot). */
+/**
+ * The commands a RedisBloomFilter sends, each to the master holding `key`
+ * (every key of a filter shares one hash slot). Never to a replica, even
+ * read-only ones: a replica applies the master's writes later, so a filter
+ * just made would be missing there and a copy of its bits would lack keys
+ * whose add had already returned.
+ */
 export interface Commands {
-  /** Sends one command; `readonly` ones may go to a replica. Replies as the client gives them (bulk strings as text). */
-  call(key: string, args: readonly RedisArgument[], readonly?: boolean): Promise<unknown>;
+  /** Sends one command. Replies as the client gives them (bulk strings as text). */
+  call(key: string, args: readonly RedisArgument[]): Promise<unknown>;
   /** Sends one command whose bulk-string reply is binary (GETRANGE): a Uint8Array, or null. */
   callBytes(key: string, args: readonly RedisArgument[]): Promise<Uint8Array | null>;
 }
@@ -73,8 +79,9 @@ export function commandsOf(client: unknown, name = "redis"): Commands {
   if (has(client, "sendCommand") && "masters" in client) {
     const cluster = client as NodeRedisClusterLike;
     return {
-      call: (key, args, readonly = false) => cluster.sendCommand(key, readonly, args),
-      callBytes: async (key, args) => bytesOf(await cluster.sendCommand(key, true, args, binary)),
+      // isReadonly false: with useReplicas, node-redis would send read-only commands to replicas too.
+      call: (key, args) => cluster.sendCommand(key, false, args),
+      callBytes: async (key, args) => bytesOf(await cluster.sendCommand(key, false, args, binary)),
     };
   }
   if (has(client, "sendCommand")) {
