@@ -10,7 +10,7 @@
 // extra lib setting (TypeScript 5.2 or later, which has that lib).
 /// <reference lib="esnext.disposable" preserve="true" />
 import type { Key } from "./keys.js";
-import { recordBytes, recordChunks, toBase64, type RecordSource } from "./format.js";
+import { recordBase64, recordBytes, recordChunks, type RecordSource } from "./format.js";
 
 /** What every filter answers: membership of every kind of key, its size, and its bytes. */
 export interface FilterQueries extends Disposable {
@@ -94,9 +94,9 @@ export abstract class FilterBase implements Disposable {
     return recordChunks(this.recordSource(), chunkBytes);
   }
 
-  /** serialize() as base64. */
+  /** serialize() as base64; a RangeError when the text would be longer than a string can be (see serializeChunks). */
   toBase64(): string {
-    return toBase64(this.serialize());
+    return recordBase64(this.recordSource());
   }
 
   /** For `using filter = …`. */

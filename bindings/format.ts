@@ -7,7 +7,7 @@ import { defaultArena } from "./memory.js";
 import { HASH_XXH64, XXH64_STATE_BYTES } from "./constants.generated.js";
 import { checkInteger, describe, formatBytes } from "./errors.js";
 import { isBytes, scratchOf } from "./keys.js";
-import { base64ToBytes } from "./base64.js";
+import { base64ToBytes, bytesToBase64 } from "./base64.js";
 
 /** "BLMK". */
 export const MAGIC = 0x4b4d4c42;
@@ -205,6 +205,30 @@ export function recordBytes(source: RecordSource): Uint8Array {
     at += piece.length;
   }
   return out;
+}
+
+/** The longest string this engine makes, when it says (Node); elsewhere the engine's own RangeError stands. */
+function maxStringLength(): number {
+  const constants = (globalThis as { process?: { getBuiltinModule?: (name: string) => { constants?: { MAX_STRING_LENGTH?: number } } | undefined } }).process?.getBuiltinModule?.("node:buffer")?.constants;
+  return constants?.MAX_STRING_LENGTH ?? Infinity;
+}
+
+/**
+ * The whole record as base64; a RangeError pointing to serializeChunks() when
+ * the text would be longer than a string can be, checked before the record is
+ * copied out (Node's own error came after a copy of the whole record, and was
+ * no RangeError).
+ */
+export function recordBase64(source: RecordSource): string {
+  const length = recordLength(source);
+  const characters = Math.ceil(length / 3) * 4;
+  if (characters > maxStringLength()) {
+    throw new RangeError(
+      `this filter's record is ${formatBytes(length)}, and its base64 text of ${characters} characters is longer than a string can be here (${maxStringLength()}); ` +
+        `write it in pieces with serializeChunks()`,
+    );
+  }
+  return bytesToBase64(recordBytes(source));
 }
 
 /** The checked header of a record being read. */

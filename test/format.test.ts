@@ -1,6 +1,7 @@
 // The binary format: round trips, strict rejection of damaged bytes, base64,
 // and filters handed between processes.
 import { execFileSync } from "node:child_process";
+import { constants } from "node:buffer";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -240,6 +241,21 @@ describe("base64 without Node's Buffer", () => {
     for (const text of ["not base64!", "QkxNSw", "QkxN=w==", "QkxNSw==="]) {
       expect(() => BloomFilter.fromBase64(text), text).toThrow(FormatError);
       expect(() => withoutBuffer(() => BloomFilter.fromBase64(text)), text).toThrow(FormatError);
+    }
+  });
+});
+
+describe("toBase64 of a record whose text is longer than a string can be", () => {
+  it("is a RangeError pointing to serializeChunks, before the record is copied out, and the filter still works", () => {
+    // Node's base64 of more than 3/4 of MAX_STRING_LENGTH bytes threw its own Error (ERR_STRING_TOO_LONG), after a full copy.
+    const recordBytes = Math.ceil((constants.MAX_STRING_LENGTH / 4) * 3) + 8;
+    const filter = BloomFilter.withSize(recordBytes * 8, 1).add("kept");
+    try {
+      expect(() => filter.toBase64()).toThrow(RangeError);
+      expect(() => filter.toBase64()).toThrow(/longer than a string can be here .*serializeChunks\(\)/);
+      expect(filter.has("kept")).toBe(true);
+    } finally {
+      filter.dispose();
     }
   });
 });
