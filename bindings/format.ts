@@ -194,8 +194,9 @@ export function recordBytes(source: RecordSource): Uint8Array {
   const length = recordLength(source);
   if (length > maxBytes()) {
     throw new RangeError(
-      `this filter's record is ${formatBytes(length)}, more than one Uint8Array can hold here (${formatBytes(maxBytes())}); ` +
-        `write it in pieces with serializeChunks() (or saveFilter() from "bloomkit/node")`,
+      // Bytes too: both sizes can round to the same "4.00 GiB".
+      `this filter's record is ${formatBytes(length)} (${length} bytes), more than one Uint8Array can hold here (${maxBytes()} bytes); ` +
+        `write it in pieces with serializeChunks()`,
     );
   }
   const out = new Uint8Array(length);

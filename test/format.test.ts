@@ -260,6 +260,34 @@ describe("toBase64 of a record whose text is longer than a string can be", () =>
   });
 });
 
+describe("serialize() of a record larger than one Uint8Array", () => {
+  it("is a RangeError that shows both sizes in bytes and names only what the package exports", () => {
+    // 2^35 bits and a little more: two segments whose pages are never touched, so this costs no memory.
+    const filter = BloomFilter.withSize(2 ** 35 + 2 ** 20, 1);
+    try {
+      const error = (() => {
+        try {
+          filter.serialize();
+        } catch (caught) {
+          return caught as Error;
+        }
+        throw new Error("serialize() did not throw");
+      })();
+      expect(error).toBeInstanceOf(RangeError);
+      const record = 2 ** 32 + 2 ** 17 + 36 + 41; // the bits as bytes, the frame and the parameters of one double hash
+      expect(error.message).toContain(`(${record} bytes)`);
+      expect(error.message).toContain(`(${constants.MAX_LENGTH} bytes)`);
+      expect(error.message).toMatch(/serializeChunks\(\)/);
+      // It named saveFilter() from "bloomkit/node", which the package has never had.
+      const exported = Object.keys(JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).exports);
+      for (const [, path] of error.message.matchAll(/"bloomkit(\/[\w-]+)?"/g)) expect(exported, error.message).toContain(`.${path ?? ""}`);
+      expect(error.message).not.toMatch(/saveFilter/);
+    } finally {
+      filter.dispose();
+    }
+  });
+});
+
 describe("between processes", () => {
   const dir = mkdtempSync(join(tmpdir(), "bloomkit-format-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
