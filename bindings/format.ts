@@ -574,9 +574,17 @@ export class ParamWriter {
 /** Base64 of bytes (standard alphabet, padded), in Node and in browsers. */
 export { bytesToBase64 as toBase64 } from "./base64.js";
 
+const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
 /** Bytes of a base64 string; anything that is not strict base64 is a FormatError. */
 export function fromBase64(text: unknown): Uint8Array {
   if (typeof text !== "string") throw new TypeError(`text must be a base64 string, got ${describe(text)}`);
   if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) throw new FormatError("not base64: the text has characters or a length base64 does not");
+  // The last character before "=" or "==" carries 2 or 4 bits past the bytes, always 0 in what toBase64 writes;
+  // Buffer and atob both drop them, so a changed last character loaded as the original filter.
+  const pad = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
+  if (pad > 0 && (BASE64_ALPHABET.indexOf(text[text.length - pad - 1]) & (pad === 2 ? 15 : 3)) !== 0) {
+    throw new FormatError(`not base64 as toBase64 writes it: the bits after the last byte are not 0 (text ends "${text.slice(-4)}")`);
+  }
   return base64ToBytes(text);
 }

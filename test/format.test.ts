@@ -245,6 +245,34 @@ describe("base64 without Node's Buffer", () => {
   });
 });
 
+describe("fromBase64 of text that is not the one toBase64 writes", () => {
+  const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  it("refuses a last character whose bits past the record are not 0 (one or two '='), in both paths; the canonical text loads", () => {
+    // Records of 89 and 97 bytes: base64 with one and two '=' of padding.
+    for (const filter of [BloomFilter.withSize(128, 1).add("x"), BloomFilter.withSize(192, 1).add("x")]) {
+      const text = filter.toBase64();
+      const pad = text.length - text.indexOf("=");
+      expect([1, 2]).toContain(pad);
+      const at = text.length - pad - 1;
+      for (let flip = 1; flip < (pad === 1 ? 4 : 16); flip++) {
+        const changed = text.slice(0, at) + ALPHABET[ALPHABET.indexOf(text[at]) ^ flip] + text.slice(at + 1);
+        // Before, both decoders dropped those bits: the changed text loaded as the original filter.
+        expect(() => BloomFilter.fromBase64(changed), changed.slice(-4)).toThrow(FormatError);
+        expect(() => deserializeBase64(changed), changed.slice(-4)).toThrow(FormatError);
+        const saved = globalThis.Buffer;
+        try {
+          (globalThis as { Buffer?: unknown }).Buffer = undefined;
+          expect(() => BloomFilter.fromBase64(changed), changed.slice(-4)).toThrow(FormatError);
+        } finally {
+          globalThis.Buffer = saved;
+        }
+      }
+      expect(BloomFilter.fromBase64(text).toBase64()).toBe(text);
+      filter.dispose();
+    }
+  });
+});
+
 describe("toBase64 of a record whose text is longer than a string can be", () => {
   it("is a RangeError pointing to serializeChunks, before the record is copied out, and the filter still works", () => {
     // Node's base64 of more than 3/4 of MAX_STRING_LENGTH bytes threw its own Error (ERR_STRING_TOO_LONG), after a full copy.
