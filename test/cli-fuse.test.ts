@@ -1,6 +1,7 @@
 // `bloomkit build --type fuse8|fuse16`, and query/info on its file: the real binary in a child process.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { constants as bufferConstants } from "node:buffer";
+import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -63,6 +64,17 @@ describe("bloomkit build --type fuse8|fuse16", () => {
     expect(run(["build", file("empty.txt"), "-o", file("empty.fuse"), "--type", "fuse8"]).code).toBe(0);
     expect(run(["query", file("empty.fuse"), "anything"]).stdout).toBe("anything\tdefinitely absent\n");
     expect(run(["info", file("empty.fuse")]).stdout).toMatch(/^type BinaryFuseFilter\nn 0 distinct keys/);
+  });
+
+  // Node 20 holds at most 4 GiB in one buffer, and Buffer.concat said so in its own words ("The value of "size" is out of range").
+  it.skipIf(bufferConstants.MAX_LENGTH >= 5 * 2 ** 30)("an input larger than one buffer of this Node is refused before it is read", () => {
+    const big = file("big.txt");
+    truncateSync((writeFileSync(big, ""), big), 5 * 2 ** 30); // sparse: takes no disk
+    const result = run(["build", big, "-o", file("big.fuse"), "--type", "fuse8"]);
+    rmSync(big);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`bloomkit: ${big} is 5.00 GiB; a fuse build holds its whole input in one buffer, and this Node (${process.version}) holds at most 4.00 GiB in one (Node 22 and later hold more)\n`);
+    expect(existsSync(file("big.fuse"))).toBe(false);
   });
 
   it("a damaged file is a one-line error", () => {
