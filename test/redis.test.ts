@@ -264,7 +264,8 @@ run("RedisBloomFilter", () => {
   });
 
   it("gives the same answers through ioredis", async () => {
-    const io = new IoRedis(server.port, "127.0.0.1", { lazyConnect: true });
+    // Without resending cut-off calls, which testAndAdd needs (test/redis-lost-replies.test.ts).
+    const io = new IoRedis(server.port, "127.0.0.1", { lazyConnect: true, autoResendUnfulfilledCommands: false });
     await io.connect();
     try {
       const filter = await RedisBloomFilter.create(io, "io", 5000, 0.01, { segmentBits: 2 ** 13 } as object);
@@ -278,6 +279,31 @@ run("RedisBloomFilter", () => {
       await filter.drop();
     } finally {
       io.disconnect();
+    }
+  });
+
+  it("a server whose strings are shorter than the filter's (proto-max-bulk-len) is named as the cause, and nothing is written", async () => {
+    const small = await startRedis(["--proto-max-bulk-len", "1mb"]);
+    const client = await createClient({ url: small.url }).connect();
+    try {
+      // 9,585,059 bits: one string of 1,198,133 bytes, more than the server's 1 MiB.
+      const filter = await RedisBloomFilter.create(client, "long", 1e6, 0.01);
+      for (const call of [() => filter.addMany(["a", "b"]), () => filter.hasMany(["a"])]) {
+        const error = await call().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(RedisFilterError);
+        expect((error as Error).message).toMatch(
+          /^Redis filter "long": cannot (add|query) keys: this Redis server refuses bit offsets past its strings' longest \(its proto-max-bulk-len\), and this filter's strings are 1198133 bytes; raise proto-max-bulk-len to at least that, or use a filter of fewer bits: /,
+        );
+      }
+      expect(await client.exists("{long}:bits:0")).toBe(0);
+      await client.configSet("proto-max-bulk-len", "2mb");
+      expect(await filter.testAndAddMany(["a", "b", "a"])).toEqual(new Uint8Array([0, 0, 1]));
+    } finally {
+      await client.quit();
+      await small.stop();
     }
   });
 

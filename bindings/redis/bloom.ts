@@ -65,6 +65,27 @@ export class RedisFilterError extends Error {
   }
 }
 
+/**
+ * True for an error reply of Redis (node-redis's ErrorReply, ioredis's
+ * ReplyError), as opposed to a failure of the connection or the client.
+ */
+function isReplyError(error: unknown): boolean {
+  for (let proto = error; proto !== null && typeof proto === "object"; proto = Object.getPrototypeOf(proto)) {
+    const name = (proto as { constructor?: { name?: string } }).constructor?.name;
+    if (name === "ErrorReply" || name === "ReplyError") return true;
+  }
+  return false;
+}
+
+/** Why `method` refuses a client that sends commands again (Commands.resends). */
+function resendsMessage(method: string): string {
+  return (
+    `${method} needs an ioredis client made with autoResendUnfulfilledCommands: false: with it on (ioredis's default), a call whose reply a lost connection cut off ` +
+    `is sent again, and that second run finds the keys the first one added, so a new key is told "present" and no client hears it as new. ` +
+    "add, has and their batch forms do not depend on it"
+  );
+}
+
 /** One piece of a batch on its way: its commands sent, its answers to come. */
 interface Sent {
   readonly keys: number;
@@ -264,7 +285,7 @@ export class RedisBloomFilter {
 
   /** Adds a key; true when it was probably present before. Atomic: of several clients adding the same new key at once, exactly one is told false. */
   async testAndAdd(key: Key): Promise<boolean> {
-    return (await this.#run(true, { kind: "keys", keys: [checkKey(key)] }))[0] === 1;
+    return (await this.#run(true, { kind: "keys", keys: [checkKey(key)] }, "testAndAdd"))[0] === 1;
   }
 
   /** Adds every key; resolves to the filter. */
@@ -280,7 +301,7 @@ export class RedisBloomFilter {
 
   /** Adds every key in order; result[i] = 1 when key i was probably present before (added by anyone, or earlier in the batch). */
   testAndAddMany(keys: readonly Key[]): Promise<Uint8Array> {
-    return this.#run(true, { kind: "keys", keys });
+    return this.#run(true, { kind: "keys", keys }, "testAndAddMany");
   }
 
   /** Adds newline-delimited keys (split as BloomFilter.addLines splits them). */
@@ -296,7 +317,7 @@ export class RedisBloomFilter {
 
   /** Adds newline-delimited keys in order; 1 where a line was probably present before. */
   testAndAddLines(buffer: Uint8Array): Promise<Uint8Array> {
-    return this.#run(true, { kind: "lines", buffer });
+    return this.#run(true, { kind: "lines", buffer }, "testAndAddLines");
   }
 
   /** Adds integer keys (as BloomFilter.addInts: their own key space). */
@@ -312,7 +333,7 @@ export class RedisBloomFilter {
 
   /** Adds integer keys in order; 1 where a key was probably present before. */
   testAndAddInts(keys: Uint32Array | BigUint64Array): Promise<Uint8Array> {
-    return this.#run(true, { kind: "ints", keys });
+    return this.#run(true, { kind: "ints", keys }, "testAndAddInts");
   }
 
   /**
@@ -428,9 +449,14 @@ export class RedisBloomFilter {
     }
   }
 
-  /** Adds (`write`) or queries a batch: every key checked first, then the first piece, then the others PIECES_IN_FLIGHT at a time; one 0/1 per key. */
-  async #run(write: boolean, source: KeySource): Promise<Uint8Array> {
+  /**
+   * Adds (`write`) or queries a batch: every key checked first, then the first
+   * piece, then the others PIECES_IN_FLIGHT at a time; one 0/1 per key.
+   * `answering` names the testAndAdd method whose answers the caller acts on.
+   */
+  async #run(write: boolean, source: KeySource, answering?: string): Promise<Uint8Array> {
     this.#live();
+    if (answering !== undefined && this.#redis.resends) throw new TypeError(resendsMessage(answering));
     const parts = pieces(source);
     const sent: Sent[] = [];
     const answers: Uint8Array[] = [];
@@ -462,12 +488,22 @@ export class RedisBloomFilter {
         failure ??= error;
       }
     }
-    if (failure !== undefined) {
-      const verb = write ? "add" : "query";
-      const what = !write || done === 0 ? `cannot ${verb} keys` : `cannot add keys (the first ${done} of the batch were added, each whole; later ones may or may not be)`;
-      throw new RedisFilterError(this.#name, what, failure);
-    }
+    if (failure !== undefined) throw new RedisFilterError(this.#name, this.#failedBatch(write, done, failure), failure);
     return concat(answers, Uint8Array);
+  }
+
+  /** What a failed batch did, for its RedisFilterError: `done` keys of it answered before `failure`. */
+  #failedBatch(write: boolean, done: number, failure: unknown): string {
+    if (isReplyError(failure) && /bit offset is not an integer or out of range/.test((failure as Error).message)) {
+      // Redis refuses a bit offset past what its proto-max-bulk-len lets a string hold (512 MiB by default), before writing any.
+      const bytes = Math.ceil(this.#shape.segmentBits / 8);
+      return `cannot ${write ? "add" : "query"} keys: this Redis server refuses bit offsets past its strings' longest (its proto-max-bulk-len), and this filter's strings are ${bytes} bytes; raise proto-max-bulk-len to at least that, or use a filter of fewer bits`;
+    }
+    if (!write) return "cannot query keys";
+    // A reply is an answer: that call did not run, or ran and failed before writing. A lost connection leaves the calls in flight unknown.
+    const unknown = isReplyError(failure) ? "" : "; the connection failed with calls in flight, which may or may not have added their keys";
+    if (done === 0) return `cannot add keys${unknown ? ` (${unknown.slice(2)})` : ""}`;
+    return `cannot add keys (the first ${done} of the batch were added, each whole; later ones may or may not be${unknown})`;
   }
 
   /** Sends one piece as one script call: atomic as a whole, every key's k bits tested and set together. */

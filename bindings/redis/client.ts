@@ -19,6 +19,12 @@ export interface Commands {
   call(key: string, args: readonly RedisArgument[]): Promise<unknown>;
   /** Sends one command whose bulk-string reply is binary (GETRANGE): a Uint8Array, or null. */
   callBytes(key: string, args: readonly RedisArgument[]): Promise<Uint8Array | null>;
+  /**
+   * True when the client sends a command again after a lost connection cut
+   * off its reply (ioredis's autoResendUnfulfilledCommands, on by default):
+   * the command may then run twice.
+   */
+  readonly resends: boolean;
 }
 
 /** The parts of a node-redis 5 client bloomkit uses. */
@@ -37,6 +43,20 @@ export interface IoRedisLike {
   // Its overloads take a callback too: arguments are typed loosely so that they match.
   call(command: string, ...args: unknown[]): Promise<unknown>;
   callBuffer(command: string, ...args: unknown[]): Promise<unknown>;
+}
+
+/** The options of an ioredis client (`options`) or cluster (`options.redisOptions`, for each node) that bloomkit reads. */
+interface IoRedisOptions {
+  autoResendUnfulfilledCommands?: boolean;
+  redisOptions?: { autoResendUnfulfilledCommands?: boolean };
+}
+
+/** True unless an ioredis client or cluster was made with autoResendUnfulfilledCommands: false (ioredis's default is true). */
+function ioRedisResends(client: object): boolean {
+  const options = (client as { options?: IoRedisOptions }).options;
+  // A Cluster (the one with nodes()) gives its nodes redisOptions, and ioredis's defaults where it has none.
+  const resend = has(client, "nodes") ? options?.redisOptions?.autoResendUnfulfilledCommands : options?.autoResendUnfulfilledCommands;
+  return resend !== false;
 }
 
 /** A Redis client bloomkit can use: node-redis 5's createClient() or createCluster(), or ioredis's Redis or Cluster. */
@@ -74,6 +94,7 @@ export function commandsOf(client: unknown, name = "redis"): Commands {
     return {
       call: (_key, [command, ...args]) => io.call(command as string, ...args),
       callBytes: async (_key, [command, ...args]) => bytesOf(await io.callBuffer(command as string, ...args)),
+      resends: ioRedisResends(io),
     };
   }
   if (has(client, "sendCommand") && "masters" in client) {
@@ -82,6 +103,7 @@ export function commandsOf(client: unknown, name = "redis"): Commands {
       // isReadonly false: with useReplicas, node-redis would send read-only commands to replicas too.
       call: (key, args) => cluster.sendCommand(key, false, args),
       callBytes: async (key, args) => bytesOf(await cluster.sendCommand(key, false, args, binary)),
+      resends: false, // node-redis rejects the commands a lost connection cut off
     };
   }
   if (has(client, "sendCommand")) {
@@ -89,6 +111,7 @@ export function commandsOf(client: unknown, name = "redis"): Commands {
     return {
       call: (_key, args) => single.sendCommand(args),
       callBytes: async (_key, args) => bytesOf(await single.sendCommand(args, binary)),
+      resends: false,
     };
   }
   throw new TypeError(`${name} must be a connected Redis client (node-redis 5's createClient or createCluster, or ioredis), got ${describe(client)}`);
