@@ -154,6 +154,34 @@ run("RedisBloomFilter", () => {
     for (const f of [up, split, copy]) await f.drop();
   });
 
+  it("an upload cut off leaves keys that expire; one whose segment expired places nothing; a placed filter never expires", async () => {
+    // A filter in 3 segments (each its own Redis string), as a local copy.
+    const source = await RedisBloomFilter.create(redis, "expiring-source", 10_000, 0.01, { segmentBits: 2 ** 15 } as object);
+    expect(source.segmentCount).toBe(3);
+    await source.addMany(urls(5_000, "expiring", 21));
+    const local = await source.toBloomFilter();
+    await source.drop();
+    const placed = await RedisBloomFilter.fromBloomFilter(redis, "kept", local);
+    expect(await Promise.all(["{kept}:meta", "{kept}:bits:0", "{kept}:bits:1", "{kept}:bits:2"].map((key) => redis.pTTL(key)))).toEqual([-1, -1, -1, -1]);
+    await placed.drop();
+    // The connection lost as the filter is put in place: the clean-up fails too, and the uploaded keys stay, expiring.
+    const cut = relay(redis, (args) => {
+      if (args[0] === "EVAL" || args[0] === "DEL") throw new Error("Socket closed unexpectedly");
+    });
+    await expect(RedisBloomFilter.fromBloomFilter(cut, "cut", local)).rejects.toThrow(/"cut": cannot upload the filter: Socket closed unexpectedly/);
+    const left = await redis.keys("{cut}:upload:*");
+    expect(left).toHaveLength(3);
+    for (const key of left) expect(await redis.pTTL(key)).toBeGreaterThan(23 * 3600 * 1000);
+    await redis.del(left);
+    // A segment's upload gone (expired) before the filter is put in place: nothing is placed, no filter lacking its keys.
+    const expiring = relay(redis, async (args) => {
+      if (args[0] === "EVAL") await redis.del((await redis.keys("{late}:upload:*"))[1]);
+    });
+    await expect(RedisBloomFilter.fromBloomFilter(expiring, "late", local)).rejects.toThrow(/"late": cannot upload the filter: a segment uploaded expired before the filter was put in place \(uploads live 24 h\); nothing was placed/);
+    expect(await redis.keys("{late}*")).toEqual([]);
+    local.dispose();
+  });
+
   it("refuses filters it cannot keep: folded, independent hashes, segments above 2^32 bits", async () => {
     const folded = BloomFilter.create(1000, 0.01, { foldable: true }).fold(2);
     await expect(RedisBloomFilter.fromBloomFilter(redis, "folded", folded)).rejects.toThrow(RangeError);

@@ -20,7 +20,7 @@ import { HASHING_OPTION_NAMES, resolveHashing, type HashingOptions } from "../ha
 import { forEachPlacement, type BloomShape, type Placement } from "../indices.js";
 import { maxKeyBytes, type Key } from "../keys.js";
 import { concat, type KeySource } from "../batch.js";
-import { CREATE_SCRIPT, PLACE_SCRIPT, REDIS_SEGMENT_BITS, bitsKey, checkName, difference, fieldsOf, identityOf, metaFields, metaKey, parseMeta, uploadId, uploadKey, type Parameters } from "./meta.js";
+import { CREATE_SCRIPT, PLACE_SCRIPT, REDIS_SEGMENT_BITS, UPLOAD_TTL_MS, bitsKey, checkName, difference, fieldsOf, identityOf, metaFields, metaKey, parseMeta, uploadId, uploadKey, type Parameters } from "./meta.js";
 import { pieces } from "./pieces.js";
 import { asBuffer, commandsOf, type Commands, type RedisClientLike } from "./client.js";
 import { encodeOperations, runBatchScript, runStateScript, type StateMode } from "./script.js";
@@ -223,21 +223,25 @@ export class RedisBloomFilter {
     try {
       if (Number(await commands.call(meta, ["EXISTS", meta])) !== 0) throw new RedisFilterError(name, ALREADY_EXISTS);
       const bytes = Math.ceil(segmentBits / 8);
+      const uploaded = new Array<string>(segments).fill("0");
       for (let s = 0; s < segments; s++) {
         for (const [at, last] of byteRanges(bytes, TRANSFER_BYTES)) {
           const view = filter.segmentBytes(s).subarray(at, last + 1);
           // Redis reads a missing or short string as zero bits: only pieces with a bit set are sent.
           if (view.every((b) => b === 0)) continue;
           await commands.call(staging[s], ["SETRANGE", staging[s], String(at), asBuffer(view.slice())]);
+          await commands.call(staging[s], ["PEXPIRE", staging[s], String(UPLOAD_TTL_MS)]);
+          uploaded[s] = "1";
         }
       }
-      placed = await commands.call(meta, ["EVAL", PLACE_SCRIPT, String(1 + 2 * segments), meta, ...keys, ...staging, ...metaFields(params)]);
+      placed = await commands.call(meta, ["EVAL", PLACE_SCRIPT, String(1 + 2 * segments), meta, ...keys, ...staging, uploaded.join(""), ...metaFields(params)]);
     } catch (error) {
-      // Best effort: the staging keys of a failed upload are never read, only wasted.
+      // Best effort: the staging keys of a failed upload are never read, only wasted, and expire if this cannot reach Redis either.
       await commands.call(meta, ["DEL", ...staging]).catch(() => {});
       if (error instanceof RedisFilterError) throw error;
       throw new RedisFilterError(name, "cannot upload the filter", error);
     }
+    if (Number(placed) === -1) throw new RedisFilterError(name, `cannot upload the filter: a segment uploaded expired before the filter was put in place (uploads live ${UPLOAD_TTL_MS / 3_600_000} h); nothing was placed`);
     if (Number(placed) !== 1) throw new RedisFilterError(name, ALREADY_EXISTS);
     return new RedisBloomFilter(commands, name, params);
   }

@@ -36,25 +36,44 @@ return fields
 `;
 
 /**
+ * How long an uploaded segment's key lives unless it is put in place (each
+ * piece written sets it again): an upload cut off by a lost connection, whose
+ * clean-up could not reach Redis either, leaves keys drop() does not know.
+ */
+export const UPLOAD_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
  * Puts an upload in place unless the filter exists: KEYS are the meta hash,
  * the S segments' keys, then the S keys the bits were uploaded to (missing
- * for a segment with no bit set); ARGV the meta fields. 1 when placed, 0 when
- * a filter of that name exists (the uploaded keys are deleted then).
+ * for a segment with no bit set); ARGV[1] has a '1' for each segment uploaded
+ * and a '0' for each left empty, the rest are the meta fields. 1 when placed,
+ * 0 when a filter of that name exists (the uploaded keys are deleted then),
+ * -1 when an uploaded key is gone (expired: placing the rest would lose its
+ * keys). The placed keys lose their expiry.
  */
 export const PLACE_SCRIPT = `
 local s = (#KEYS - 1) / 2
+local uploaded = ARGV[1]
+local function drop_upload() for i = 1, s do redis.call('DEL', KEYS[1 + s + i]) end end
 if redis.call('EXISTS', KEYS[1]) == 1 then
-  for i = 1, s do redis.call('DEL', KEYS[1 + s + i]) end
+  drop_upload()
   return 0
 end
 for i = 1, s do
-  if redis.call('EXISTS', KEYS[1 + s + i]) == 1 then
+  if string.sub(uploaded, i, i) == '1' and redis.call('EXISTS', KEYS[1 + s + i]) == 0 then
+    drop_upload()
+    return -1
+  end
+end
+for i = 1, s do
+  if string.sub(uploaded, i, i) == '1' then
     redis.call('RENAME', KEYS[1 + s + i], KEYS[1 + i])
+    redis.call('PERSIST', KEYS[1 + i])
   else
     redis.call('DEL', KEYS[1 + i])
   end
 end
-redis.call('HSET', KEYS[1], unpack(ARGV))
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 return 1
 `;
 
