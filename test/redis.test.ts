@@ -182,6 +182,14 @@ run("RedisBloomFilter", () => {
     local.dispose();
   });
 
+  it("open() of a filter dropped between its two reads says there is no such filter", async () => {
+    await RedisBloomFilter.create(redis, "vanishing", 1000, 0.01);
+    const dropping = relay(redis, async (args) => {
+      if (args[0] === "HGETALL") await (await RedisBloomFilter.open(redis, "vanishing")).drop();
+    });
+    await expect(RedisBloomFilter.open(dropping, "vanishing")).rejects.toThrow('Redis filter "vanishing": there is no such filter in Redis (no key {vanishing}:meta); create it with RedisBloomFilter.create');
+  });
+
   it("refuses filters it cannot keep: folded, independent hashes, segments above 2^32 bits", async () => {
     const folded = BloomFilter.create(1000, 0.01, { foldable: true }).fold(2);
     await expect(RedisBloomFilter.fromBloomFilter(redis, "folded", folded)).rejects.toThrow(RangeError);

@@ -183,6 +183,8 @@ export class RedisBloomFilter {
     } catch (error) {
       throw new RedisFilterError(name, "cannot open it", error);
     }
+    // Redis has no empty hash: none read means the filter was dropped between the two commands.
+    if (kind === "hash" && Object.keys(flat).length === 0) kind = "none";
     if (kind === "none") throw new RedisFilterError(name, `there is no such filter in Redis (no key ${key}); create it with RedisBloomFilter.create`);
     if (kind !== "hash") throw new RedisFilterError(name, `Redis key ${key} holds a ${kind}, not a bloomkit filter`);
     // Node-redis gives HGETALL as an object, ioredis as a flat list.
