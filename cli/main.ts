@@ -25,54 +25,31 @@ interface Command {
   summary: string;
 }
 
+/** A command's `load`: its module imported, and what of it the command is. */
+function lazily<M>(load: () => Promise<M>, pick: (module: M) => CommandCode): () => Promise<CommandCode> {
+  return async () => pick(await load());
+}
+
+const filters = () => import("./filters.js");
+
 const COMMANDS: Record<string, Command> = {
   dedup: {
-    load: async () => {
-      const { dedup, dedupOptions, dedupUsage } = await import("./dedup.js");
-      return { run: dedup, options: dedupOptions, usage: dedupUsage };
-    },
+    load: lazily(() => import("./dedup.js"), (m) => ({ run: m.dedup, options: m.dedupOptions, usage: m.dedupUsage })),
     summary: "keep the first occurrence of each line, in order (a crawler's URL de-dup)",
   },
   intersect: {
-    load: async () => {
-      const { intersect, intersectOptions, intersectUsage } = await import("./intersect.js");
-      return { run: intersect, options: intersectOptions, usage: intersectUsage };
-    },
+    load: lazily(() => import("./intersect.js"), (m) => ({ run: m.intersect, options: m.intersectOptions, usage: m.intersectUsage })),
     summary: "lines two files share, approximately or --exact, under a memory limit",
   },
-  build: {
-    load: async () => {
-      const { build, buildOptions, buildUsage } = await import("./filters.js");
-      return { run: build, options: buildOptions, usage: buildUsage };
-    },
-    summary: "build a filter file from lines",
-  },
-  query: {
-    load: async () => {
-      const { query, queryOptions, queryUsage } = await import("./filters.js");
-      return { run: query, options: queryOptions, usage: queryUsage };
-    },
-    summary: "ask a filter file about keys",
-  },
+  build: { load: lazily(filters, (m) => ({ run: m.build, options: m.buildOptions, usage: m.buildUsage })), summary: "build a filter file from lines" },
+  query: { load: lazily(filters, (m) => ({ run: m.query, options: m.queryOptions, usage: m.queryUsage })), summary: "ask a filter file about keys" },
   info: {
-    load: async () => {
-      const { info, infoOptions, infoUsage } = await import("./filters.js");
-      return { run: info, options: infoOptions, usage: infoUsage };
-    },
+    load: lazily(filters, (m) => ({ run: m.info, options: m.infoOptions, usage: m.infoUsage })),
     summary: "type, n, m, k, fill, estimated count and current FPR of a filter file",
   },
-  merge: {
-    load: async () => {
-      const { merge, mergeOptions, mergeUsage } = await import("./filters.js");
-      return { run: merge, options: mergeOptions, usage: mergeUsage };
-    },
-    summary: "union of two Bloom filter files",
-  },
+  merge: { load: lazily(filters, (m) => ({ run: m.merge, options: m.mergeOptions, usage: m.mergeUsage })), summary: "union of two Bloom filter files" },
   calc: {
-    load: async () => {
-      const { calc, calcOptions, calcUsage } = await import("./calc.js");
-      return { run: calc, options: calcOptions, usage: calcUsage };
-    },
+    load: lazily(() => import("./calc.js"), (m) => ({ run: m.calc, options: m.calcOptions, usage: m.calcUsage })),
     summary: "the parameter calculator: any three of n, p, m, k",
   },
 };

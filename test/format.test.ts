@@ -289,8 +289,10 @@ describe("toBase64 of a record whose text is longer than a string can be", () =>
 });
 
 describe("serialize() of a record larger than one Uint8Array", () => {
-  it("is a RangeError that shows both sizes in bytes and names only what the package exports", () => {
-    // 2^35 bits and a little more: two segments whose pages are never touched, so this costs no memory.
+  const record = 2 ** 32 + 2 ** 17 + 36 + 41; // 2^35 + 2^20 bits as bytes, the frame and the parameters of one double hash
+  // Node 20's Uint8Arrays hold at most 4 GiB; Node 22 and later's hold this record (serialize() then copies 4 GiB out).
+  it.skipIf(constants.MAX_LENGTH >= record)("is a RangeError that shows both sizes in bytes and names only what the package exports", () => {
+    // Two segments whose pages are never touched, so this costs no memory.
     const filter = BloomFilter.withSize(2 ** 35 + 2 ** 20, 1);
     try {
       const error = (() => {
@@ -302,7 +304,6 @@ describe("serialize() of a record larger than one Uint8Array", () => {
         throw new Error("serialize() did not throw");
       })();
       expect(error).toBeInstanceOf(RangeError);
-      const record = 2 ** 32 + 2 ** 17 + 36 + 41; // the bits as bytes, the frame and the parameters of one double hash
       expect(error.message).toContain(`(${record} bytes)`);
       expect(error.message).toContain(`(${constants.MAX_LENGTH} bytes)`);
       expect(error.message).toMatch(/serializeChunks\(\)/);
