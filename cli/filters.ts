@@ -240,7 +240,7 @@ async function buildFuse(input: string, output: string, type: "fuse8" | "fuse16"
   const source = openInput(input);
   refuseOutputsThatAreInputs([source], [output]);
   checkOutput(output);
-  if (source.size !== undefined) checkFuseInput(source, source.size);
+  if (source.size !== undefined) checkFuseInput(source, source.size, true);
   const progress = new Progress("build", source.size, options.has("quiet"));
   const pieces: Buffer[] = [];
   let bytes = 0;
@@ -248,11 +248,11 @@ async function buildFuse(input: string, output: string, type: "fuse8" | "fuse16"
   for await (const piece of linePieces(source)) {
     pieces.push(Buffer.from(piece)); // linePieces reuses its buffer
     bytes += piece.length;
+    checkFuseInput(source, bytes, false); // a pipe's size is learnt as it comes: refused once past, not once read whole
     lines += countNewlines(piece);
     progress.update(bytes, lines);
   }
   progress.done();
-  checkFuseInput(source, bytes);
   const text = Buffer.concat(pieces);
   // The pieces are garbage once joined: a fuse8 build of 4 million crawl-log lines (198 MB) peaked at 535 MB while they stayed, 447 MB without.
   pieces.length = 0;
@@ -266,11 +266,12 @@ async function buildFuse(input: string, output: string, type: "fuse8" | "fuse16"
 /**
  * A fuse build joins its whole input into one buffer for BinaryFuseFilter.buildLines;
  * Node 20 holds at most 4 GiB in one, and refused more in its own words.
+ * `whole`: `bytes` is the input's size, not what has come of it so far.
  */
-function checkFuseInput(source: Input, bytes: number): void {
+function checkFuseInput(source: Input, bytes: number, whole: boolean): void {
   if (bytes > bufferConstants.MAX_LENGTH) {
     throw new CliError(
-      `${inputName(source)} is ${formatBytes(bytes)}; a fuse build holds its whole input in one buffer, and this Node (${process.version}) holds at most ${formatBytes(bufferConstants.MAX_LENGTH)} in one (Node 22 and later hold more)`,
+      `${inputName(source)} ${whole ? "is" : "has more than"} ${formatBytes(whole ? bytes : bufferConstants.MAX_LENGTH)}; a fuse build holds its whole input in one buffer, and this Node (${process.version}) holds at most ${formatBytes(bufferConstants.MAX_LENGTH)} in one (Node 22 and later hold more)`,
     );
   }
 }

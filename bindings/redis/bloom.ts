@@ -500,16 +500,17 @@ export class RedisBloomFilter {
 
   /** What a failed batch did, for its RedisFilterError: `done` keys of it answered before `failure`. */
   #failedBatch(write: boolean, done: number, failure: unknown): string {
-    if (isReplyError(failure) && /bit offset is not an integer or out of range/.test((failure as Error).message)) {
+    const replied = isReplyError(failure);
+    if (replied && /bit offset is not an integer or out of range/.test((failure as Error).message)) {
       // Redis refuses a bit offset past what its proto-max-bulk-len lets a string hold (512 MiB by default), before writing any.
       const bytes = Math.ceil(this.#shape.segmentBits / 8);
       return `cannot ${write ? "add" : "query"} keys: this Redis server refuses bit offsets past its strings' longest (its proto-max-bulk-len), and this filter's strings are ${bytes} bytes; raise proto-max-bulk-len to at least that, or use a filter of fewer bits`;
     }
     if (!write) return "cannot query keys";
     // A reply is an answer: that call did not run, or ran and failed before writing. A lost connection leaves the calls in flight unknown.
-    const unknown = isReplyError(failure) ? "" : "; the connection failed with calls in flight, which may or may not have added their keys";
-    if (done === 0) return `cannot add keys${unknown ? ` (${unknown.slice(2)})` : ""}`;
-    return `cannot add keys (the first ${done} of the batch were added, each whole; later ones may or may not be${unknown})`;
+    const inFlight = "the connection failed with calls in flight, which may or may not have added their keys";
+    if (done === 0) return replied ? "cannot add keys" : `cannot add keys (${inFlight})`;
+    return `cannot add keys (the first ${done} of the batch were added, each whole; later ones may or may not be${replied ? "" : `; ${inFlight}`})`;
   }
 
   /** Sends one piece as one script call: atomic as a whole, every key's k bits tested and set together. */
