@@ -37,6 +37,13 @@ export interface BinaryFuseFilterOptions {
 const KEY_HASHES: Record<number, KeyHash> = { 1: { id: HASH_XXH64, seed: 0 }, 2: { id: HASH_XXH3, seed: 0 } };
 /** Builds start their sequence of seeds here, so the same keys always give the same filter. */
 const BUILD_SEED = 0;
+/**
+ * The constructor's first argument from build() and deserialize(): a filter
+ * is only made with its fingerprints, so `new BinaryFuseFilter(10, 8)` from
+ * JavaScript, which would hold none of its keys, is refused however valid
+ * its numbers look.
+ */
+const MADE_HERE = Symbol("BinaryFuseFilter made here");
 /** fuseBuild's result codes (assembly/fuse-build.ts). */
 const BUILD_ERRORS: Record<number, string> = { 1: "fingerprint bits not 8 or 16", 2: "too many keys", 3: "no seed peeled the keys" };
 
@@ -78,8 +85,8 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
   /** The record version whose key mapping the fingerprints were built under: FUSE_RECORD_VERSION, or 1 when loaded from such a record. */
   readonly #version: number;
 
-  private constructor(size: number, fingerprintBits: 8 | 16, version = FUSE_RECORD_VERSION) {
-    checkMadeBy(typeof size === "number" && (fingerprintBits === 8 || fingerprintBits === 16), "BinaryFuseFilter", "BinaryFuseFilter.build(keys) (or buildPacked, buildLines, buildInts) or deserialize(bytes)");
+  private constructor(made: typeof MADE_HERE, size: number, fingerprintBits: 8 | 16, version = FUSE_RECORD_VERSION) {
+    checkMadeBy(made === MADE_HERE, "BinaryFuseFilter", "BinaryFuseFilter.build(keys) (or buildPacked, buildLines, buildInts) or deserialize(bytes)");
     if (size > FUSE_MAX_SIZE) throw new RangeError(`a binary fuse filter holds at most ${FUSE_MAX_SIZE} distinct keys, got ${size}`);
     const layout = layoutOf(size, fingerprintBits);
     super(layout.blockBytes, () => `a binary fuse filter of ${size} keys (${formatBytes(layout.blockBytes)})`);
@@ -180,7 +187,7 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     // fuseBuild writes the header (fuseInit) itself.
     const result = core.fuseBuild(block, hashes, size, bits, hold(core.fuseSlotHashBytes(size)), hold(core.fuseTempBytes(size)), BUILD_SEED, 0);
     if (result !== 0) throw new Error(`internal error: the binary fuse filter build failed (${BUILD_ERRORS[result] ?? result})`);
-    const filter = new BinaryFuseFilter(size, bits);
+    const filter = new BinaryFuseFilter(MADE_HERE, size, bits);
     filter.arena.u8().set(arena.u8().subarray(block, block + layout.blockBytes), filter.live());
     return filter;
   }
@@ -298,7 +305,7 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     if (expected.blockBytes > MAX_BLOCK_BYTES) {
       throw new FormatError(`corrupted: ${size} keys of ${bits}-bit fingerprints need ${formatBytes(expected.blockBytes)}, more than a filter holds (${formatBytes(MAX_BLOCK_BYTES)})`);
     }
-    const filter = new BinaryFuseFilter(size, bits, header.version);
+    const filter = new BinaryFuseFilter(MADE_HERE, size, bits, header.version);
     const ptr = filter.live();
     filter.core.fuseSetSeed(ptr, seedLow, seedHigh);
     const bytes = arrayLength * (bits / 8);

@@ -129,7 +129,9 @@ describe("new Filter() from JavaScript (the constructors are private in the type
   ] as const)("%o says how a filter is made, whatever it is given", (type, way) => {
     const make = type as unknown as new (...args: unknown[]) => unknown;
     // new SplitBlockBloomFilter(100) is withSize(100), with no error to give; no other filter is made from one number.
-    for (const args of [[], ...(type === SplitBlockBloomFilter ? [[1.5], [0]] : [[100]]), [100, 0.01], ["100"]]) {
+    // new BinaryFuseFilter(10, 8) would be a filter of 10 keys holding none of them.
+    const made = type === BinaryFuseFilter ? [[10, 8], [10, 16]] : [];
+    for (const args of [[], ...(type === SplitBlockBloomFilter ? [[1.5], [0]] : [[100]]), [100, 0.01], ["100"], ...made]) {
       let thrown: unknown;
       try {
         new make(...args);
