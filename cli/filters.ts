@@ -439,11 +439,14 @@ const DESCRIPTIONS: Record<string, (filter: never) => string[]> = {
     `load ${filter.loadFactor.toFixed(4)}`,
     `current FPR ${pct(filter.falsePositiveRate())}`,
   ],
-  BinaryFuseFilter: (filter: BinaryFuseFilter) => [
-    `n ${fmt(filter.size)} distinct keys (static: built once, cannot be added to)`,
-    `m ${filter.bitsPerItem.toFixed(2)} bits per key, ${filter.fingerprintBits}-bit fingerprints`,
-    `FPR ${pct(filter.falsePositiveRate())} (2^-${filter.fingerprintBits})`,
-  ],
+  BinaryFuseFilter: (filter: BinaryFuseFilter) =>
+    filter.size === 0
+      ? ["n 0 distinct keys (static: built once, cannot be added to)", `m 0 bits, ${filter.fingerprintBits}-bit fingerprints`, "FPR 0 (empty: every key is absent)"]
+      : [
+          `n ${count(filter.size, "distinct key")} (static: built once, cannot be added to)`,
+          `m ${filter.bitsPerItem.toFixed(2)} bits per key, ${filter.fingerprintBits}-bit fingerprints`,
+          `FPR ${pct(filter.falsePositiveRate())} (2^-${filter.fingerprintBits})`,
+        ],
   ScalableBloomFilter: (filter: ScalableBloomFilter) => [
     `n ${count(filter.size, "key")} added`,
     `m ${count(filter.bits, "bit")} in ${count(filter.layers, "layer")}`,

@@ -59,11 +59,17 @@ describe("bloomkit build --type fuse8|fuse16", () => {
     }
   });
 
+  it("info of a filter of one key says key, not keys", () => {
+    writeFileSync(file("one.txt"), "only\n");
+    expect(run(["build", file("one.txt"), "-o", file("one.fuse"), "--type", "fuse16"]).code).toBe(0);
+    expect(run(["info", file("one.fuse")]).stdout).toMatch(/^type BinaryFuseFilter\nn 1 distinct key \(static/);
+  });
+
   it("an empty input gives an empty filter that answers absent", () => {
     writeFileSync(file("empty.txt"), "");
     expect(run(["build", file("empty.txt"), "-o", file("empty.fuse"), "--type", "fuse8"]).code).toBe(0);
     expect(run(["query", file("empty.fuse"), "anything"]).stdout).toBe("anything\tdefinitely absent\n");
-    expect(run(["info", file("empty.fuse")]).stdout).toMatch(/^type BinaryFuseFilter\nn 0 distinct keys/);
+    expect(run(["info", file("empty.fuse")]).stdout).toBe("type BinaryFuseFilter\nn 0 distinct keys (static: built once, cannot be added to)\nm 0 bits, 8-bit fingerprints\nFPR 0 (empty: every key is absent)\n");
   });
 
   // Node 20 holds at most 4 GiB in one buffer, and Buffer.concat said so in its own words ("The value of "size" is out of range").
