@@ -198,6 +198,10 @@ export class AtomicFile {
     try {
       this.fd = openSync(temporary, "wx", NEW_FILE_MODE);
     } catch (error) {
+      // The folder is there, yet a new file in it is "no such file" (/proc, /sys): say so, not that the output is missing.
+      if ((error as NodeJS.ErrnoException).code === "ENOENT" && isFolder(dirname(this.#target))) {
+        throw new CliError(`cannot write ${path}: ${dirname(this.#target)} does not take new files (the output is written as a new file beside it, then renamed)`);
+      }
       throw cannot("write", path, error);
     }
     this.#temporary = temporary;

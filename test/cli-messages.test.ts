@@ -117,6 +117,13 @@ describe("messages stay one line, and name what was typed", () => {
     else expect(result.stderr).toMatch(message);
   });
 
+  // /proc/version exists, but /proc takes no new file: the temporary output beside it was "no such file or directory".
+  it.runIf(existsSync("/proc/version"))("an output in a folder that takes no new files says so, not that there is no such file", () => {
+    writeFileSync(file("proc-in.txt"), "a\n");
+    const result = run(["build", file("proc-in.txt"), "-o", "/proc/version", "--n", "10"]);
+    expect(result).toEqual({ code: 1, stdout: "", stderr: "bloomkit: cannot write /proc/version: /proc does not take new files (the output is written as a new file beside it, then renamed)\n" });
+  });
+
   it("merge of filters of different sizes says m", () => {
     writeFileSync(file("merge-in.txt"), "a\nb\n");
     expect(run(["build", file("merge-in.txt"), "-o", file("p1.bloom"), "--n", "1000", "--p", "0.01"]).code).toBe(0);
