@@ -5,15 +5,13 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createClient } from "redis";
 import { rng } from "./helpers.js";
-import { haveRedisServer, startRedis, type RedisServer } from "./redis-server.js";
+import { describeWithRedis, startRedis, type RedisServer } from "./redis-server.js";
 
 const BIN = new URL("../dist/cli/main.js", import.meta.url).pathname;
-const run = haveRedisServer() || process.env.CI ? describe : describe.skip;
-
-run("bloomkit with --redis", () => {
+describeWithRedis("bloomkit with --redis", () => {
   let server: RedisServer;
   let url: string;
   const dir = mkdtempSync(join(tmpdir(), "bloomkit-cli-redis-"));

@@ -3,16 +3,14 @@
 // node-redis's createCluster. A filter's keys share the hash tag {name}, so
 // every script call (KEYS = the segments' strings) lands on one node.
 import { spawnSync } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createClient, createCluster } from "redis";
 import { RedisBloomFilter } from "../bindings/redis/index.js";
 import { ones, urls } from "./helpers.js";
-import { haveRedisServer, startRedis, type RedisServer } from "./redis-server.js";
+import { describeWithRedis, startRedis, type RedisServer } from "./redis-server.js";
 import { sameAsLocal } from "./redis-model.js";
 
-const run = haveRedisServer() || process.env.CI ? describe : describe.skip;
-
-run("RedisBloomFilter on a Redis Cluster", () => {
+describeWithRedis("RedisBloomFilter on a Redis Cluster", () => {
   const nodes: RedisServer[] = [];
   let cluster: ReturnType<typeof createCluster>;
 

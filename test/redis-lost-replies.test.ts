@@ -3,30 +3,18 @@
 // client that then sends it again (ioredis's default) would make the second
 // run answer "present" for the keys the first one added, so testAndAdd
 // refuses such a client; and an add cut off so says its keys may be there.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createClient } from "redis";
 import { Cluster, Redis as IoRedis } from "ioredis";
 import { RedisBloomFilter, RedisFilterError } from "../bindings/redis/index.js";
 import { commandsOf } from "../bindings/redis/client.js";
-import { haveRedisServer, startRedis, type RedisServer } from "./redis-server.js";
+import { describeWithRedis, serverForBlock, type NodeRedis, type RedisServer } from "./redis-server.js";
 
-type NodeRedis = Awaited<ReturnType<ReturnType<typeof createClient>["connect"]>>;
 
-const run = haveRedisServer() || process.env.CI ? describe : describe.skip;
-
-run("bloomkit/redis and replies lost with the connection", () => {
+describeWithRedis("bloomkit/redis and replies lost with the connection", () => {
   let server: RedisServer;
   let admin: NodeRedis;
-
-  beforeAll(async () => {
-    server = await startRedis();
-    admin = await createClient({ url: server.url }).connect();
-  });
-
-  afterAll(async () => {
-    await admin?.quit();
-    await server?.stop();
-  });
+  serverForBlock((started, client) => ((server = started), (admin = client)));
 
   it("testAndAdd and its batch forms refuse an ioredis client that sends cut-off calls again, before writing anything", async () => {
     const io = new IoRedis(server.port, "127.0.0.1");

@@ -5,15 +5,11 @@
 // or it misses keys whose add already returned. The replica is held behind
 // with CLIENT PAUSE … WRITE, which stops it applying the replication stream
 // while it still answers reads.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createClient, createCluster } from "redis";
 import { RedisBloomFilter } from "../bindings/redis/index.js";
 import { ones, urls } from "./helpers.js";
-import { haveRedisServer, startRedis, type RedisServer } from "./redis-server.js";
-
-const run = haveRedisServer() || process.env.CI ? describe : describe.skip;
-
-type Client = Awaited<ReturnType<ReturnType<typeof createClient>["connect"]>>;
+import { describeWithRedis, startRedis, type NodeRedis, type RedisServer } from "./redis-server.js";
 
 /** Polls `ready` every 50 ms, up to 10 s. */
 async function until(what: string, ready: () => Promise<boolean>): Promise<void> {
@@ -23,10 +19,10 @@ async function until(what: string, ready: () => Promise<boolean>): Promise<void>
   }
 }
 
-run("RedisBloomFilter on a cluster read through replicas", () => {
+describeWithRedis("RedisBloomFilter on a cluster read through replicas", () => {
   let master: RedisServer;
   let replica: RedisServer;
-  let replicaClient: Client;
+  let replicaClient: NodeRedis;
   let cluster: ReturnType<typeof createCluster>;
 
   beforeAll(async () => {

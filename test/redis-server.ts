@@ -1,6 +1,8 @@
 // Starts Debian's redis-server on a free loopback port with persistence off,
 // for the tests of bloomkit/redis; stop() ends it (and only it).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { afterAll, beforeAll, describe } from "vitest";
+import { createClient } from "redis";
 import { createServer } from "node:net";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +19,27 @@ export interface RedisServer {
 /** True when redis-server is on the PATH (.ci/run installs it). */
 export function haveRedisServer(): boolean {
   return spawnSync("redis-server", ["--version"]).status === 0;
+}
+
+/** describe for tests that need redis-server: skipped where it is missing, never in CI (.ci/run installs it: missing there is a failure). */
+export const describeWithRedis = haveRedisServer() || process.env.CI ? describe : describe.skip;
+
+/** A connected node-redis client. */
+export type NodeRedis = Awaited<ReturnType<ReturnType<typeof createClient>["connect"]>>;
+
+/** A server of their own and a node-redis client on it for the tests of the describe block this is called in: both started before them, ended after. */
+export function serverForBlock(ready: (server: RedisServer, redis: NodeRedis) => void): void {
+  let server: RedisServer | undefined;
+  let redis: NodeRedis | undefined;
+  beforeAll(async () => {
+    server = await startRedis();
+    redis = await createClient({ url: server.url }).connect();
+    ready(server, redis);
+  });
+  afterAll(async () => {
+    await redis?.quit();
+    await server?.stop();
+  });
 }
 
 /** A port nobody listens on now (`port` 0: any such port the system picks). */

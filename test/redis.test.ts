@@ -4,17 +4,16 @@
 // segments, uploads and downloads, and failures reach the caller in words.
 import { spawn } from "node:child_process";
 import { inspect } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createClient } from "redis";
 import { Redis as IoRedis } from "ioredis";
 import { BloomFilter } from "../bindings/index.js";
 import { REDIS_MAX_BITS, REDIS_SEGMENT_BITS, RedisBloomFilter, RedisFilterError, type NodeRedisClientLike } from "../bindings/redis/index.js";
 import { redisOffset } from "../bindings/redis/bits.js";
 import { firstDifference, ones, urls } from "./helpers.js";
-import { haveRedisServer, startRedis, type RedisServer } from "./redis-server.js";
+import { describeWithRedis, serverForBlock, startRedis, type NodeRedis, type RedisServer } from "./redis-server.js";
 import { localTwin, sameAsLocal } from "./redis-model.js";
 
-type NodeRedis = Awaited<ReturnType<ReturnType<typeof createClient>["connect"]>>;
 
 /** A node-redis-like client that passes every command on to `redis`, first calling `before` with it (which may act on Redis meanwhile). */
 function relay(redis: NodeRedis, before: (args: string[]) => unknown): NodeRedisClientLike {
@@ -33,21 +32,10 @@ async function callsOf(redis: NodeRedis, command: string): Promise<number> {
 
 const encoder = new TextEncoder();
 // CI installs redis-server (.ci/run); elsewhere the file is skipped without it.
-const run = haveRedisServer() || process.env.CI ? describe : describe.skip;
-
-run("RedisBloomFilter", () => {
+describeWithRedis("RedisBloomFilter", () => {
   let server: RedisServer;
   let redis: NodeRedis;
-
-  beforeAll(async () => {
-    server = await startRedis();
-    redis = await createClient({ url: server.url }).connect();
-  });
-
-  afterAll(async () => {
-    await redis?.quit();
-    await server?.stop();
-  });
+  serverForBlock((started, client) => ((server = started), (redis = client)));
 
   it("answers every operation as a local BloomFilter with the same m, k, hash and seed", async () => {
     const filter = await RedisBloomFilter.create(redis, "model:default", 5000, 0.01);
