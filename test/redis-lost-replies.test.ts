@@ -10,7 +10,6 @@ import { RedisBloomFilter, RedisFilterError } from "../bindings/redis/index.js";
 import { commandsOf } from "../bindings/redis/client.js";
 import { describeWithRedis, serverForBlock, type NodeRedis, type RedisServer } from "./redis-server.js";
 
-
 describeWithRedis("bloomkit/redis and replies lost with the connection", () => {
   let server: RedisServer;
   let admin: NodeRedis;

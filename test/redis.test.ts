@@ -14,7 +14,6 @@ import { firstDifference, ones, urls } from "./helpers.js";
 import { describeWithRedis, serverForBlock, startRedis, type NodeRedis, type RedisServer } from "./redis-server.js";
 import { localTwin, sameAsLocal } from "./redis-model.js";
 
-
 /** A node-redis-like client that passes every command on to `redis`, first calling `before` with it (which may act on Redis meanwhile). */
 function relay(redis: NodeRedis, before: (args: string[]) => unknown): NodeRedisClientLike {
   return {
