@@ -10,6 +10,8 @@ import { Redis as IoRedis } from "ioredis";
 import { BloomFilter } from "../bindings/index.js";
 import { REDIS_MAX_BITS, REDIS_SEGMENT_BITS, RedisBloomFilter, RedisFilterError, type NodeRedisClientLike } from "../bindings/redis/index.js";
 import { redisOffset } from "../bindings/redis/bits.js";
+import { PIECE_KEYS } from "../bindings/redis/pieces.js";
+import { BATCH_SCRIPT } from "../bindings/redis/script.js";
 import { firstDifference, ones, urls } from "./helpers.js";
 import { describeWithRedis, serverForBlock, startRedis, type NodeRedis, type RedisServer } from "./redis-server.js";
 import { localTwin, sameAsLocal } from "./redis-model.js";
@@ -282,6 +284,54 @@ describeWithRedis("RedisBloomFilter", () => {
     }
     await redis.scriptFlush();
     expect(await filter.hasMany(keys)).toEqual(local.hasMany(keys));
+    local.dispose();
+    await filter.drop();
+  });
+
+  it("keeps a batch's pieces in order when Redis forgets its script mid-batch and another client loads it again", async () => {
+    // A failover to a replica that never ran the script: this client's pieces in flight find it
+    // missing, while another client (another instance of the same service) loads it. The first piece
+    // to find it missing is sent again; a piece sent behind it must not run before it.
+    const filter = await RedisBloomFilter.create(redis, "reordered", 50_000, 0.01);
+    const local = localTwin(filter);
+    const other = await createClient({ url: server.url }).connect();
+    const shared = urls(200, "reordered-shared", 16);
+    // Three pieces of PIECE_KEYS: the same 200 keys in the second and third, so their answers depend on the order.
+    const keys = [...urls(PIECE_KEYS, "reordered-first", 17), ...urls(PIECE_KEYS - 200, "reordered-second", 18), ...shared, ...shared, ...urls(PIECE_KEYS - 200, "reordered-third", 19)];
+    let scriptCalls = 0;
+    let secondSent = () => {};
+    const second = new Promise<void>((resolve) => (secondSent = resolve));
+    let firstRan = () => {};
+    const first = new Promise<void>((resolve) => (firstRan = resolve));
+    const slowReplies: NodeRedisClientLike = {
+      async sendCommand(args, options) {
+        const name = String(args[0]);
+        if (name !== "EVALSHA" && name !== "EVAL") return redis.sendCommand(args as string[], options);
+        const call = ++scriptCalls;
+        if (call === 2) {
+          // The second piece: Redis has forgotten the script; its reply comes back late, after the third piece is sent.
+          await redis.scriptFlush();
+          const reply = redis.sendCommand(args as string[], options);
+          await reply.then(firstRan, firstRan);
+          await other.sendCommand(["SCRIPT", "LOAD", BATCH_SCRIPT]);
+          await second;
+          return reply;
+        }
+        if (call === 3) {
+          await first;
+          await new Promise((resolve) => setTimeout(resolve, 20)); // the other client's SCRIPT LOAD first
+          const reply = redis.sendCommand(args as string[], options);
+          secondSent();
+          return reply;
+        }
+        return redis.sendCommand(args as string[], options);
+      },
+    };
+    await redis.sendCommand(["SCRIPT", "LOAD", BATCH_SCRIPT]); // the first piece finds it
+    const reordering = await RedisBloomFilter.open(slowReplies, "reordered");
+    expect(await reordering.testAndAddMany(keys)).toEqual(local.testAndAddMany(keys));
+    expect(scriptCalls).toBeGreaterThanOrEqual(3);
+    await other.quit();
     local.dispose();
     await filter.drop();
   });

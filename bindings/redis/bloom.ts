@@ -456,8 +456,8 @@ export class RedisBloomFilter {
   }
 
   /**
-   * Adds (`write`) or queries a batch: every key checked first, then the first
-   * piece, then the others PIECES_IN_FLIGHT at a time; one 0/1 per key.
+   * Adds (`write`) or queries a batch: every key checked first, then the
+   * pieces PIECES_IN_FLIGHT at a time; one 0/1 per key.
    * `answering` names the testAndAdd method whose answers the caller acts on.
    */
   async #run(write: boolean, source: KeySource, answering?: string): Promise<Uint8Array> {
@@ -469,9 +469,8 @@ export class RedisBloomFilter {
     let done = 0;
     let failure: unknown;
     for (const part of parts) {
-      // The first piece goes alone: should it find the script missing (EVAL then loads it), later
-      // pieces sent behind it could otherwise run before it once another client has loaded it.
-      if (sent.length >= (answers.length === 0 ? 1 : PIECES_IN_FLIGHT)) {
+      // Redis runs the pieces in the order sent: a write's never finds its script missing (runBatchScript).
+      if (sent.length >= PIECES_IN_FLIGHT) {
         const { keys, answers: next } = sent.shift()!;
         try {
           answers.push(await next);

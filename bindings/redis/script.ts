@@ -205,7 +205,10 @@ async function runScript(redis: Commands, script: string, key: string, args: rea
  */
 export async function runBatchScript(redis: Commands, meta: string, identity: readonly string[], keys: readonly string[], write: boolean, hashes: number, counts: readonly number[], operations: Uint8Array): Promise<string> {
   const args: RedisArgument[] = [String(1 + keys.length), meta, ...keys, ...identity, write ? "SET" : "GET", String(hashes), String(keysPerGroup(hashes)), asBuffer(operations), ...counts.map(String)];
-  const reply = await runScript(redis, BATCH_SCRIPT, keys[0], args);
+  // A write sends the script itself (EVAL, 1.5 KB beside a piece's operations of up to 10 bytes per bit): with
+  // EVALSHA, a piece that found it forgotten (a failover, SCRIPT FLUSH) ran again after the pieces sent behind
+  // it once another client had loaded it, and testAndAdd answered "present" for the earlier copy of a key.
+  const reply = write ? await redis.call(keys[0], ["EVAL", BATCH_SCRIPT, ...args]) : await runScript(redis, BATCH_SCRIPT, keys[0], args);
   if (typeof reply !== "string") throw new TypeError(`the batch script answered ${describe(reply)}, not a string`);
   return reply;
 }
