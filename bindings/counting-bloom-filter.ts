@@ -456,7 +456,9 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     if (one) return one.core.countingKey(one.filter, this.#width, op, one.room.scratch.bytes, one.room.text.utf8Write(key as string, 0), one.room.scratch.out);
     if (this.segmentCount > 1) {
       maxKeyBytes(key);
-      return this.runOp(op, { kind: "keys", keys: [key] }, Uint32Array).answers[0];
+      // Only a count is a u32; add, has and remove answer one byte, and the bytes after it are another call's.
+      const source: KeySource = { kind: "keys", keys: [key] };
+      return op === OP_COUNT ? this.runOp(op, source, Uint32Array).answers[0] : this.runOp(op, source).answers[0];
     }
     const { ptr, length, out } = this.oneKey(key);
     return this.core.countingKey(this.live(), this.#width, op, ptr, length, out);

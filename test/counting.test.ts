@@ -1,6 +1,6 @@
 // CountingBloomFilter: removal, frequency, saturation, and agreement with BloomFilter.
 import { describe, expect, it } from "vitest";
-import { BloomFilter, CountingBloomFilter } from "../bindings/index.js";
+import { BloomFilter, CountingBloomFilter, MAX_SEGMENT_BITS } from "../bindings/index.js";
 import { ones, pack, randomBytes, rng, urls } from "./helpers.js";
 
 const probes = urls(500_000, "counting-absent", 71);
@@ -223,5 +223,32 @@ describe("CountingBloomFilter removes past saturation", () => {
     for (let i = 0; i < 16; i++) filter.add("k");
     expect(ones(filter.removeMany(Array.from({ length: 17 }, () => "k")))).toBe(17);
     expect(filter.size).toBe(0);
+  });
+});
+
+describe("CountingBloomFilter in segments (larger than one wasm memory)", () => {
+  it("answers add, has, remove and count of one key as its batches do", () => {
+    // Just past one segment of 16-bit counters (a segment holds MAX_SEGMENT_BITS bits): two segments whose pages are almost all never touched, so this costs little memory.
+    const counters = Math.ceil((MAX_SEGMENT_BITS / 16 + 1) / 128) * 128;
+    const filter = CountingBloomFilter.withSize(counters, 3, { counterBits: 16 });
+    try {
+      expect(filter.segmentCount).toBe(2);
+      const keys = urls(64, "counting-segments", 76);
+      filter.addMany(keys);
+      for (const key of keys) {
+        // A batch first leaves its answers where the one-key call answers: a one-byte answer must not read them.
+        expect(ones(filter.hasMany(keys)), key).toBe(keys.length);
+        expect(filter.has(key), key).toBe(true);
+        filter.hasMany(keys);
+        expect(filter.testAndAdd(key), key).toBe(true);
+        filter.hasMany(keys);
+        expect(filter.remove(key), key).toBe(true);
+        expect(filter.count(key), key).toBe(1);
+      }
+      expect(filter.size).toBe(keys.length);
+      expect(Array.from(filter.countMany(keys))).toEqual(keys.map(() => 1));
+    } finally {
+      filter.dispose();
+    }
   });
 });
