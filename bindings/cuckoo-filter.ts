@@ -431,6 +431,13 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
           filter.dispose();
           throw new FormatError(`corrupted: ${stored} fingerprints stored, the header says ${size}`);
         }
+        // A filter never writes the padding after its slots (one bucket of 8-bit fingerprints fills half a word).
+        const slotBytes = filter.capacity * (fingerprintBits / 8);
+        const padding = filter.arena.u8().subarray(filter.live() + HEADER_BYTES + slotBytes, filter.live() + HEADER_BYTES + length);
+        if (padding.some((byte) => byte !== 0)) {
+          filter.dispose();
+          throw new FormatError("corrupted: the padding after the last slot is not 0");
+        }
         filter.core.cuckooSetSize(filter.live(), size);
         return filter;
       },

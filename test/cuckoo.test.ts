@@ -347,6 +347,18 @@ describe("CuckooFilter counts in a bucket", () => {
 });
 
 describe("CuckooFilter records", () => {
+  it("refuses a set byte in the padding after the last slot, which no filter writes", () => {
+    // One bucket of four 8-bit fingerprints is 4 bytes, padded with 0 to a whole 8-byte word (FORMAT.md).
+    const parts = parseRecord(CuckooFilter.withSize(1, 8).add("x").serialize());
+    expect(parts.payload.length).toBe(8);
+    expect(CuckooFilter.deserialize(buildRecord(parts)).has("x")).toBe(true);
+    for (let at = 4; at < 8; at++) {
+      const payload = parts.payload.slice();
+      payload[at] = 1;
+      expect(() => CuckooFilter.deserialize(buildRecord({ ...parts, payload })), `padding byte ${at}`).toThrow(FormatError);
+    }
+  });
+
   it("refuses a header for more buckets than a filter holds as corrupted, before allocating them", async () => {
     // 2^29 buckets of four 32-bit fingerprints: 8 GiB, which create and withSize refuse. Parameters as FORMAT.md's type 3
     // gives them: buckets, fingerprint bits, 3 reserved bytes, size, then the hashing (double, xxh3, seed 0).
