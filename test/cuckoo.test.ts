@@ -3,7 +3,8 @@ import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { BloomFilter, CuckooFilter, FormatError, fingerprintBitsFor } from "../bindings/index.js";
 import { CUCKOO_HEADER } from "../bindings/constants.generated.js";
-import { buildRecord, parseRecord, reseal } from "./records.js";
+import { hashId } from "../bindings/hash.js";
+import { buildRecord, editParams, parseRecord, reseal } from "./records.js";
 import { firstDifference, ones, pack, rng, urls } from "./helpers.js";
 
 const probes = urls(500_000, "cuckoo-absent", 81);
@@ -297,6 +298,32 @@ describe("CuckooFilter answers", () => {
     expect(entries).toBeInstanceOf(Uint8Array);
     expect(entries.length).toBe(filter.capacity);
     expect(entries.filter((fp) => fp !== 0).length).toBe(3);
+  });
+
+  it("takes no fnv1a_64 for a new filter, whose low bits crowd short keys into few buckets; a record made with it still loads and works", () => {
+    const keys = Array.from({ length: 900 }, (_, i) => `user-${i}`);
+    for (const make of [() => CuckooFilter.create(900, 0.01, { hash: "fnv1a_64" }), () => CuckooFilter.withSize(256, 16, { hash: "fnv1a_64" })]) {
+      expect(make).toThrow(RangeError);
+      expect(make).toThrow(/^options\.hash "fnv1a_64" does not spread a cuckoo filter's keys over its buckets .*; use "xxh3" \(the default\), "xxh64" or "murmur3_128"$/);
+    }
+    // The same 900 keys fit the table create() sizes for them with the default hash.
+    const sized = CuckooFilter.create(900, 0.01);
+    expect(sized.tryAddMany(keys).every((stored) => stored === 1)).toBe(true);
+    sized.dispose();
+    // An empty filter's record with fnv1a_64 as its hash (byte 24 of the parameters: the first hash id), as an earlier version wrote it.
+    const empty = CuckooFilter.withSize(1024, 16);
+    const record = editParams(empty.serialize(), (params) => params.setUint8(24, hashId("fnv1a_64")));
+    empty.dispose();
+    const loaded = CuckooFilter.deserialize(record);
+    expect(loaded.hash).toBe("fnv1a_64");
+    const stored = loaded.tryAddMany(keys);
+    const held = keys.filter((_, i) => stored[i] === 1);
+    expect(held.length).toBeGreaterThan(800);
+    expect(loaded.hasMany(held).every((present) => present === 1)).toBe(true);
+    const again = CuckooFilter.deserialize(loaded.serialize());
+    expect(again.hasMany(keys)).toEqual(loaded.hasMany(keys));
+    loaded.dispose();
+    again.dispose();
   });
 
   it("rejects bad arguments", () => {
