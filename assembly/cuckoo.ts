@@ -20,8 +20,6 @@ import { Hashed, OP_ADD, OP_COUNT, OP_HAS, OP_TEST_AND_ADD, SOURCE_HASHES, SOURC
 // @ts-ignore: decorator
 @inline const C_SIZE: usize = 16; // u64 fingerprints stored
 // @ts-ignore: decorator
-@inline const C_RNG: usize = 24; // u32 state of the kick PRNG
-// @ts-ignore: decorator
 @inline export const CUCKOO_HEADER: usize = 32;
 /** Entries per bucket. */
 // @ts-ignore: decorator
@@ -58,7 +56,6 @@ export function cuckooInit(filter: usize, buckets: u32, fpBits: u32, hashId: u32
   store<u32>(filter, hashId, C_HASH);
   store<u32>(filter, seed, C_SEED);
   store<u64>(filter, 0, C_SIZE);
-  store<u32>(filter, 0x9E3779B9, C_RNG);
 }
 
 /** Fingerprint in slot `s` (bucket · 4 + entry); 0 = empty. */
@@ -185,14 +182,29 @@ let keyBucket: u32 = 0;
   return n;
 }
 
-/** xorshift32 for the kicks: deterministic per filter. */
+/**
+ * xorshift32 state of the running insert's kicks, seeded from its key: what
+ * an insert does depends on the slots and the key alone, so a filter loaded
+ * from a record stores what the original would (a generator kept in the
+ * filter, which a record does not hold, made the two part near full).
+ */
+let kickState: u32 = 0;
+
+/** Seeds kickState from the key being inserted (keyFp, keyBucket); never 0, which xorshift keeps. */
 // @ts-ignore: decorator
-@inline function nextRandom(filter: usize): u32 {
-  let x = load<u32>(filter, C_RNG);
+@inline function seedKicks(): void {
+  const x = (keyFp * 0x9E3779B1) ^ (keyBucket * 0x85EBCA77);
+  kickState = x == 0 ? 0x9E3779B9 : x;
+}
+
+/** The next number of the running insert's kicks (xorshift32). */
+// @ts-ignore: decorator
+@inline function nextRandom(): u32 {
+  let x = kickState;
   x ^= x << 13;
   x ^= x >> 17;
   x ^= x << 5;
-  store<u32>(filter, x, C_RNG);
+  kickState = x;
   return x;
 }
 
@@ -219,7 +231,7 @@ let journalEntries: u32 = 0;
 
 /**
  * Inserts the hashed key; false when no room is found, and then the slots
- * and the kick PRNG are as before. With a journal (not 0), every slot
+ * are as before. With a journal (not 0), every slot
  * written is appended to it: at most JOURNAL_ENTRIES_PER_KEY entries.
  */
 function insert(filter: usize, journal: usize): bool {
@@ -230,12 +242,12 @@ function insert(filter: usize, journal: usize): bool {
   let placed = placeIn(filter, fpBits, i1, keyFp);
   if (placed < 0) placed = placeIn(filter, fpBits, i2, keyFp);
   if (placed < 0) {
-    const rng = load<u32>(filter, C_RNG);
+    seedKicks();
     let fp = keyFp;
-    let b = nextRandom(filter) & 1 ? i2 : i1;
+    let b = nextRandom() & 1 ? i2 : i1;
     let kicks: u32 = 0;
     while (placed < 0 && kicks < MAX_KICKS) {
-      const s = b * BUCKET_SIZE + (nextRandom(filter) & (BUCKET_SIZE - 1));
+      const s = b * BUCKET_SIZE + (nextRandom() & (BUCKET_SIZE - 1));
       const evicted = getSlot(filter, fpBits, s);
       store<u32>(KICK_PATH + (<usize>kicks << 3), s);
       store<u32>(KICK_PATH + (<usize>kicks << 3), evicted, 4);
@@ -248,7 +260,6 @@ function insert(filter: usize, journal: usize): bool {
     if (placed < 0) {
       // Undo: walk the path back, each slot taking again what it held.
       putBack(filter, fpBits, KICK_PATH, kicks);
-      store<u32>(filter, rng, C_RNG);
       return false;
     }
     for (let j: u32 = 0; j < kicks; j++) {

@@ -512,9 +512,8 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
 
   /**
    * Runs an adding batch so that, when a key's answer is `failed` or the run
-   * throws, the table goes back to the very bytes it had and its kick
-   * generator to its state: the filter then goes on as if the call never
-   * ran. A table of up to 64 KiB, or one small beside the batch, is copied
+   * throws, the table goes back to the very bytes it had: the filter then
+   * goes on as if the call never ran. A table of up to 64 KiB, or one small beside the batch, is copied
    * first. A small batch on a larger table keeps a journal of the slots it
    * writes instead (the keys it stores, and the fingerprints their inserts
    * move to other buckets), played back last write first. Measured in one
