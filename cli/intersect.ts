@@ -263,7 +263,7 @@ async function exact(a: Input, b: Input, memory: number, scratch: { dir: string;
         for (const key of splitLines(piece).keys) {
           if (seen.delete(byteString(key))) {
             out.write(key);
-            out.write("\n");
+            out.write(lineEnd(key));
             common++;
           }
         }
@@ -279,21 +279,31 @@ async function exact(a: Input, b: Input, memory: number, scratch: { dir: string;
   }
 }
 
-/** Writes each line (its key, without "\r") to bucket xxh64(key) mod buckets; returns the line count. */
+/**
+ * The end that makes `key` read back as itself: a key that ends in "\r" (a
+ * line "x\r\r\n") gets "\r\n", since reading strips one "\r"; with "\n" its
+ * bucket line read as "x", matched B's "x", and the output said "x".
+ */
+function lineEnd(key: Uint8Array): Buffer {
+  return key.length > 0 && key[key.length - 1] === 13 ? CRLF : LF;
+}
+const LF = Buffer.from("\n");
+const CRLF = Buffer.from("\r\n");
+
+/** Writes each line (its key, without one "\r") to bucket xxh64(key) mod buckets; returns the line count. */
 async function partition(input: Input, prefix: string, buckets: number, quiet: boolean): Promise<number> {
   // Scratch files in the command's own temporary folder: written in place.
   const outputs = Array.from({ length: buckets }, (_, i) => new Output(`${prefix}.${i}`, 64 << 10, "direct"));
   const progress = new Progress(`partitioning ${inputName(input)}`, input.size, quiet);
   let lines = 0;
   let bytes = 0;
-  const newline = Buffer.from("\n");
   for await (const piece of linePieces(input)) {
     const { keys } = splitLines(piece);
     const hashes = hashMany("xxh64", keys);
     for (let i = 0; i < keys.length; i++) {
       const bucket = outputs[Number(hashes[i] % BigInt(buckets))];
       bucket.write(keys[i]);
-      bucket.write(newline);
+      bucket.write(lineEnd(keys[i]));
     }
     lines += keys.length;
     bytes += piece.length;

@@ -1,0 +1,99 @@
+// `bloomkit intersect` against an exact Set of keys, on seeded random files of
+// lines made of few bytes: "\r" in all places, empty lines, bytes that are no
+// UTF-8, with and without a final newline. A key is a line without its "\n"
+// and one trailing "\r", in A and B alike.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { rng } from "./helpers.js";
+
+const BIN = new URL("../dist/cli/main.js", import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), "bloomkit-intersect-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const file = (name: string) => join(dir, name);
+
+function run(args: string[], input?: Buffer) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { input, maxBuffer: 1 << 28 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr.toString("utf8") };
+}
+
+/** Bytes lines are made of: "\r" and NUL among them, and 0xff and a lone 0xe4, which are no UTF-8. */
+const BYTES = [0x61, 0x62, 0x0d, 0xff, 0xe4, 0x20, 0x00];
+
+/** `count` lines of 0 to 3 bytes picked from `pool`, a third of them with a "\r" added (CRLF). */
+function randomLines(random: () => number, pool: Buffer[], count: number): Buffer[] {
+  return Array.from({ length: count }, () => {
+    const line = pool[Math.floor(random() * pool.length)];
+    return random() < 0.3 ? Buffer.concat([line, Buffer.from("\r")]) : line;
+  });
+}
+
+/** A file of `lines`, each ended by "\n", the last one too only when `finalNewline`. */
+function fileOf(lines: Buffer[], finalNewline: boolean): Buffer {
+  return Buffer.concat(lines.flatMap((line, i) => (i < lines.length - 1 || finalNewline ? [line, Buffer.from("\n")] : [line])));
+}
+
+/** A line's key, as latin1 text (one char a byte): without one trailing "\r". */
+const keyOf = (line: Buffer) => (line.at(-1) === 13 ? line.subarray(0, -1) : line).toString("latin1");
+
+/** The lines of an output, as latin1 text, each without its "\n". */
+function outputLines(output: Buffer): string[] {
+  const lines = output.toString("latin1").split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  return lines;
+}
+
+/** Two seeded files A and B, written, with their lines. */
+function randomPair(seed: number) {
+  const random = rng(seed);
+  const pool = Array.from({ length: 3000 }, () => Buffer.from(Array.from({ length: Math.floor(random() * 4) }, () => BYTES[Math.floor(random() * BYTES.length)])));
+  const a = randomLines(random, pool, 2000 + Math.floor(random() * 2000));
+  const b = randomLines(random, pool, 2000 + Math.floor(random() * 2000));
+  writeFileSync(file(`a${seed}.txt`), fileOf(a, random() < 0.5));
+  writeFileSync(file(`b${seed}.txt`), fileOf(b, random() < 0.5));
+  return { a, b, aPath: file(`a${seed}.txt`), bPath: file(`b${seed}.txt`) };
+}
+
+describe("intersect against an exact Set", () => {
+  for (const seed of [1, 2, 3]) {
+    it(`--exact writes each common key once and no other (seed ${seed})`, () => {
+      const { a, b, aPath, bPath } = randomPair(seed);
+      const keysA = new Set(a.map(keyOf));
+      const common = new Set(b.map(keyOf).filter((key) => keysA.has(key)));
+      const result = run(["intersect", aPath, bPath, "--exact", "--memory", "2KB", "--tmp", dir]);
+      expect([result.code, result.stderr]).toEqual([0, expect.stringMatching(/exactly; \d+ buckets\n$/)]);
+      // Each output line is read back as a line of input is: its key.
+      const written = outputLines(result.stdout).map((line) => keyOf(Buffer.from(line, "latin1")));
+      expect(written.length).toBe(common.size);
+      expect(new Set(written)).toEqual(common);
+    });
+
+    it(`approximate writes B's lines whose key is in A, as they were and in order, and few others (seed ${seed})`, () => {
+      const { a, b, aPath, bPath } = randomPair(seed);
+      const keysA = new Set(a.map(keyOf));
+      const wanted = b.filter((line) => keysA.has(keyOf(line))).map((line) => line.toString("latin1"));
+      const result = run(["intersect", aPath, bPath]);
+      expect(result.code).toBe(0);
+      // The wanted lines are a subsequence of the output; what else is there passed the filter falsely.
+      let found = 0;
+      let others = 0;
+      for (const line of outputLines(result.stdout)) {
+        if (found < wanted.length && line === wanted[found]) found++;
+        else others++;
+      }
+      expect(found).toBe(wanted.length);
+      expect(others).toBeLessThanOrEqual(5); // p = 0.001 of at most a few hundred lines not in A
+    });
+  }
+
+  it('--exact tells the key "x\\r" (the line "x\\r\\r\\n") from "x", and writes it back so it reads as "x\\r"', () => {
+    writeFileSync(file("cr-a.txt"), "x\r\r\ny\r\r\n");
+    writeFileSync(file("cr-b.txt"), "x\ny\r\r\n");
+    const result = run(["intersect", file("cr-a.txt"), file("cr-b.txt"), "--exact", "--tmp", dir]);
+    expect(result.code).toBe(0);
+    expect(result.stdout.toString("latin1")).toBe("y\r\r\n");
+    expect(result.stderr).toMatch(/^1 distinct line is in both/);
+  });
+});
