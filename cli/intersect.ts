@@ -220,9 +220,15 @@ function tooSmall(limit: Limit, size: string, lines: string, a: string, typedN: 
 /** Most bucket files open at once (each side), well under the usual limit of 1,024 open files. */
 const MAX_BUCKETS = 512;
 
-/** Buckets so each holds about memory/4 bytes of A (a Set of its lines costs several times their size). */
+/**
+ * Buckets so each holds about memory/4 bytes of A (a Set of its lines costs
+ * several times their size). A from a pipe, whose size is unknown, gets the
+ * most: taken for memory's size, it got 4 buckets, and a pipe of 100 GB put
+ * 25 GB of it in one Set whatever --memory said.
+ */
 function bucketCount(sizeA: number | undefined, memory: number): number {
-  return Math.max(1, Math.min(MAX_BUCKETS, Math.ceil((sizeA ?? memory) / (memory / 4))));
+  if (sizeA === undefined) return MAX_BUCKETS;
+  return Math.max(1, Math.min(MAX_BUCKETS, Math.ceil(sizeA / (memory / 4))));
 }
 
 /** A line's bytes as a string that keeps every byte (latin1), for the Set. */

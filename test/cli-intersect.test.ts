@@ -97,3 +97,18 @@ describe("intersect against an exact Set", () => {
     expect(result.stderr).toMatch(/^1 distinct line is in both/);
   });
 });
+
+describe("intersect --exact with A from a pipe", () => {
+  it("splits A into as many buckets as the same file gets, or more, so one bucket still fits --memory", () => {
+    const text = Buffer.from(Array.from({ length: 100_000 }, (_, i) => `https://a.example/${i}\n`).join(""));
+    writeFileSync(file("piped-a.txt"), text);
+    writeFileSync(file("piped-b.txt"), "https://a.example/7\nhttps://b.example/7\n");
+    const bucketsOf = (stderr: string) => Number(/exactly; ([\d,]+) buckets?\n$/.exec(stderr)?.[1].replace(/,/g, ""));
+    const fromFile = run(["intersect", file("piped-a.txt"), file("piped-b.txt"), "--exact", "--memory", "100KB", "--tmp", dir]);
+    const fromPipe = run(["intersect", "-", file("piped-b.txt"), "--exact", "--memory", "100KB", "--tmp", dir], text);
+    expect([fromFile.code, fromPipe.code]).toEqual([0, 0]);
+    expect(fromPipe.stdout.toString()).toBe("https://a.example/7\n");
+    expect(bucketsOf(fromFile.stderr)).toBeGreaterThan(4);
+    expect(bucketsOf(fromPipe.stderr)).toBeGreaterThanOrEqual(bucketsOf(fromFile.stderr));
+  });
+});
