@@ -3,7 +3,7 @@
 // memory). Approximate: a Bloom filter of A, then stream B. Exact:
 // hash-partition both files into buckets on disk small enough for memory,
 // then intersect bucket by bucket.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BloomFilter, hashMany, optimal, type OptimalInput } from "bloomkit";
@@ -226,9 +226,30 @@ const MAX_BUCKETS = 512;
  * most: taken for memory's size, it got 4 buckets, and a pipe of 100 GB put
  * 25 GB of it in one Set whatever --memory said.
  */
-function bucketCount(sizeA: number | undefined, memory: number): number {
-  if (sizeA === undefined) return MAX_BUCKETS;
-  return Math.max(1, Math.min(MAX_BUCKETS, Math.ceil(sizeA / (memory / 4))));
+function bucketCount(a: Input, memory: number): number {
+  if (a.size === undefined) return MAX_BUCKETS;
+  const byBytes = Math.ceil(a.size / (memory / 4));
+  const byLines = Math.ceil((estimateLines(a, a.size, headOf(a)) ?? 0) / BUCKET_LINES);
+  return Math.max(1, Math.min(MAX_BUCKETS, Math.max(byBytes, byLines)));
+}
+
+/**
+ * Lines of A a bucket is sized for: a JavaScript Set holds at most 2^24
+ * (16,777,216) keys, and 17 million numbers (a 142 MB file) in one bucket
+ * failed with "Set maximum size exceeded"; half that leaves room for an
+ * estimate that is short.
+ */
+const BUCKET_LINES = 8_000_000;
+
+/** The first MiB of A, which is read from where it stands (a file, or standard input redirected from one), to estimate its lines. */
+function headOf(a: Input): Buffer {
+  const head = Buffer.allocUnsafe(Math.min(1 << 20, a.size ?? 0));
+  const start = Number(a.identity?.size ?? 0) - (a.size ?? 0);
+  try {
+    return head.subarray(0, readSync(a.fd, head, 0, head.length, start));
+  } catch {
+    return head.subarray(0, 0); // unreadable here: the bytes alone size the buckets, and reading it says why
+  }
 }
 
 /** A line's bytes as a string that keeps every byte (latin1), for the Set. */
@@ -258,7 +279,7 @@ function scratchFolder(tmpRoot: string): { dir: string; remove(): void } {
 async function exact(a: Input, b: Input, memory: number, scratch: { dir: string; remove(): void }, out: Output, quiet: boolean): Promise<string> {
   const { dir } = scratch;
   try {
-    const buckets = bucketCount(a.size, memory);
+    const buckets = bucketCount(a, memory);
     const linesA = await partition(a, join(dir, "a"), buckets, quiet);
     const linesB = await partition(b, join(dir, "b"), buckets, quiet);
     let common = 0;

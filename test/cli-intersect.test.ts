@@ -112,3 +112,15 @@ describe("intersect --exact with A from a pipe", () => {
     expect(bucketsOf(fromPipe.stderr)).toBeGreaterThanOrEqual(bucketsOf(fromFile.stderr));
   });
 });
+
+describe("intersect --exact on many short lines", () => {
+  it("gives a bucket at most about 8 million lines, since one Set of a bucket holds at most 16,777,216", () => {
+    // 8.5 million empty lines, 8.5 MB: the default --memory alone asks for 1 bucket.
+    writeFileSync(file("empty-lines.txt"), "\n".repeat(8_500_000));
+    writeFileSync(file("one-empty.txt"), "\n");
+    const result = run(["intersect", file("empty-lines.txt"), file("one-empty.txt"), "--exact", "--tmp", dir]);
+    expect(result.code).toBe(0);
+    expect(result.stdout.toString()).toBe("\n");
+    expect(result.stderr).toMatch(/^1 distinct line is in both .* exactly; 2 buckets\n$/);
+  });
+});
