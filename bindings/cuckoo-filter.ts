@@ -238,9 +238,11 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     return this.#rateAt(this.loadFactor);
   }
 
-  /** The rate at 95% load, the most the filter is sized for. */
-  expectedFalsePositiveRate(): number {
-    return this.#rateAt(TARGET_LOAD);
+  /** The rate with `items` keys stored (at most capacity; default: 95% of it, the most the filter is sized for). */
+  expectedFalsePositiveRate(items?: number): number {
+    if (items === undefined) return this.#rateAt(TARGET_LOAD);
+    const n = checkInteger("items", items, 0, this.capacity);
+    return this.#rateAt(n / this.capacity);
   }
 
   /** Stores the key's fingerprint; a RangeError when the filter is full, and then nothing changes. */

@@ -341,6 +341,20 @@ describe("CuckooFilter answers", () => {
     loaded.dispose();
   });
 
+  it("expectedFalsePositiveRate(n) is the rate at load n / capacity: falsePositiveRate() once n keys are stored", () => {
+    const filter = CuckooFilter.withSize(256, 8);
+    expect(filter.expectedFalsePositiveRate(0)).toBe(0);
+    filter.addMany(urls(500, "expected-rate", 43));
+    expect(filter.expectedFalsePositiveRate(500)).toBe(filter.falsePositiveRate());
+    // 1 − (1 − 1/255)^(8 · 500/1024), written out here.
+    expect(filter.expectedFalsePositiveRate(500)).toBeCloseTo(1 - (254 / 255) ** (8 * (500 / 1024)), 12);
+    expect(filter.expectedFalsePositiveRate(1024)).toBeGreaterThan(filter.expectedFalsePositiveRate(500));
+    expect(filter.expectedFalsePositiveRate()).toBeCloseTo(1 - (254 / 255) ** (8 * 0.95), 12);
+    expect(() => filter.expectedFalsePositiveRate(1025)).toThrow(/^items must be an integer from 0 to 1024, got 1025$/);
+    expect(() => filter.expectedFalsePositiveRate(-1)).toThrow(RangeError);
+    filter.dispose();
+  });
+
   it("rejects bad arguments", () => {
     // A cuckoo filter takes no strategy option: the message offers none.
     expect(() => CuckooFilter.create(100, 0.01, { hash: "djb" as "xxh64" })).toThrow(/gives 32 bits; double hashing needs a 64- or 128-bit hash \([^)]*\)$/);
