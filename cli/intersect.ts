@@ -221,17 +221,37 @@ function tooSmall(limit: Limit, size: string, lines: string, a: string, typedN: 
 const MAX_BUCKETS = 512;
 
 /**
- * Buckets so each holds about memory/4 bytes of A (a Set of its lines costs
- * several times their size). A from a pipe, whose size is unknown, gets the
- * most: taken for memory's size, it got 4 buckets, and a pipe of 100 GB put
- * 25 GB of it in one Set whatever --memory said.
+ * Buckets so that the Set of one bucket of A, and the memory the process
+ * takes while building it, stay within `memory`: by its lines (each costs
+ * its bytes and SET_BYTES_PER_LINE, times HEAP_PEAK_FACTOR) and at most
+ * BUCKET_LINES of them, and at most memory/4 bytes of A. A from a pipe,
+ * whose size is unknown, gets the most: taken for memory's size, it got 4
+ * buckets, and a pipe of 100 GB put 25 GB of it in one Set whatever
+ * --memory said.
  */
 function bucketCount(a: Input, memory: number): number {
   if (a.size === undefined) return MAX_BUCKETS;
   const byBytes = Math.ceil(a.size / (memory / 4));
-  const byLines = Math.ceil((estimateLines(a, a.size, headOf(a)) ?? 0) / BUCKET_LINES);
-  return Math.max(1, Math.min(MAX_BUCKETS, Math.max(byBytes, byLines)));
+  const lines = estimateLines(a, a.size, headOf(a)) ?? 0;
+  const forSets = Math.max(memory / 2, memory - PROCESS_BYTES);
+  const linesPerBucket = Math.min(BUCKET_LINES, forSets / (HEAP_PEAK_FACTOR * (a.size / Math.max(1, lines) + SET_BYTES_PER_LINE)));
+  return Math.max(1, Math.min(MAX_BUCKETS, Math.max(byBytes, Math.ceil(lines / linesPerBucket))));
 }
+
+/** What the process takes before any Set: Node itself (an idle Node holds about 40 MB) and the bucket files' buffers. */
+const PROCESS_BYTES = 64e6;
+
+/** Bytes a line of A takes in a bucket's Set beyond its own: a string's header and the Set's entry (37-43 measured under Node 20 and 24), and its share of the Set's table. */
+const SET_BYTES_PER_LINE = 64;
+
+/**
+ * The process's peak memory over its Set's while a bucket's Set is built
+ * and B's lines are tested against it: the garbage collector lets the heap
+ * grow to several times what is live. Measured, 17 million numbers (142 MB)
+ * in 3 buckets: a Set of about 370 MB, the process 1.2-1.5 GB; with 4, the
+ * default 1GB gave peaks of 880 MB (Node 20) and 821 MB (Node 24) in 7.
+ */
+const HEAP_PEAK_FACTOR = 4;
 
 /**
  * Lines of A a bucket is sized for: a JavaScript Set holds at most 2^24
@@ -252,9 +272,23 @@ function headOf(a: Input): Buffer {
   }
 }
 
-/** A line's bytes as a string that keeps every byte (latin1), for the Set. */
-function byteString(key: Uint8Array): string {
-  return Buffer.from(key.buffer, key.byteOffset, key.length).toString("latin1");
+/**
+ * Calls `each` with every line's key of `piece` (whole lines, the last maybe
+ * without "\n"; one "\r" before "\n" dropped) as a string that keeps every
+ * byte (latin1), for the Set, and where the key lies in `piece`. No view is
+ * made of each line: a bucket of 5.7 million short lines built its Set to
+ * 1.1 GB of memory through splitLines's views, for a Set of about 260 MB.
+ */
+function forEachKey(piece: Buffer, each: (key: string, start: number, end: number) => void): void {
+  let at = 0;
+  while (at < piece.length) {
+    let end = piece.indexOf(10, at);
+    const next = end < 0 ? piece.length : end + 1;
+    if (end < 0) end = piece.length;
+    const keyEnd = end > at && piece[end - 1] === 13 ? end - 1 : end;
+    each(piece.toString("latin1", at, keyEnd), at, keyEnd);
+    at = next;
+  }
 }
 
 /** A folder for the bucket files; remove() deletes it, and so does an error, a signal or the exit. */
@@ -285,15 +319,16 @@ async function exact(a: Input, b: Input, memory: number, scratch: { dir: string;
     let common = 0;
     for (let i = 0; i < buckets; i++) {
       const seen = new Set<string>();
-      for await (const piece of linePieces(join(dir, `a.${i}`))) for (const key of splitLines(piece).keys) seen.add(byteString(key));
+      for await (const piece of linePieces(join(dir, `a.${i}`))) forEachKey(piece, (key) => seen.add(key));
       for await (const piece of linePieces(join(dir, `b.${i}`))) {
-        for (const key of splitLines(piece).keys) {
-          if (seen.delete(byteString(key))) {
-            out.write(key);
-            out.write(lineEnd(key));
+        forEachKey(piece, (key, start, end) => {
+          if (seen.delete(key)) {
+            const line = piece.subarray(start, end);
+            out.write(line);
+            out.write(lineEnd(line));
             common++;
           }
-        }
+        });
         await out.drain();
       }
     }

@@ -115,12 +115,29 @@ describe("intersect --exact with A from a pipe", () => {
 
 describe("intersect --exact on many short lines", () => {
   it("gives a bucket at most about 8 million lines, since one Set of a bucket holds at most 16,777,216", () => {
-    // 8.5 million empty lines, 8.5 MB: the default --memory alone asks for 1 bucket.
+    // 8.5 million empty lines, 8.5 MB: so much memory alone asks for 1 bucket.
     writeFileSync(file("empty-lines.txt"), "\n".repeat(8_500_000));
     writeFileSync(file("one-empty.txt"), "\n");
-    const result = run(["intersect", file("empty-lines.txt"), file("one-empty.txt"), "--exact", "--tmp", dir]);
+    const result = run(["intersect", file("empty-lines.txt"), file("one-empty.txt"), "--exact", "--memory", "16GB", "--tmp", dir]);
     expect(result.code).toBe(0);
     expect(result.stdout.toString()).toBe("\n");
     expect(result.stderr).toMatch(/^1 distinct line is in both .* exactly; 2 buckets\n$/);
+  });
+
+  it("gives a file of many short lines more buckets than one of as many bytes in long lines (a line costs the Set more than its bytes)", () => {
+    // 3.6 MB each: 400,000 lines of 9 bytes, and 10,000 of 360.
+    const short = Array.from({ length: 400_000 }, (_, i) => `s${String(i).padStart(7, "0")}\n`).join("");
+    const long = Array.from({ length: 10_000 }, (_, i) => `l${String(i).padStart(358, "0")}\n`).join("");
+    expect(short.length).toBe(long.length);
+    writeFileSync(file("short-lines.txt"), short);
+    writeFileSync(file("long-lines.txt"), long);
+    writeFileSync(file("probes.txt"), "s0000007\nl" + "0".repeat(355) + "123\nnone\n");
+    const buckets = (name: string) => {
+      const result = run(["intersect", file(name), file("probes.txt"), "--exact", "--memory", "64MB", "--tmp", dir]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout.toString()).toBe(name === "short-lines.txt" ? "s0000007\n" : "l" + "0".repeat(355) + "123\n");
+      return Number(/exactly; (\d+) buckets?\n$/.exec(result.stderr)?.[1]);
+    };
+    expect(buckets("short-lines.txt")).toBeGreaterThan(buckets("long-lines.txt"));
   });
 });
