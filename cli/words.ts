@@ -32,5 +32,6 @@ export function formatBytes(bytes: number): string {
   if (bytes < MIB) return `${(bytes / KIB).toFixed(2)} KiB`;
   if (bytes < GIB) return `${(bytes / MIB).toFixed(2)} MiB`;
   if (bytes < TIB) return `${(bytes / GIB).toFixed(2)} GiB`;
-  return `${(bytes / TIB).toFixed(2)} TiB`;
+  // A million TiB and more (only typed sizes get there: --memory 1e30): not eighteen digits before the point.
+  return bytes < 1e6 * TIB ? `${(bytes / TIB).toFixed(2)} TiB` : `${(bytes / TIB).toPrecision(3)} TiB`;
 }

@@ -104,6 +104,7 @@ describe("count and formatBytes", () => {
     [2 ** 30, "1.00 GiB"],
     [3 * 2 ** 40, "3.00 TiB"],
     [2 ** 50, "1024.00 TiB"],
+    [1e30, "9.09e+17 TiB"],
   ])("formatBytes(%d) is %j, never 0.00 of a larger unit", (bytes, text) => {
     expect(formatBytes(bytes)).toBe(text);
   });
