@@ -12,7 +12,7 @@ import { hashesForRate, refuseUnreachableRate } from "./sizing.js";
 import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, type OptionSpec, type Parsed } from "./args.js";
 import { onCleanup } from "./cleanup.js";
 import { checkOutputNames, closeInput, inputName, openInput, refuseOutputsThatAreInputs, streamed, type Input } from "./input.js";
-import { Output, Progress, estimateLines, linePieces, sizedPieces, splitLines } from "./io.js";
+import { Output, Progress, estimateLines, forEachLine, linePieces, sizedPieces, splitLines } from "./io.js";
 import { cannot } from "./os-errors.js";
 import { count, fmt, formatBytes } from "./words.js";
 import { LinePipeline, PieceBuffers, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
@@ -280,15 +280,7 @@ function headOf(a: Input): Buffer {
  * 1.1 GB of memory through splitLines's views, for a Set of about 260 MB.
  */
 function forEachKey(piece: Buffer, each: (key: string, start: number, end: number) => void): void {
-  let at = 0;
-  while (at < piece.length) {
-    let end = piece.indexOf(10, at);
-    const next = end < 0 ? piece.length : end + 1;
-    if (end < 0) end = piece.length;
-    const keyEnd = end > at && piece[end - 1] === 13 ? end - 1 : end;
-    each(piece.toString("latin1", at, keyEnd), at, keyEnd);
-    at = next;
-  }
+  forEachLine(piece, (start, keyEnd) => each(piece.toString("latin1", start, keyEnd), start, keyEnd));
 }
 
 /** A folder for the bucket files; remove() deletes it, and so does an error, a signal or the exit. */

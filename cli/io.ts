@@ -248,17 +248,23 @@ export function estimateLines(input: Input, size: number | undefined, firstPiece
 export function splitLines(piece: Uint8Array): { keys: Uint8Array[]; ends: Uint32Array } {
   const keys: Uint8Array[] = [];
   const ends: number[] = [];
+  forEachLine(piece, (start, keyEnd, next) => {
+    keys.push(piece.subarray(start, keyEnd));
+    ends.push(next);
+  });
+  return { keys, ends: Uint32Array.from(ends) };
+}
+
+/** Calls `each` with every line of a piece: where it starts, where its key ends (before "\n" and one "\r"), where the next line starts. */
+export function forEachLine(piece: Uint8Array, each: (start: number, keyEnd: number, next: number) => void): void {
   let at = 0;
   while (at < piece.length) {
     let end = piece.indexOf(10, at);
     const next = end < 0 ? piece.length : end + 1;
     if (end < 0) end = piece.length;
-    const keyEnd = end > at && piece[end - 1] === 13 ? end - 1 : end;
-    keys.push(piece.subarray(at, keyEnd));
-    ends.push(next);
+    each(at, end > at && piece[end - 1] === 13 ? end - 1 : end, next);
     at = next;
   }
-  return { keys, ends: Uint32Array.from(ends) };
 }
 
 /**
