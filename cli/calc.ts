@@ -77,6 +77,8 @@ function countWords(value: number): string {
 
 /** Above this, "1 in N" is written 1.23457e+15: its last digits would be noise. */
 const ONE_IN_DIGITS_BELOW = 1e15;
+/** Below this, "1 in N" keeps 3 significant digits: a p of 0.393 is 1 in 2.54, not 1 in 3, and 0.9 is not 1 in 1. */
+const ONE_IN_WHOLE_FROM = 100;
 
 /**
  * p and "1 in 1/p". A p below the smallest double (10k keys in 64MB: about
@@ -87,8 +89,13 @@ function rateWords({ n, m, k, p }: { n: number; m: number; k: number; p: number 
   // Below 1e-300 a double loses digits before it reaches 0.
   const log10 = p >= 1e-300 ? Math.log10(p) : k * Math.log10(-Math.expm1((-k * n) / m));
   const rate = p >= 1e-300 ? p.toPrecision(6) : exponentForm(log10);
-  const oneIn = -log10 < Math.log10(ONE_IN_DIGITS_BELOW) ? fmt(1 / p) : exponentForm(-log10);
+  const oneIn = -log10 < Math.log10(ONE_IN_DIGITS_BELOW) ? oneInWords(1 / p) : exponentForm(-log10);
   return `${rate} (1 in ${oneIn})`;
+}
+
+/** N of "1 in N": whole with separators (1,000), or to 3 digits below 100 (2.54), where rounding to whole would misstate the rate. */
+function oneInWords(value: number): string {
+  return value < ONE_IN_WHOLE_FROM ? value.toPrecision(3) : fmt(value);
 }
 
 /** 10^log10 as JS writes a small or large number, to 6 digits: "1.23457e-590". */

@@ -383,6 +383,19 @@ describe("rates in words", () => {
     expect(run(["calc", "--n", "10k", "--m", "1MB"]).stdout).toContain("\np = 1.00845e-144 (1 in 9.91622e+143)\n");
     expect(run(["calc", "--n", "10", "--p", "1e-12"]).stdout).toContain("\np = 9.57870e-13 (1 in 1,043,982,555,082)\n");
   });
+
+  it("calc: a large rate's 1 in N to 3 digits, as the formula gives it, never rounded to a whole 1 in 1 or 1 in 3", () => {
+    // The rate by the formula in plain float math: (1 − e^(−kn/m))^k.
+    const formula = (n: number, m: number, k: number) => (1 - Math.exp((-k * n) / m)) ** k;
+    for (const [n, m, k] of [[1, 2, 1], [2, 1, 1], [10, 8, 1], [1e6, 9_585_059, 7]]) {
+      const shown = /\np = [\d.]+ \(1 in ([\d.,]+)\)\n/.exec(run(["calc", "--n", String(n), "--m", String(m), "--k", String(k)]).stdout);
+      expect(shown, `n = ${n}, m = ${m}, k = ${k}`).not.toBeNull();
+      const oneIn = 1 / formula(n, m, k);
+      expect(Math.abs(Number(shown![1].replaceAll(",", "")) - oneIn) / oneIn, `n = ${n}, m = ${m}, k = ${k}: 1 in ${shown![1]}`).toBeLessThan(0.005);
+    }
+    expect(run(["calc", "--n", "1", "--p", "0.5"]).stdout).toContain("\np = 0.393469 (1 in 2.54)\n");
+    expect(run(["calc", "--n", "10k", "--p", "1/1000"]).stdout).toContain("\np = 0.00100002 (1 in 1,000)\n");
+  });
 });
 
 describe("a cuckoo build that fails says why", () => {
