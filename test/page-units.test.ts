@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { CuckooFilter, fingerprintBitsFor } from "../dist/index.js";
 // @ts-expect-error: plain JavaScript without types, served to the browser as it is
-import { count, quoted, rate } from "../web/format.js";
+import { count, perKey, quoted, rate } from "../web/format.js";
 // @ts-expect-error: as above
 import { keysAxisTop } from "../web/chart.js";
 // @ts-expect-error: as above
@@ -24,6 +24,17 @@ function significantDigits(mantissa: string): number {
   const digits = mantissa.replace(/[.,]/g, "").replace(/^0+/, "");
   return mantissa.includes(".") ? digits.length : digits.replace(/0+$/, "").length;
 }
+
+describe("perKey", () => {
+  it("writes bits per key to within 5% of m / n, however few: 1 bit for 100 keys is not 0.0 per key", () => {
+    for (const [m, n] of [[1, 100], [8, 1000], [1, 3], [959, 100], [8, 16_777_216], [16_777_216, 1]]) {
+      const shown = Number(perKey(m / n).replaceAll(",", ""));
+      expect(Math.abs(shown - m / n) / (m / n), `m = ${m}, n = ${n}: ${perKey(m / n)}`).toBeLessThan(0.05);
+    }
+    expect(perKey(959 / 100)).toBe("9.6");
+    expect(perKey(1 / 100)).toBe("0.01");
+  });
+});
 
 describe("rate", () => {
   // Every unit's edge, from just below (where rounding reaches the next unit) to just above, and the decades between.

@@ -48,8 +48,9 @@ export function rate(value) {
   return `1 in ${significant(shown / unit, 2)}${name ? ` ${name}` : ""}`;
 }
 
-/** Bits per key, one decimal: "9.6", "2,875.5". */
+/** Bits per key, one decimal: "9.6", "2,875.5"; below 1, two significant digits ("0.01", "0.53"): 1 bit for 100 keys is not "0.0" per key. */
 export function perKey(value) {
+  if (value < 1) return new Intl.NumberFormat("en-US", { maximumSignificantDigits: 2 }).format(value);
   return new Intl.NumberFormat("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(value);
 }
 
