@@ -146,6 +146,22 @@ function described(page: Page) {
     await page.screenshot({ path: `${ARTIFACTS}page-added.png`, fullPage: true });
   });
 
+  it("with murmur3_128, shows h₂ beside h₁: the positions follow from the two as the page says, ⌊((h₁ + i·h₂) mod 2^64) · m / 2^64⌋", async () => {
+    const fresh = await open(1280, 900);
+    await fresh.getByLabel("Hash function").selectOption("murmur3_128");
+    await makeDirectly(fresh, "standard", 1000, 7);
+    await press(fresh, "hello", "Add");
+    await expect.poll(() => status(fresh)).toBe("added “hello”");
+    const explained = (await fresh.locator("#explain").textContent())!;
+    const shown = /h₁ = (0x[0-9a-f]{16}) and h₂ = (0x[0-9a-f]{16})/.exec(explained);
+    expect(shown, explained).not.toBeNull();
+    const [h1, h2] = [BigInt(shown![1]), BigInt(shown![2])];
+    const worked = Array.from({ length: 7 }, (_, i) => Number((((h1 + BigInt(i) * h2) % 2n ** 64n) * 1000n) / 2n ** 64n));
+    const chips = await fresh.locator("#positions li").evaluateAll((items) => items.map((item) => Number((item as HTMLElement).dataset.index)));
+    expect(chips).toEqual(worked);
+    await fresh.close();
+  });
+
   it("Query of an absent key says definitely not present, with its zero bits red and grey on the canvas", async () => {
     await press(page, "definitely-not-here-42", "Query");
     await expect.poll(() => status(page)).toBe("definitely not present");

@@ -340,9 +340,12 @@ function showKey(k, action, before = { wasSet: 0, known: false }, stored = true)
   const cells = positions.map((index) => ({ index, set: isSet(index), counter: state.counters?.[index] }));
   state.marks = new Map(cells.map((cell) => [cell.index, cell.set ? "set" : "unset"]));
   state.frames = [];
-  const digest = hex(BigInt.asUintN(64, BigInt(hash(filter.hash, k, filter.seed))), 16);
+  const full = BigInt(hash(filter.hash, k, filter.seed));
+  const digest = hex(BigInt.asUintN(64, full), 16);
+  // A 128-bit hash's upper half is h₂ itself (a 64-bit hash's h₂ is mixed from h₁ inside the filter): shown, the positions can be worked out from the page.
+  const second = hashBits(filter.hash) === 128 ? hex(full >> 64n, 16) : undefined;
   $("explain").replaceChildren(
-    ...explainPositions({ key: k, cells, action, before, m: cellsOf(filter), k: filter.hashes, hashName: filter.hash, digest, fill: filter.fillRatio, known: state.exact.has(k), counting: state.type === "counting" }),
+    ...explainPositions({ key: k, cells, action, before, m: cellsOf(filter), k: filter.hashes, hashName: filter.hash, digest, second, fill: filter.fillRatio, known: state.exact.has(k), counting: state.type === "counting" }),
   );
 }
 

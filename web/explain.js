@@ -19,7 +19,7 @@ export function el(tag, attributes = {}, ...children) {
  * Bits or counters: `cells` = [{ index, set, counter? }] in hash order; `action`
  * "add" | "query" | "remove"; `before` an add: { wasSet: how many were set, known: whether the key had been added }.
  */
-export function explainPositions({ key, cells, action, before, m, k, hashName, digest, fill, known, counting }) {
+export function explainPositions({ key, cells, action, before, m, k, hashName, digest, second, fill, known, counting }) {
   const unset = cells.filter((cell) => !cell.set);
   const chips = el(
     "ol",
@@ -33,7 +33,9 @@ export function explainPositions({ key, cells, action, before, m, k, hashName, d
     {},
     `${quoted(key)} hashed with ${hashName} gives h₁ = `,
     el("code", {}, digest),
-    `; from it, double hashing makes its k = ${k} positions h₁ + i·h₂ (i = 0 … ${k - 1}), each scaled into 0 … ${count(m - 1)}:`,
+    ...(second === undefined
+      ? [`; from it, double hashing makes its k = ${k} positions h₁ + i·h₂ (i = 0 … ${k - 1}), h₂ mixed from h₁, each scaled into 0 … ${count(m - 1)}:`]
+      : [" and h₂ = ", el("code", {}, second), `, its two 64-bit halves; from them, double hashing makes its k = ${k} positions h₁ + i·h₂ (i = 0 … ${k - 1}), each scaled into 0 … ${count(m - 1)}:`]),
   );
   const word = counting ? "counter" : "bit";
   let why;
