@@ -257,6 +257,20 @@ function described(page: Page) {
     await page.screenshot({ path: `${ARTIFACTS}page-counting.png`, fullPage: true });
   });
 
+  it("a cuckoo filter is not offered fnv1a_64, which it refuses: picked for a standard filter, the hash becomes xxh3", async () => {
+    const fresh = await open(1280, 900);
+    await fresh.getByLabel("Hash function").selectOption("fnv1a_64");
+    await fresh.getByLabel("Filter type").selectOption("cuckoo");
+    const { shown, inUse } = await described(fresh);
+    expect(shown).toEqual(inUse);
+    expect(inUse.type).toBe("cuckoo");
+    expect(await fresh.getByLabel("Hash function").inputValue()).toBe("xxh3");
+    expect(await fresh.locator('#hash option[value="fnv1a_64"]').isDisabled()).toBe(true);
+    await fresh.getByLabel("Filter type").selectOption("standard");
+    expect(await fresh.locator('#hash option[value="fnv1a_64"]').isDisabled()).toBe(false);
+    await fresh.close();
+  });
+
   it("cuckoo filters show buckets of 4, the key's two candidate buckets and its fingerprint", async () => {
     await page.getByLabel("Filter type").selectOption("cuckoo");
     expect(await page.locator("#cells-title").textContent()).toBe("Buckets");

@@ -133,8 +133,16 @@ const cellWord = (type) => (type === "counting" ? "counters" : "bits");
 /** "1 bit", "960 bits", "1 counter": a count of cells in good grammar. */
 const cellsText = (value, type) => plural(value, type === "counting" ? "counter" : "bit");
 
+/** A cuckoo filter takes no fnv1a_64 (its low bits, the bucket, crowd short keys into few buckets): not offered for one. */
+function syncHashes(cuckoo) {
+  const fnv = $("hash").querySelector('option[value="fnv1a_64"]');
+  fnv.disabled = cuckoo;
+  if (cuckoo && $("hash").value === "fnv1a_64") $("hash").value = DEFAULT_HASH;
+}
+
 function syncSizing() {
   const cuckoo = $("type").value === "cuckoo";
+  syncHashes(cuckoo);
   document.querySelector('label[for="m"]').textContent = `m (${cellWord($("type").value)})`;
   if (cuckoo) document.querySelector('input[name="sizing"][value="np"]').checked = true;
   for (const input of document.querySelectorAll('input[name="sizing"]')) input.disabled = cuckoo && input.value === "mk";
