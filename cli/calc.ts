@@ -35,8 +35,10 @@ export async function calc({ options, positionals }: Parsed): Promise<void> {
     input.m = Math.round(bits);
   }
   if (options.has("k")) {
-    const k = Number(options.get("k"));
-    if (!Number.isInteger(k) || k < 1) throw new UsageError(`--k must be a whole number of hash functions, 1 or more (as in 7); got "${options.get("k")}"`);
+    // Digits only: Number() alone took 0x10 for 16 and 0b11 for 3.
+    const text = String(options.get("k")).trim();
+    const k = /^[0-9]+$/.test(text) ? Number(text) : NaN;
+    if (!Number.isSafeInteger(k) || k < 1) throw new UsageError(`--k must be a whole number of hash functions, 1 or more (as in 7); got "${options.get("k")}"`);
     input.k = k;
   }
   const given = Object.keys(input) as (keyof OptionInput)[];

@@ -186,6 +186,9 @@ describe("numbers and sizes: the errors list the forms accepted", () => {
     [["calc", "--n", "10k", "--p", "2"], /--p must be a probability between 0 and 1: a decimal \(0\.01, 1e-3\), a percentage \(1%\) or a fraction \(1\/1000\); got "2"/],
     [["calc", "--n", "10k", "--m", "12 parsecs"], /--m must be a whole number of bits \(958506, 1e6, or with k, M, G or T: 1M\) or a size with a unit \(B, KB, MB, GB, TB, KiB, MiB, GiB or TiB: 17\.55KiB, 64MB\); got "12 parsecs"/],
     [["calc", "--n", "10k", "--m", "1M", "--k", "2.5"], /--k must be a whole number of hash functions, 1 or more \(as in 7\); got "2\.5"/],
+    // Number() reads these as 16 and 3.
+    [["calc", "--n", "10k", "--m", "1M", "--k", "0x10"], /--k must be a whole number of hash functions, 1 or more \(as in 7\); got "0x10"/],
+    [["calc", "--n", "10k", "--m", "1M", "--k", "0b11"], /--k must be a whole number of hash functions, 1 or more \(as in 7\); got "0b11"/],
   ])("%j", (args, message) => {
     const result = run(args as string[]);
     expect(result.code).toBe(2);
