@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { CuckooFilter, fingerprintBitsFor } from "../dist/index.js";
 // @ts-expect-error: plain JavaScript without types, served to the browser as it is
-import { count, perKey, quoted, rate } from "../web/format.js";
+import { count, perKey, percent, quoted, rate } from "../web/format.js";
 // @ts-expect-error: as above
 import { keysAxisTop } from "../web/chart.js";
 // @ts-expect-error: as above
@@ -24,6 +24,15 @@ function significantDigits(mantissa: string): number {
   const digits = mantissa.replace(/[.,]/g, "").replace(/^0+/, "");
   return mantissa.includes(".") ? digits.length : digits.replace(/0+$/, "").length;
 }
+
+describe("percent", () => {
+  it("never says 0.0% of a fill above 0, nor 100.0% of one below 1", () => {
+    // 3 keys at k = 7 in 16,777,216 bits; the same filter with 3 bits clear.
+    expect(percent(21 / 16_777_216)).toBe("<0.1%");
+    expect(percent(1 - 3 / 16_777_216)).toBe(">99.9%");
+    expect([percent(0), percent(1), percent(0.342), percent(0.0005), percent(0.999)]).toEqual(["0.0%", "100.0%", "34.2%", "0.1%", "99.9%"]);
+  });
+});
 
 describe("perKey", () => {
   it("writes bits per key to within 5% of m / n, however few: 1 bit for 100 keys is not 0.0 per key", () => {

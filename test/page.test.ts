@@ -475,9 +475,12 @@ function described(page: Page) {
 
   it("says 1 key and 1 bucket, not 1 keys and 1 buckets", async () => {
     const fresh = await open(1280, 900);
-    // 8 bits and 8 hashes are meant for about one key (half the bits set).
+    // 8 bits and 8 hashes are meant for about one key: 1 − e^(−8/8) = 63.2% of the bits set.
     await makeDirectly(fresh, "standard", 8, 8);
-    expect(await fresh.locator("#derived").textContent()).toMatch(/^meant for about 1 key \(/);
+    expect(await fresh.locator("#derived").textContent()).toMatch(/^meant for about 1 key \(63\.2% of the bits set\); p there: /);
+    // 32 hashes for 8 bits: one key already sets 98.2% of them, not half.
+    await makeDirectly(fresh, "standard", 8, 32);
+    expect(await fresh.locator("#derived").textContent()).toMatch(/^meant for about 1 key \(98\.2% of the bits set\); p there: /);
     // A cuckoo filter for one key is one bucket.
     await fresh.getByLabel("n and p").check();
     await fresh.getByLabel("Filter type").selectOption("cuckoo");

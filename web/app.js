@@ -214,13 +214,16 @@ function optimalFor(n, p) {
   throw new RangeError(`${labelOf("p")} = ${$("p").value} needs ${needs} hash functions at ${labelOf("n")} = ${count(n)}; the page uses at most ${MAX_HASHES}, as for ${labelOf("k")}: give a larger p`);
 }
 
+/** The formula's fill of m cells at n keys, 1 − e^(−kn/m): about half at the n that m and k are meant for, more when k is large for m (8 bits, 32 hashes: 98% at 1 key). */
+const fillAt = (n, m, k) => -Math.expm1((-k * n) / m);
+
 function showDerived() {
   try {
     const { type, n, p, m, k, sizedFor } = parameters();
     $("derived").textContent =
       type === "cuckoo" ? `cuckoo: buckets of 4 fingerprints, fingerprints sized from p (see “How full, how wrong”)`
       : sizing() === "np" ? `m = ${cellsText(m, type)} (${perKey(m / n)} per key), k = ${k}: p = ${rate(p)} at n = ${count(n)}`
-      : `meant for about ${plural(sizedFor, "key")} (half the ${cellWord(type)} set); p there: ${rate(falsePositiveRateFor(sizedFor, m, k))}`;
+      : `meant for about ${plural(sizedFor, "key")} (${percent(fillAt(sizedFor, m, k))} of the ${cellWord(type)} set); p there: ${rate(falsePositiveRateFor(sizedFor, m, k))}`;
   } catch (error) {
     $("derived").textContent = error.message;
   }

@@ -54,9 +54,16 @@ export function perKey(value) {
   return new Intl.NumberFormat("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(value);
 }
 
-/** A fraction in [0, 1] as a percentage with one decimal ("34.2%"), for fills and loads. */
+/**
+ * A fraction in [0, 1] as a percentage with one decimal ("34.2%"), for fills
+ * and loads: never "0.0%" of a filter with bits set, nor "100.0%" of one with
+ * bits clear (a few keys in 16 million bits, a filter all but full).
+ */
 export function percent(value) {
-  return `${(Math.min(1, Math.max(0, value)) * 100).toFixed(1)}%`;
+  const shown = (Math.min(1, Math.max(0, value)) * 100).toFixed(1);
+  if (shown === "0.0" && value > 0) return "<0.1%";
+  if (shown === "100.0" && value < 1) return ">99.9%";
+  return `${shown}%`;
 }
 
 /** Characters of a key the page writes out: a key of millions of characters would take the tab seconds to lay out, several times over. */
