@@ -231,8 +231,8 @@ let journalEntries: u32 = 0;
 
 /**
  * Inserts the hashed key; false when no room is found, and then the slots
- * are as before. With a journal (not 0), every slot
- * written is appended to it: at most JOURNAL_ENTRIES_PER_KEY entries.
+ * are as before. With a journal (not 0), every slot written is appended to
+ * it: at most JOURNAL_ENTRIES_PER_KEY entries.
  */
 function insert(filter: usize, journal: usize): bool {
   const fpBits = load<u32>(filter, C_FP_BITS);

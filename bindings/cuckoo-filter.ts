@@ -515,10 +515,11 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
   /**
    * Runs an adding batch so that, when a key's answer is `failed` or the run
    * throws, the table goes back to the very bytes it had: the filter then
-   * goes on as if the call never ran. A table of up to 64 KiB, or one small beside the batch, is copied
-   * first. A small batch on a larger table keeps a journal of the slots it
-   * writes instead (the keys it stores, and the fingerprints their inserts
-   * move to other buckets), played back last write first. Measured in one
+   * goes on as if the call never ran. A table of up to 64 KiB, or one small
+   * beside the batch, is copied first. A small batch on a larger table
+   * keeps a journal of the slots it writes instead (the keys it stores, and
+   * the fingerprints their inserts move to other buckets), played back last
+   * write first. Measured in one
    * process (Node 20), addInts of 10^6 keys into a 2 MiB table in batches of
    * b keys, the copy against the journal, median ns/key: b = 10^6 (2 bytes
    * of table a key) 13.5 against 18.5; b = 10^5 (21 bytes) 20.7 against
