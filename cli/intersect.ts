@@ -6,6 +6,7 @@
 import { mkdtempSync, readSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { getHeapStatistics } from "node:v8";
 import { BloomFilter, hashMany, optimal, type OptimalInput } from "bloomkit";
 import { bloomBits, checkMemory, freeMemory } from "./memory.js";
 import { hashesForRate, refuseUnreachableRate } from "./sizing.js";
@@ -229,8 +230,10 @@ const MAX_BUCKETS = 512;
  * buckets, and a pipe of 100 GB put 25 GB of it in one Set whatever
  * --memory said.
  */
-function bucketCount(a: Input, memory: number): number {
+function bucketCount(a: Input, asked: number): number {
   if (a.size === undefined) return MAX_BUCKETS;
+  // The Sets live in the JavaScript heap, which holds no more than its limit (about 4 GB here) whatever --memory says.
+  const memory = Math.min(asked, getHeapStatistics().heap_size_limit);
   const byBytes = Math.ceil(a.size / (memory / 4));
   const lines = estimateLines(a, a.size, headOf(a)) ?? 0;
   const forSets = Math.max(memory / 2, memory - PROCESS_BYTES);

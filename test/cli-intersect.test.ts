@@ -124,6 +124,17 @@ describe("intersect --exact on many short lines", () => {
     expect(result.stderr).toMatch(/^1 distinct line is in both .* exactly; 2 buckets\n$/);
   });
 
+  it("keeps a bucket's Set within the JavaScript heap when --memory asks for more than the heap holds", () => {
+    // A Node whose heap holds about 117 MB, and 60 MB of A in lines of 1,000 bytes: --memory 1GB alone put it in one Set, and Node died out of heap.
+    const line = (i: number) => `${String(i).padStart(8, "0")}${"x".repeat(991)}\n`;
+    writeFileSync(file("long-a.txt"), Array.from({ length: 60_000 }, (_, i) => line(i)).join(""));
+    writeFileSync(file("long-b.txt"), line(59_999) + line(60_000));
+    const result = spawnSync(process.execPath, ["--max-old-space-size=64", BIN, "intersect", file("long-a.txt"), file("long-b.txt"), "--exact", "--memory", "1GB", "--tmp", dir], { encoding: "utf8" });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toBe(line(59_999));
+    expect(Number(/exactly; (\d+) buckets\n$/.exec(result.stderr)?.[1])).toBeGreaterThan(1);
+  });
+
   it("gives a file of many short lines more buckets than one of as many bytes in long lines (a line costs the Set more than its bytes)", () => {
     // 3.6 MB each: 400,000 lines of 9 bytes, and 10,000 of 360.
     const short = Array.from({ length: 400_000 }, (_, i) => `s${String(i).padStart(7, "0")}\n`).join("");
