@@ -10,9 +10,11 @@
 // The control area, at 64 KiB (the core's static data fits its first page),
 // holds the layout, which segment of which filter the block is, the
 // filter's key count and one state word per batch area. A thread takes a batch area with an atomic compare-exchange on its
-// state and gives it back when its filter is disposed or collected; the
-// memory grows (atomically, in wasm) to cover an area the first time one is
-// taken, up to a maximum fixed at creation.
+// state the first time one of its filter objects over the memory runs a
+// batch; its other objects over the same memory use the same area, and it
+// is given back when the last of them is disposed or collected. The memory
+// grows (atomically, in wasm) to cover an area the first time one is taken,
+// up to a maximum fixed at creation.
 import { Arena, ARENA_MAX_BYTES, MAX_PAGES, PAGE_BYTES } from "./arena.js";
 import { formatBytes } from "./errors.js";
 
@@ -35,6 +37,8 @@ const W_BLOCK = 4;
 const W_BLOCK_BYTES = 5;
 const W_SEGMENT = 6;
 const W_FILTER = 7;
+/** Two words of a random number of this memory alone: how a thread knows its arenas over the same memory (each fromShared makes one). */
+const W_NONCE = 10;
 /** The key count (the filter's size) is a u64 at this byte of the control area. */
 const COUNT_BYTE = 32;
 /** The batch areas' state words (u32 each) start at this byte of the control area. */
@@ -42,8 +46,25 @@ const STATES_BYTE = 64;
 const CONTROL_BYTES = STATES_BYTE + 4 * MAX_SCRATCH_SLOTS;
 /** A batch area's states: never taken (its memory may not exist yet), in use by a thread, given back. */
 const UNUSED = 0;
-const BUSY = 1;
-const FREE = 2;
+export const BUSY = 1;
+export const FREE = 2;
+/** Where the batch areas' state words (u32) are in a shared memory: tests stand in for other threads with them. @internal */
+export const BATCH_STATES_BYTE = CONTROL + STATES_BYTE;
+
+/**
+ * The batch area this thread holds in each shared memory it uses, by the
+ * memory's random number, and how many of its arenas use it. One area per
+ * thread, however many filter objects: a worker that opens the handle for
+ * every task and drops the filter ran out of the 256 areas before the
+ * garbage collector gave them back.
+ */
+const threadSlots = new Map<string, { slot: number; users: number }>();
+
+/** A random u32 for a memory's number: crypto's where there is one. */
+function randomWord(): number {
+  const crypto = (globalThis as { crypto?: { getRandomValues(array: Uint32Array): Uint32Array } }).crypto;
+  return crypto ? crypto.getRandomValues(new Uint32Array(1))[0] : Math.floor(Math.random() * 2 ** 32);
+}
 
 /** Rounds up to 64 bytes (a cache line). */
 function aligned(bytes: number): number {
@@ -69,6 +90,8 @@ export class SharedArena extends Arena {
   readonly #slots: number;
   readonly #words: Uint32Array;
   readonly #count: BigInt64Array;
+  /** This memory's key in threadSlots. */
+  readonly #nonce: string;
   /** This thread's batch area (its index), or −1 before the first batch and after release. */
   #slot = -1;
   #released = false;
@@ -88,6 +111,7 @@ export class SharedArena extends Arena {
     this.segment = this.#words[W_SEGMENT] & 0xffff;
     this.segments = this.#words[W_SEGMENT] >>> 16;
     this.filter = this.#words[W_FILTER];
+    this.#nonce = `${this.#words[W_NONCE]}:${this.#words[W_NONCE + 1]}`;
   }
 
   /**
@@ -105,7 +129,7 @@ export class SharedArena extends Arena {
     const initial = Math.ceil(slots / PAGE_BYTES);
     const maximum = Math.min(MAX_PAGES, Math.ceil((slots + slotCount * slotSize) / PAGE_BYTES));
     const memory = new WebAssembly.Memory({ initial, maximum, shared: true });
-    const words = new Uint32Array(memory.buffer, CONTROL, 8);
+    const words = new Uint32Array(memory.buffer, CONTROL, W_NONCE + 2);
     words[W_SLOT_BYTES] = slotSize;
     words[W_SLOTS] = slots;
     words[W_SLOT_COUNT] = slotCount;
@@ -113,6 +137,8 @@ export class SharedArena extends Arena {
     words[W_BLOCK_BYTES] = blockBytes;
     words[W_SEGMENT] = segment | (segments << 16);
     words[W_FILTER] = filter;
+    words[W_NONCE] = randomWord();
+    words[W_NONCE + 1] = randomWord();
     // Written last: a memory another thread receives is whole once it carries the mark.
     Atomics.store(words, W_MAGIC, MAGIC);
     return new SharedArena(memory);
@@ -140,22 +166,36 @@ export class SharedArena extends Arena {
     return 0;
   }
 
-  /** This thread is done with the block (its filter was disposed or collected): gives its batch area back. Other threads keep working. */
+  /** This filter object is done with the block (disposed or collected): the thread's batch area goes back once no other object of it uses it. Other threads keep working. */
   override free(ptr: number): void {
     if (ptr !== this.block || this.#released) return;
     this.#released = true;
-    if (this.#slot >= 0) Atomics.store(this.#words, STATES_BYTE / 4 + this.#slot, FREE);
+    const mine = threadSlots.get(this.#nonce);
+    if (this.#slot >= 0 && mine && --mine.users === 0) {
+      threadSlots.delete(this.#nonce);
+      Atomics.store(this.#words, STATES_BYTE / 4 + this.#slot, FREE);
+    }
     this.#slot = -1;
   }
 
   /**
-   * This thread's batch area (slotBytes at the address returned), taken the
-   * first time: one given back by a thread that finished, else one never
-   * used, for which the memory grows. A RangeError when every one is taken.
+   * This thread's batch area (slotBytes at the address returned): the one
+   * it holds in this memory already, else one given back by a thread that
+   * finished, else one never used, for which the memory grows. A RangeError
+   * when every one is taken.
    */
   claimScratch(): number {
     if (this.#released) throw new Error("internal: a batch on a released shared arena");
     if (this.#slot >= 0) return this.#slots + this.#slot * this.slotBytes;
+    const mine = threadSlots.get(this.#nonce);
+    if (mine) {
+      const ptr = this.#slots + mine.slot * this.slotBytes;
+      // Grown already, by this thread: only this arena's views catch up.
+      this.#cover(ptr + this.slotBytes);
+      mine.users++;
+      this.#slot = mine.slot;
+      return ptr;
+    }
     const states = STATES_BYTE / 4;
     for (const from of [FREE, UNUSED]) {
       for (let i = 0; i < this.slotCount; i++) {
@@ -166,6 +206,7 @@ export class SharedArena extends Arena {
           throw new RangeError(`cannot grow a shared filter's memory by ${formatBytes(this.slotBytes)} for this thread's batch area: the engine refused`);
         }
         this.#slot = i;
+        threadSlots.set(this.#nonce, { slot: i, users: 1 });
         return ptr;
       }
     }

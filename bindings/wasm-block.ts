@@ -191,7 +191,7 @@ export abstract class WasmBlock extends FilterBase {
     }
     const shared = blocks[0].arena.shared;
     return (chunk) => {
-      // A shared structure takes this object's batch area in every segment's memory before any segment's kernel
+      // A shared structure takes this thread's batch area in every segment's memory before any segment's kernel
       // runs: when one cannot be taken (all in use), the batch fails having added nothing to the other segments.
       if (shared) for (const { arena } of blocks) scratchOf(arena);
       const home = chunk.scratch.arena;

@@ -1,7 +1,7 @@
 // Shared filters' edges, in one thread: bad options and handles are refused
 // with errors that name them, { shared: true } where memory cannot be shared
-// says why, each thread's batch area is taken once and given back on
-// dispose, and neither a handle dropped nor a disposed filter keeps the
+// says why, each thread's batch area is taken once (whatever number of filter
+// objects it opens) and given back when the last is disposed, and neither a handle dropped nor a disposed filter keeps the
 // shared memory alive.
 import { spawnSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
@@ -16,9 +16,14 @@ import {
   deserialize,
   deserializeChunks,
 } from "../bindings/index.js";
-import { MAX_SCRATCH_SLOTS, SharedArena } from "../bindings/shared-arena.js";
+import { BATCH_STATES_BYTE, BUSY, FREE, MAX_SCRATCH_SLOTS, SharedArena } from "../bindings/shared-arena.js";
 
 const keys = Uint32Array.from({ length: 1000 }, (_, i) => i * 7);
+
+/** The batch areas' states in a shared memory, through which a test plays other threads taking and giving back areas. */
+function batchStates(memory: { buffer: ArrayBufferLike }): Int32Array {
+  return new Int32Array(memory.buffer, BATCH_STATES_BYTE, MAX_SCRATCH_SLOTS);
+}
 
 describe("shared filters refuse bad input", () => {
   afterEach(() => {
@@ -272,27 +277,45 @@ describe("batch areas in a shared memory", () => {
     expect(memory.buffer.byteLength).toBeGreaterThan(before);
   });
 
-  it(`are taken by the first batch of each filter object, at most ${MAX_SCRATCH_SLOTS} at once, and given back by dispose()`, () => {
+  it(`are taken one per thread, by its first batch, at most ${MAX_SCRATCH_SLOTS} at once, and given back by the dispose() of its last filter object`, () => {
     using filter = SplitBlockBloomFilter.create(10_000, 0.01, { shared: true });
     const handle = filter.share();
+    const states = batchStates(handle.memories[0]);
+    // Opening takes nothing: only a batch does, and this thread's objects share its area.
+    const twin = SplitBlockBloomFilter.fromShared(handle);
+    expect(Array.from(states).filter((state) => state === BUSY)).toHaveLength(0);
     filter.addInts(keys);
-    const open = [filter, ...Array.from({ length: MAX_SCRATCH_SLOTS - 1 }, () => SplitBlockBloomFilter.fromShared(handle))];
-    // Opening takes nothing: only a batch does.
+    expect(twin.hasInts(keys).every((answer) => answer === 1)).toBe(true);
+    expect(Array.from(states).filter((state) => state === BUSY)).toHaveLength(1);
+    // Other threads hold every other area.
+    const mine = states.indexOf(BUSY);
+    for (let i = 0; i < MAX_SCRATCH_SLOTS; i++) if (i !== mine) states[i] = BUSY;
+    twin.dispose();
+    filter.dispose();
+    expect(states[mine]).toBe(FREE);
     const idle = SplitBlockBloomFilter.fromShared(handle);
-    for (const one of open.slice(1)) expect(one.hasInts(keys).every((answer) => answer === 1)).toBe(true);
+    states[mine] = BUSY;
     expect(() => idle.hasInts(keys)).toThrow(new RegExp(`all ${MAX_SCRATCH_SLOTS} batch areas of this shared filter's memory are taken: at most ${MAX_SCRATCH_SLOTS} threads`));
-    // A failed batch changed nothing: the filter still works once an area is free.
-    open[1].dispose();
+    // A failed batch changed nothing: the filter still works once another thread gives an area back.
+    Atomics.store(states, 7, FREE);
     expect(idle.hasInts(keys).every((answer) => answer === 1)).toBe(true);
-    for (const one of open.slice(2)) one.dispose();
+    expect(states[7]).toBe(BUSY);
     idle.dispose();
-    // Given back, they are taken again: many more filter objects than areas over time.
-    for (let i = 0; i < 2 * MAX_SCRATCH_SLOTS; i++) {
-      const one = SplitBlockBloomFilter.fromShared(handle);
-      one.addInts(Uint32Array.of(100_000 + i));
-      one.dispose();
+    expect(states[7]).toBe(FREE);
+  });
+
+  it("are not used up by a thread that opens the handle for every task and drops the filter without dispose()", async () => {
+    // A worker answering messages: fromShared(handle) per message, the filter left to the garbage collector,
+    // which had not given the areas back yet when the 257th such filter asked for one (a RangeError).
+    using filter = BloomFilter.create(10_000, 0.01, { shared: true });
+    const handle = filter.share();
+    const tasks = 3 * MAX_SCRATCH_SLOTS;
+    for (let i = 0; i < tasks; i++) {
+      BloomFilter.fromShared(handle).addInts(Uint32Array.of(i));
+      if (i % 100 === 0) await new Promise((resolve) => setTimeout(resolve, 0));
     }
-    expect(filter.hasInts(Uint32Array.from({ length: 2 * MAX_SCRATCH_SLOTS }, (_, i) => 100_000 + i)).every((answer) => answer === 1)).toBe(true);
+    expect(filter.hasInts(Uint32Array.from({ length: tasks }, (_, i) => i)).every((answer) => answer === 1)).toBe(true);
+    expect(Array.from(batchStates(handle.memories[0])).filter((state) => state === BUSY)).toHaveLength(1);
   });
 });
 
@@ -314,12 +337,13 @@ describe("batch areas of a shared filter in segments (a shared memory each)", ()
     };
     const first = keyOf(0);
     const second = keyOf(1);
-    // Every batch area of the second segment's memory taken, by filter objects that queried a key of that segment.
-    const open = Array.from({ length: MAX_SCRATCH_SLOTS }, () => BloomFilter.fromShared(handle));
-    for (const one of open) one.hasInts(Uint32Array.of(second));
+    // Every batch area of the second segment's memory taken by other threads.
+    const states = batchStates(handle.memories[1]);
+    states.fill(BUSY);
     using late = BloomFilter.fromShared(handle);
     expect(() => late.addInts(Uint32Array.of(first, second))).toThrow(new RegExp(`all ${MAX_SCRATCH_SLOTS} batch areas of this shared filter's memory are taken`));
-    for (const one of open) one.dispose();
+    // Given back, never grown into: the next batch grows the memory for the area it takes.
+    states.fill(0);
     // The key of the first segment was not added either.
     expect(filter.hasInts(Uint32Array.of(first, second))).toEqual(Uint8Array.of(0, 0));
     expect(filter.size).toBe(0);
