@@ -238,6 +238,9 @@ describe.each(kinds)("a shared $name", ({ name, make }) => {
     }
     // "Present" from both is allowed only as a false positive of the filter, at its rate.
     expect(neither).toBeLessThan(keys.length * 0.02);
+    // size counts each "absent" answer, so a key both threads heard "absent" for counts twice (docs/THREADS.md).
+    const absent = (answers: Uint8Array) => answers.reduce((sum, answer) => sum + (answer ^ 1), 0);
+    expect(filter.size).toBe(absent(a.answers) + absent(b.answers));
     process.stderr.write(`${name}: ${both} of ${keys.length} keys heard "absent" in both threads, ${neither} "present" in both\n`);
     filter.dispose();
   });
