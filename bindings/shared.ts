@@ -43,7 +43,10 @@ export interface SharedFilterHandle<Type extends string = string, Params = Recor
 export function openHandle(handle: unknown, type: string, maxSegments: number): { blocks: Block[]; params: Record<string, unknown> } {
   const given = handle as Partial<SharedFilterHandle> | null;
   if (typeof given !== "object" || given === null || given.type !== type || !Array.isArray(given.memories) || typeof given.params !== "object" || given.params === null) {
-    throw new TypeError(`handle must be what ${type}.share() returns, got ${describe(handle)}`);
+    // Another shareable class's handle (opened with the wrong class) is named as such: "an object" did not say why.
+    const other = typeof given?.type === "string" && given.type !== type && Array.isArray(given.memories) ? given.type : undefined;
+    const got = other ? `the handle of a ${other} (open it with ${other}.fromShared)` : describe(handle);
+    throw new TypeError(`handle must be what ${type}.share() returns, got ${got}`);
   }
   const { memories } = given;
   if (memories.length < 1 || memories.length > maxSegments) {

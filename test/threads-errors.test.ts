@@ -66,8 +66,13 @@ describe("shared filters refuse bad input", () => {
     using bloom = BloomFilter.create(1000, 0.01, { shared: true });
     using block = SplitBlockBloomFilter.create(1000, 0.01, { shared: true });
     expect(() => BloomFilter.fromShared(undefined as never)).toThrow(new TypeError("handle must be what BloomFilter.share() returns, got undefined"));
-    expect(() => BloomFilter.fromShared(block.share() as never)).toThrow(new TypeError("handle must be what BloomFilter.share() returns, got an object"));
-    expect(() => SplitBlockBloomFilter.fromShared(bloom.share() as never)).toThrow(TypeError);
+    expect(() => BloomFilter.fromShared(block.share() as never)).toThrow(
+      new TypeError("handle must be what BloomFilter.share() returns, got the handle of a SplitBlockBloomFilter (open it with SplitBlockBloomFilter.fromShared)"),
+    );
+    expect(() => SplitBlockBloomFilter.fromShared(bloom.share() as never)).toThrow(
+      new TypeError("handle must be what SplitBlockBloomFilter.share() returns, got the handle of a BloomFilter (open it with BloomFilter.fromShared)"),
+    );
+    expect(() => BloomFilter.fromShared({ type: "BloomFilter" } as never)).toThrow(new TypeError("handle must be what BloomFilter.share() returns, got an object"));
     const privateMemory = new WebAssembly.Memory({ initial: 1 });
     expect(() => BloomFilter.fromShared({ ...bloom.share(), memories: [privateMemory] })).toThrow(
       new TypeError("handle.memories[0] must be a shared wasm memory from share(), got a Memory"),
