@@ -122,11 +122,11 @@ export function allocate(bytes: number, what: What, near?: Arena): Block {
   return { arena: pool, ptr, bytes };
 }
 
-/** Throws the Error for `{ shared: true }` where threads cannot share memory (no SharedArrayBuffer, or a page that is not cross-origin isolated). */
+/** Throws a TypeError for `{ shared: true }` where threads cannot share memory (no SharedArrayBuffer, or a page that is not cross-origin isolated): the option cannot be met here. */
 export function checkSharable(): void {
   const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated;
   if (typeof SharedArrayBuffer !== "function" || isolated === false) {
-    throw new Error(
+    throw new TypeError(
       "{ shared: true } needs SharedArrayBuffer, which " +
         (isolated === false
           ? "this page does not get: serve it cross-origin isolated (headers Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp, as npm start does)"

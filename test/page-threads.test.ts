@@ -103,14 +103,14 @@ describe.skipIf(MISSING !== undefined)("a filter shared with a Web Worker", () =
       try {
         BloomFilter.create(1000, 0.01, { shared: true });
       } catch (error) {
-        message = (error as Error).message;
+        message = `${(error as Error).name}: ${(error as Error).message}`;
       }
       const filter = BloomFilter.create(1000, 0.01);
       filter.add("key");
       return { isolated: crossOriginIsolated, message, works: filter.has("key") };
     });
     expect(seen.isolated).toBe(false);
-    expect(seen.message).toMatch(/^\{ shared: true \} needs SharedArrayBuffer, which this page does not get: serve it cross-origin isolated/);
+    expect(seen.message).toMatch(/^TypeError: \{ shared: true \} needs SharedArrayBuffer, which this page does not get: serve it cross-origin isolated/);
     expect(seen.works).toBe(true);
   });
 });

@@ -172,6 +172,7 @@ describe("shared filters refuse bad input", () => {
 
   it("{ shared: true } where the page is not cross-origin isolated says how to fix it, and allocates nothing", () => {
     (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated = false;
+    expect(() => BloomFilter.create(1000, 0.01, { shared: true })).toThrow(TypeError); // as every error of an argument, not a bare Error
     expect(() => BloomFilter.create(1000, 0.01, { shared: true })).toThrow(/needs SharedArrayBuffer, which this page does not get: serve it cross-origin isolated/);
     expect(() => SplitBlockBloomFilter.withSize(64, { shared: true })).toThrow(/Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp/);
     // Private filters are unaffected.
