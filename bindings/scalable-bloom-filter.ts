@@ -22,7 +22,7 @@ import {
   type Loader,
   type RecordSource,
 } from "./format.js";
-import { HASHING_OPTION_NAMES, hashingOptions, readHashing, resolveHashing, writeHashing, type Hashing, type HashingOptions } from "./hashing.js";
+import { HASHING_OPTION_NAMES, hashingDifference, hashingOptions, readHashing, resolveHashing, writeHashing, type Hashing, type HashingOptions } from "./hashing.js";
 import { hashId } from "./hash.js";
 import { isBytes, keyRoom, maxKeyBytes, roomTakes, holdScratchDuring, writeKey, type Key, type KeyRoom } from "./keys.js";
 import { forEachChunk, placeChunk, saveChunk, sourceLength, concat, type Chunk, type KeyHash, type KeySource, type SavedChunk } from "./batch.js";
@@ -394,8 +394,10 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       filter.#fast = undefined;
       // layerLimit() sized every layer up to maxLayers, so this one can be sized.
       const expected = BloomFilter.sizing(filter.layerCapacity(i), filter.layerFalsePositiveRate(i), hashing);
-      const same = expected.bits === layer.bits && expected.hashes === layer.hashes && layer.seed === hashing.seed && String(layer.hash) === String(hashingOptions(hashing).hash);
-      if (!same) throw new FormatError(`corrupted: layer ${i} does not have the size or hashing its parameters give`);
+      // A layer is a filter create() made: never folded, in the segments its size needs, hashed as the record says;
+      // a folded or re-segmented layer would look for its keys at other bits and answer them absent.
+      const same = expected.bits === layer.bits && expected.hashes === layer.hashes && layer.baseBits === layer.bits && layer.segmentCount === expected.segments && hashingDifference(layer.hashing, hashing) === undefined;
+      if (!same) throw new FormatError(`corrupted: layer ${i} does not have the size, folding, segments or hashing its parameters give`);
       if (layer.size > filter.layerCapacity(i)) throw new FormatError(`corrupted: layer ${i} holds ${layer.size} keys, more than its capacity ${filter.layerCapacity(i)}`);
       reader = new RecordReader({ [FilterType.bloom]: BloomFilter.loader }, FilterType.bloom);
     };

@@ -70,6 +70,21 @@ describe("scalable records", () => {
     refused(buildRecord({ ...parts, payload }), /base bits 0/, "layer base 0");
   });
 
+  it("a layer that create() never makes, folded or held in two segments, is refused: it would answer its own keys absent", () => {
+    // 104 keys at p·(1 − r) give a first layer of 1,408 bits, a multiple of 128, so both edits pass the layer's own checks.
+    const keys = Array.from({ length: 104 }, (_, i) => `key${i}`);
+    const parts = parseRecord(ScalableBloomFilter.create(104, 0.01).addMany(keys).serialize());
+    const layer = parseRecord(parts.payload);
+    expect(new DataView(layer.params.buffer).getBigUint64(0, true)).toBe(1408n);
+    const folded = editParams(parts.payload, (p) => p.setBigUint64(8, 2816n, true));
+    refused(buildRecord({ ...parts, payload: folded }), /layer 0 does not have the size, folding, segments or hashing/, "folded layer");
+    const twoSegments = new Uint8Array(layer.params.length + 4);
+    twoSegments.set(layer.params);
+    new DataView(twoSegments.buffer).setUint32(layer.params.length, 2, true);
+    const segmented = buildRecord({ ...layer, version: 2, params: twoSegments });
+    refused(buildRecord({ ...parts, payload: segmented }), /layer 0 does not have the size, folding, segments or hashing/, "layer in two segments");
+  });
+
   it("a layer whose count exceeds its capacity is refused", () => {
     const one = ScalableBloomFilter.create(100, 0.01).addMany(Array.from({ length: 100 }, (_, i) => `full-${i}`)).serialize();
     const parts = parseRecord(one);
