@@ -622,12 +622,17 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     return new BloomFilter(bits, hashes, hashing, bits, undefined, segments);
   }
 
-  /** @internal After bits were written through segmentBytes(): the keys were never counted here, so size becomes the fill-based estimate. */
+  /**
+   * @internal After bits were written through segmentBytes(): the keys were never counted here, so size becomes
+   * the fill-based estimate, bounded as a union's is: with k = 1 the estimate is always more than the set bits,
+   * and a copy that counted it would serialize to a record no reader accepts.
+   */
   bitsWritten(): void {
     this.live();
     this.#setBits = -1;
     const estimate = this.estimatedCount();
-    this.#count = Number.isFinite(estimate) ? Math.round(estimate) : this.#bits;
+    const bound = this.#countBound();
+    this.#count = Number.isFinite(estimate) ? Math.min(bound, Math.round(estimate)) : bound;
   }
 
   /** @internal Segment s's bits as whole u64 words, a view of wasm memory valid until the next allocation in its arena. */
