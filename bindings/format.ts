@@ -112,7 +112,7 @@ export interface RecordSource {
   readonly version: number;
   readonly params: Uint8Array;
   /** The payload: regions of wasm memory in order, or (nested records) its length and its pieces. */
-  readonly payload: readonly Region[] | { readonly length: number; chunks(): Iterable<Uint8Array> };
+  readonly payload: readonly Region[] | { readonly length: number; chunks(chunkBytes: number): Iterable<Uint8Array> };
 }
 
 /** Bytes of the payload a source describes. */
@@ -173,7 +173,7 @@ function* chunksOf(source: RecordSource, chunkBytes: number, views: boolean): Ge
       }
     }
   } else {
-    for (const piece of (source.payload as { chunks(): Iterable<Uint8Array> }).chunks()) {
+    for (const piece of (source.payload as { chunks(chunkBytes: number): Iterable<Uint8Array> }).chunks(chunkBytes)) {
       hash.updateBytes(piece);
       yield piece;
     }

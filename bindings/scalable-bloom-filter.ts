@@ -385,8 +385,9 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       params: w.bytes(),
       payload: {
         length: layers.reduce((sum, layer) => sum + recordLength(layer), 0),
-        *chunks() {
-          for (const layer of layers) yield* recordChunks(layer);
+        // The layers' pieces as large as the caller's: at the default 16 MiB, serializeChunks(4096) gave a piece per layer.
+        *chunks(chunkBytes: number) {
+          for (const layer of layers) yield* recordChunks(layer, chunkBytes);
         },
       },
     };

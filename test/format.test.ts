@@ -52,6 +52,15 @@ describe("ScalableBloomFilter round trip", () => {
     expect(copy.layers).toBe(original.layers);
     expect(answers(copy)).toEqual(answers(original));
   });
+
+  it("serializeChunks(chunkBytes) cuts the layers' bits into pieces of at most chunkBytes too", async () => {
+    // A first layer of 169 KB: it came as one piece of 169 KB, the default 16 MiB applied inside the record.
+    const original = ScalableBloomFilter.create(100_000, 0.01).addMany(urls(1_000, "fmt-pieces", 70));
+    const pieces = [...original.serializeChunks(4096)];
+    expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThanOrEqual(4096);
+    expect(Buffer.concat(pieces).equals(original.serialize())).toBe(true);
+    expect((await ScalableBloomFilter.deserializeChunks(pieces)).size).toBe(original.size);
+  });
 });
 
 describe("CountingBloomFilter and CuckooFilter round trips", () => {
