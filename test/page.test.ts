@@ -146,6 +146,24 @@ function described(page: Page) {
     await page.screenshot({ path: `${ARTIFACTS}page-added.png`, fullPage: true });
   });
 
+  it("a key's positions are buttons a screen reader names, and Enter or Space on one scrolls the view to its bit", async () => {
+    const fresh = await open(1280, 900);
+    await makeDirectly(fresh, "standard", 1_000_000, 7);
+    await press(fresh, "hello", "Add");
+    const chips = fresh.getByRole("button", { name: /^bit [\d,]+: set; find it in the filter$/ });
+    expect(await chips.count()).toBe(7);
+    const indices = await fresh.locator("#positions li").evaluateAll((items) => items.map((item) => Number((item as HTMLElement).dataset.index)));
+    const last = indices.indexOf(Math.max(...indices));
+    expect(await chips.nth(last).getAttribute("aria-label")).toBe(`bit ${Math.max(...indices).toLocaleString("en-US")}: set; find it in the filter`);
+    for (const key of ["Enter", " "]) {
+      await fresh.locator(".cells-view").evaluate((view) => (view.scrollTop = 0));
+      await chips.nth(last).focus();
+      await fresh.keyboard.press(key === " " ? "Space" : key);
+      await expect.poll(() => fresh.locator(".cells-view").evaluate((view) => view.scrollTop), { message: key }).toBeGreaterThan(0);
+    }
+    await fresh.close();
+  });
+
   it("with murmur3_128, shows h₂ beside h₁: the positions follow from the two as the page says, ⌊((h₁ + i·h₂) mod 2^64) · m / 2^64⌋", async () => {
     const fresh = await open(1280, 900);
     await fresh.getByLabel("Hash function").selectOption("murmur3_128");

@@ -105,8 +105,9 @@ $("explain").addEventListener("click", (event) => {
   if (target) reveal(Number(target.dataset.index));
 });
 $("explain").addEventListener("keydown", (event) => {
+  // A position's button presses itself (a click); a bucket is a focusable box.
   const target = event.target.closest("[data-index]");
-  if (target && (event.key === "Enter" || event.key === " ")) {
+  if (target && !event.target.closest("button") && (event.key === "Enter" || event.key === " ")) {
     event.preventDefault();
     reveal(Number(target.dataset.index));
   }

@@ -24,9 +24,15 @@ export function explainPositions({ key, cells, action, before, m, k, hashName, d
   const chips = el(
     "ol",
     { id: "positions", "aria-label": "Positions of the key" },
-    ...cells.map((cell) =>
-      el("li", { tabindex: 0, "data-index": cell.index, "data-state": cell.set ? "set" : "unset", title: `${counting ? "counter" : "bit"} ${count(cell.index)}: ${cell.set ? "set" : "0"}; click to find it` }, counting ? `${count(cell.index)} ×${cell.counter}` : count(cell.index)),
-    ),
+    // Each a button in its list item: a screen reader announces it as a control, and Enter and Space press it.
+    ...cells.map((cell) => {
+      const what = `${counting ? "counter" : "bit"} ${count(cell.index)}: ${cell.set ? "set" : "0"}`;
+      return el(
+        "li",
+        { "data-index": cell.index, "data-state": cell.set ? "set" : "unset" },
+        el("button", { type: "button", title: `${what}; click to find it`, "aria-label": `${what}; find it in the filter` }, counting ? `${count(cell.index)} ×${cell.counter}` : count(cell.index)),
+      );
+    }),
   );
   const how = el(
     "p",
@@ -82,7 +88,16 @@ export function explainBuckets({ key, fingerprint, buckets, slots, fingerprintBi
       const match = [0, 1, 2, 3].filter((j) => slots[bucket * 4 + j] === fingerprint);
       return el(
         "div",
-        { class: "bucket", tabindex: 0, "data-bucket": bucket, "data-index": bucket * 4, "data-state": match.length > 0 ? "set" : "unset", title: "click to find it" },
+        {
+          class: "bucket",
+          tabindex: 0,
+          role: "button",
+          "aria-label": `bucket ${count(bucket)}: ${plural(match.length, "copy", "copies")} of the fingerprint; find it in the filter`,
+          "data-bucket": bucket,
+          "data-index": bucket * 4,
+          "data-state": match.length > 0 ? "set" : "unset",
+          title: "click to find it",
+        },
         el("div", { class: "bucket-name" }, `bucket ${count(bucket)}${distinct.length > 1 ? (which === 0 ? " (b₁)" : " (b₂)") : " (b₁ = b₂)"}`),
         el(
           "div",
