@@ -78,7 +78,7 @@ function cuckooHashing(checked: CuckooFilterOptions): Hashing {
   if (checked.hash === "fnv1a_64") {
     throw new RangeError('options.hash "fnv1a_64" does not spread a cuckoo filter\'s keys over its buckets (its low bits follow the low bits of the key\'s bytes: 900 keys like "user-1" filled 256 buckets at 69%); use "xxh3" (the default), "xxh64" or "murmur3_128"');
   }
-  return resolveHashing({ ...checked, strategy: "double" }, true);
+  return resolveHashing({ ...checked, strategy: "double" }, true, ["murmur3_128", "xxh64", "xxh3"]);
 }
 /** Bytes before the slots (assembly/cuckoo.ts's header). */
 const HEADER_BYTES = CUCKOO_HEADER;

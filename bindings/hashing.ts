@@ -43,8 +43,15 @@ export interface Hashing {
   seed: number;
 }
 
-/** Checks the hashing options (RangeError/TypeError naming the bad value); `doubleOnly` for callers that offer no strategy option. */
-export function resolveHashing(options: Record<string, unknown>, doubleOnly = false): Hashing {
+/** The 64- and 128-bit hashes double hashing takes, as a message offers them. */
+const DOUBLE_HASHES: readonly HashName[] = ["fnv1a_64", "murmur3_128", "xxh64", "xxh3"];
+
+/**
+ * Checks the hashing options (RangeError/TypeError naming the bad value);
+ * `doubleOnly` for callers that offer no strategy option, `offered` the
+ * hashes a 32-bit hash's message suggests (a cuckoo filter takes no fnv1a_64).
+ */
+export function resolveHashing(options: Record<string, unknown>, doubleOnly = false, offered: readonly HashName[] = DOUBLE_HASHES): Hashing {
   const seed = options.seed === undefined ? 0 : checkInteger("options.seed", options.seed, 0, 0xffffffff);
   const list = Array.isArray(options.hash);
   const strategy = options.strategy === undefined ? (list ? "independent" : "double") : options.strategy;
@@ -59,7 +66,7 @@ export function resolveHashing(options: Record<string, unknown>, doubleOnly = fa
     if (hashBits(name) < 64) {
       throw new RangeError(
         `options.hash ${describe(name)} gives 32 bits; double hashing needs a 64- or 128-bit hash ` +
-          `(fnv1a_64, murmur3_128, xxh64, xxh3)${doubleOnly ? "" : `, or use strategy: "independent"`}`,
+          `(${offered.join(", ")})${doubleOnly ? "" : `, or use strategy: "independent"`}`,
       );
     }
     names = [name];
