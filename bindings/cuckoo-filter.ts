@@ -69,9 +69,9 @@ const OPTION_NAMES = ["hash", "seed"] as const;
  * The hashing of a new filter from its checked options: one 64- or 128-bit
  * hash. Not fnv1a_64: the bucket is the hash's low bits, and FNV-1a's low
  * bits depend only on the low bits of the key's bytes, so short keys that
- * differ in a few characters crowd a few buckets (900 keys "user-0" …
- * "user-899" filled a table of 256 buckets at 69%, where xxh3 filled it at
- * 97%). Records made with it before still load.
+ * differ in a few characters crowd a few buckets (keys "user-0", "user-1",
+ * … filled a table of 256 buckets, sized for 900, to 69% before the first
+ * failed insert, where xxh3 reached 97%). Records made with it before still load.
  */
 function cuckooHashing(checked: CuckooFilterOptions): Hashing {
   if (Array.isArray(checked.hash)) throw new TypeError(`options.hash must be one hash name, got ${describe(checked.hash)}`);
