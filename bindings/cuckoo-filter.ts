@@ -76,7 +76,7 @@ const OPTION_NAMES = ["hash", "seed"] as const;
 function cuckooHashing(checked: CuckooFilterOptions): Hashing {
   if (Array.isArray(checked.hash)) throw new TypeError(`options.hash must be one hash name, got ${describe(checked.hash)}`);
   if (checked.hash === "fnv1a_64") {
-    throw new RangeError('options.hash "fnv1a_64" does not spread a cuckoo filter\'s keys over its buckets (its low bits follow the low bits of the key\'s bytes: 900 keys like "user-1" filled 256 buckets at 69%); use "xxh3" (the default), "xxh64" or "murmur3_128"');
+    throw new RangeError('options.hash "fnv1a_64" does not spread a cuckoo filter\'s keys over its buckets (its low bits follow the low bits of the key\'s bytes: keys "user-0", "user-1", … filled the 256 buckets sized for 900 of them to 69%, xxh3 to 97%); use "xxh3" (the default), "xxh64" or "murmur3_128"');
   }
   return resolveHashing({ ...checked, strategy: "double" }, true, ["murmur3_128", "xxh64", "xxh3"]);
 }
