@@ -4,7 +4,7 @@
 // An error, Ctrl-C or SIGTERM removes the temporary file; SIGKILL or a power
 // cut leaves at most a stray hidden ".name.….tmp" and the old output intact.
 import { randomBytes } from "node:crypto";
-import { close, closeSync, fchmodSync, fdatasync, fstatSync, fsyncSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, write, writeSync } from "node:fs";
+import { accessSync, close, closeSync, constants, fchmodSync, fdatasync, fstatSync, fsyncSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, write, writeSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { CliError, UsageError } from "./args.js";
 import { onCleanup } from "./cleanup.js";
@@ -386,5 +386,26 @@ export function writeFileAtomically(path: string, bytes: Uint8Array): void {
 
 /** Fails now, in words, if the output could not be written later: for commands that write only at the end of a long run. */
 export function checkWritable(path: string): void {
+  // A named pipe is only looked at: opening it waits for its reader, and closing it again would end that
+  // reader's input with nothing, leaving the real write waiting forever for a reader that is gone.
+  if (isNamedPipe(path)) return checkAccess(path);
   new AtomicFile(path).abort();
+}
+
+/** True when `path` is a named pipe (through links). */
+function isNamedPipe(path: string): boolean {
+  try {
+    return statSync(path).isFIFO();
+  } catch {
+    return false;
+  }
+}
+
+/** Fails in words when this process may not write `path`. */
+function checkAccess(path: string): void {
+  try {
+    accessSync(path, constants.W_OK);
+  } catch (error) {
+    throw cannot("write", path, error);
+  }
 }
