@@ -5,7 +5,7 @@ import { closeSync, fstatSync, openSync, readFileSync, realpathSync, statSync, t
 import { basename, dirname, join, resolve } from "node:path";
 import { CliError, UsageError, typedName, type Parsed } from "./args.js";
 import { cannot } from "./os-errors.js";
-import { targetOf } from "./atomic-output.js";
+import { descriptorOf, targetOf } from "./atomic-output.js";
 
 /** The name used for standard input and output, on the command line and in messages. */
 export const STDIO = "-";
@@ -155,7 +155,8 @@ export function refuseOutputsThatAreInputs(inputs: readonly Input[], outputs: re
         throw new CliError(`${name} ${is}: writing it would destroy what is being read; write to another file`);
       }
     }
-    const place = toStdout(output) ? STDIO : placeOf(output);
+    // /dev/stdout and /dev/fd/1 are standard output as it is open (a pipe, a terminal), whatever their links lead to.
+    const place = toStdout(output) || descriptorOf(output) === 1 ? STDIO : placeOf(output);
     // Standard output given twice is refused whatever it is (two outputs would mix on a pipe).
     const twice = taken.find((other) => (identity && other.identity && sameFile(other.identity, identity)) || other.place === place);
     if (twice) throw new CliError(twoOutputs(twice.name, name));

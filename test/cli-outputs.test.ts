@@ -48,3 +48,19 @@ describe("a filter file written to a named pipe", () => {
     expect((await read).equals(readFileSync(plain))).toBe(true);
   });
 });
+
+describe("standard output named twice", () => {
+  const lines = file("twice.txt");
+  writeFileSync(lines, "a\nb\na\n");
+
+  it.each([
+    ["-o /dev/stdout --repeats -", ["-o", "/dev/stdout", "--repeats", "-"]],
+    ["--repeats /dev/fd/1", ["--repeats", "/dev/fd/1"]],
+  ])("dedup %s to a pipe is refused, as it is when standard output is a file", (_, outputs) => {
+    // The unique lines and the repeats went into the one pipe, mixed, with no word said.
+    const { code, stdout, stderr } = run(["dedup", lines, "-q", ...outputs]);
+    expect(stderr).toMatch(/^bloomkit: .* are the same file: give each output its own file\n$/);
+    expect(code).toBe(1);
+    expect(stdout.length).toBe(0);
+  });
+});
