@@ -1,6 +1,6 @@
 // `bloomkit build | query | info | merge`: filter files in the library's binary format.
 import { constants as bufferConstants } from "node:buffer";
-import { createReadStream, fstatSync, statSync } from "node:fs";
+import { createReadStream, fstatSync, readFileSync, statSync } from "node:fs";
 import { isatty } from "node:tty";
 import {
   BinaryFuseFilter,
@@ -12,6 +12,7 @@ import {
   SplitBlockBloomFilter,
   deserializeChunks,
   type AnyFilter,
+  type Key,
 } from "bloomkit";
 import { CliError, UsageError, parseCount, parseProbability, sizedByOptions, typedName, type OptionSpec, type Parsed } from "./args.js";
 import { AtomicFile, checkWritable } from "./atomic-output.js";
@@ -289,7 +290,7 @@ export async function query({ options, positionals }: Parsed): Promise<void> {
   const filter = await load(file);
   const out = new Output(undefined);
   await inOrder(
-    keys,
+    asTyped(keys),
     (some) => writeAnswers(out, some, filter.hasMany(some)),
     () => queryLines(filter, threads, out, options.has("quiet")),
   );
@@ -307,7 +308,7 @@ function checkKeys(keys: readonly string[]): void {
  * Answers the keys in the order given: those before a -, then the lines of
  * standard input in its place, then those after (`query f.bloom key -`).
  */
-async function inOrder(keys: readonly string[], answerKeys: (keys: string[]) => unknown, answerLines: () => Promise<void>): Promise<void> {
+async function inOrder(keys: readonly Key[], answerKeys: (keys: Key[]) => unknown, answerLines: () => Promise<void>): Promise<void> {
   const at = keys.indexOf(STDIO);
   if (at < 0) {
     await answerKeys([...keys]);
@@ -318,8 +319,50 @@ async function inOrder(keys: readonly string[], answerKeys: (keys: string[]) => 
   if (at + 1 < keys.length) await answerKeys(keys.slice(at + 1));
 }
 
-function writeAnswers(out: Output, keys: readonly string[], answers: ArrayLike<number>): void {
-  keys.forEach((key, i) => out.write(`${key}\t${answer(answers[i])}\n`));
+function writeAnswers(out: Output, keys: readonly Key[], answers: ArrayLike<number>): void {
+  keys.forEach((key, i) => {
+    out.write(key);
+    out.write(`\t${answer(answers[i])}\n`);
+  });
+}
+
+/**
+ * The keys given as arguments, each as the bytes it was typed in. Node reads
+ * the command line as UTF-8: a key in another encoding (Latin-1 "caf\xe9")
+ * became "caf\uFFFD", answered "definitely absent" though the filter held
+ * it. Linux keeps the bytes in /proc/self/cmdline; elsewhere, or when they
+ * cannot be matched to the arguments, the keys stay as Node read them.
+ */
+function asTyped(keys: readonly string[]): Key[] {
+  const raw = argumentBytes();
+  return keys.map((key) => raw.get(key)?.shift() ?? key);
+}
+
+/** The arguments whose bytes are not their text's UTF-8, by that text, in the order typed. */
+function argumentBytes(): Map<string, Buffer[]> {
+  const byText = new Map<string, Buffer[]>();
+  const args = process.argv.slice(2);
+  let cmdline: Buffer;
+  try {
+    cmdline = readFileSync("/proc/self/cmdline");
+  } catch {
+    return byText;
+  }
+  const all: Buffer[] = [];
+  for (let start = 0; start < cmdline.length; ) {
+    const end = cmdline.indexOf(0, start);
+    const stop = end < 0 ? cmdline.length : end;
+    all.push(cmdline.subarray(start, stop));
+    start = stop + 1;
+  }
+  const typed = all.slice(all.length - args.length);
+  // The command line's last arguments are this script's: trusted only when each reads as Node read it.
+  if (typed.length !== args.length || typed.some((bytes, i) => bytes.toString() !== args[i])) return byText;
+  typed.forEach((bytes, i) => {
+    if (bytes.equals(Buffer.from(args[i]))) return;
+    byText.set(args[i], [...(byText.get(args[i]) ?? []), bytes]);
+  });
+  return byText;
 }
 
 /** The lines of standard input with their answers, in worker threads once enough of it has come. */
@@ -383,7 +426,7 @@ async function queryShared(target: { url: string; name: string }, keys: string[]
   const { filter, close } = await openShared(target);
   const out = new Output(undefined);
   await inOrder(
-    keys,
+    asTyped(keys),
     async (some) => writeAnswers(out, some, await inRedis(target, false, () => filter.hasMany(some))),
     async () => {
       for await (const piece of linePieces(STDIO)) {
