@@ -3,7 +3,7 @@
 // memory). Approximate: a Bloom filter of A, then stream B. Exact:
 // hash-partition both files into buckets on disk small enough for memory,
 // then intersect bucket by bucket.
-import { mkdtempSync, readSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getHeapStatistics } from "node:v8";
@@ -13,7 +13,7 @@ import { hashesForRate, refuseUnreachableRate } from "./sizing.js";
 import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, type OptionSpec, type Parsed } from "./args.js";
 import { onCleanup } from "./cleanup.js";
 import { checkOutputNames, closeInput, inputName, openInput, refuseOutputsThatAreInputs, streamed, type Input } from "./input.js";
-import { Output, Progress, estimateLines, forEachLine, linePieces, sizedPieces, splitLines } from "./io.js";
+import { Output, Progress, estimateLines, forEachLine, headOf, linePieces, sizedPieces, splitLines } from "./io.js";
 import { cannot } from "./os-errors.js";
 import { count, fmt, formatBytes } from "./words.js";
 import { LinePipeline, PieceBuffers, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
@@ -235,7 +235,7 @@ function bucketCount(a: Input, asked: number): number {
   // The Sets live in the JavaScript heap, which holds no more than its limit (about 4 GB here) whatever --memory says.
   const memory = Math.min(asked, getHeapStatistics().heap_size_limit);
   const byBytes = Math.ceil(a.size / (memory / 4));
-  const lines = estimateLines(a, a.size, headOf(a)) ?? 0;
+  const lines = estimateLines(a, a.size, headOf(a, a.size)) ?? 0;
   const forSets = Math.max(memory / 2, memory - PROCESS_BYTES);
   const linesPerBucket = Math.min(BUCKET_LINES, forSets / (HEAP_PEAK_FACTOR * (a.size / Math.max(1, lines) + SET_BYTES_PER_LINE)));
   return Math.max(1, Math.min(MAX_BUCKETS, Math.max(byBytes, Math.ceil(lines / linesPerBucket))));
@@ -263,17 +263,6 @@ const HEAP_PEAK_FACTOR = 4;
  * estimate that is short.
  */
 const BUCKET_LINES = 8_000_000;
-
-/** The first MiB of A, which is read from where it stands (a file, or standard input redirected from one), to estimate its lines. */
-function headOf(a: Input): Buffer {
-  const head = Buffer.allocUnsafe(Math.min(1 << 20, a.size ?? 0));
-  const start = Number(a.identity?.size ?? 0) - (a.size ?? 0);
-  try {
-    return head.subarray(0, readSync(a.fd, head, 0, head.length, start));
-  } catch {
-    return head.subarray(0, 0); // unreadable here: the bytes alone size the buckets, and reading it says why
-  }
-}
 
 /**
  * Calls `each` with every line's key of `piece` (whole lines, the last maybe

@@ -224,8 +224,7 @@ const SAMPLE_BYTES = 1 << 14;
 export function estimateLines(input: Input, size: number | undefined, firstPiece: Uint8Array): number | undefined {
   if (size === undefined || firstPiece.length === 0 || size < firstPiece.length) return undefined;
   const fromPiece = Math.max(1, Math.ceil(size / (firstPiece.length / Math.max(1, countNewlines(firstPiece)))));
-  // Standard input redirected from a file is read from where it stood: the parts lie after that.
-  const start = input.identity === undefined ? undefined : Number(input.identity.size) - size;
+  const start = unreadStart(input, size);
   if (size === firstPiece.length || start === undefined || start < 0) return fromPiece;
   const window = Buffer.allocUnsafe(SAMPLE_BYTES);
   let lines = 0;
@@ -242,6 +241,35 @@ export function estimateLines(input: Input, size: number | undefined, firstPiece
     return fromPiece; // a device that cannot read at an offset: the first piece is all there is
   }
   return Math.max(fromPiece, Math.ceil(lines));
+}
+
+/**
+ * Where the `size` bytes still to read of an input begin in its file
+ * (standard input redirected from a file is read from where it stood), or
+ * undefined when it is not a file.
+ */
+function unreadStart(input: Input, size: number): number | undefined {
+  return input.identity === undefined ? undefined : Number(input.identity.size) - size;
+}
+
+/** Bytes headOf reads: a first piece's worth. */
+const HEAD_BYTES = 1 << 20;
+
+/**
+ * The first MiB of an input's `size` unread bytes, read where they stand
+ * without taking them from the input: the first piece estimateLines takes
+ * before a command reads any (intersect --exact's buckets). Empty when the
+ * input cannot be read at an offset: its size alone then sizes.
+ */
+export function headOf(input: Input, size: number): Uint8Array {
+  const start = unreadStart(input, size);
+  if (start === undefined || start < 0) return new Uint8Array(0);
+  const head = Buffer.allocUnsafe(Math.min(HEAD_BYTES, size));
+  try {
+    return head.subarray(0, readSync(input.fd, head, 0, head.length, start));
+  } catch {
+    return head.subarray(0, 0);
+  }
 }
 
 /** Splits a piece into line views without the "\n" and one trailing "\r" (the keys), and their end offsets. */
