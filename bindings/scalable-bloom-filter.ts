@@ -131,7 +131,8 @@ interface LayersOne {
   /** The layers' block addresses, oldest first. */
   readonly addresses: Uint32Array;
   readonly newest: BloomFilter;
-  readonly newestCapacity: number;
+  /** Keys that set a bit the newest layer takes before it is full (#fullAtLayer). */
+  readonly newestFullAt: number;
 }
 
 /** A Bloom filter that grows: no capacity to choose up front, and a false-positive rate that stays ≤ p. */
@@ -527,7 +528,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
    */
   #one(key: Key, add: boolean): boolean {
     const fast = this.#fast;
-    if (fast !== undefined && roomTakes(fast.room, key) && !(add && fast.newest.size >= fast.newestCapacity)) {
+    if (fast !== undefined && roomTakes(fast.room, key) && !(add && fast.newest.size >= fast.newestFullAt)) {
       const { scratch, text } = fast.room;
       const length = text.utf8Write(key, 0);
       const words = scratch.arena.u32();
@@ -564,7 +565,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       const last = this.#layers.length - 1;
       if (add && seen === 0) this.#layers[last].countAdded(1);
       const room = typeof key === "string" ? keyRoom(scratch) : undefined;
-      if (room !== undefined) this.#fast = { room, core: arena.core, addresses, newest: this.#layers[last], newestCapacity: this.#fullAtLayer(last) };
+      if (room !== undefined) this.#fast = { room, core: arena.core, addresses, newest: this.#layers[last], newestFullAt: this.#fullAtLayer(last) };
       return seen === 1;
     }
     return this.#oneApart(key, add, hash);
