@@ -377,13 +377,6 @@ export class AtomicFile {
   }
 }
 
-/** Writes a whole file so that it is either completely the new content or still the old one. */
-export function writeFileAtomically(path: string, bytes: Uint8Array): void {
-  const file = new AtomicFile(path);
-  file.write(bytes);
-  file.commit();
-}
-
 /** Fails now, in words, if the output could not be written later: for commands that write only at the end of a long run. */
 export function checkWritable(path: string): void {
   // A named pipe is only looked at: opening it waits for its reader, and closing it again would end that
@@ -393,7 +386,7 @@ export function checkWritable(path: string): void {
 }
 
 /** True when `path` is a named pipe (through links). */
-function isNamedPipe(path: string): boolean {
+export function isNamedPipe(path: string): boolean {
   try {
     return statSync(path).isFIFO();
   } catch {

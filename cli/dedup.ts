@@ -87,7 +87,7 @@ export async function dedup(parsed: Parsed): Promise<void> {
   }
   const memory = memoryAsked === undefined ? undefined : checkMemory(memoryAsked);
   // The input is opened and checked before any output is created, and no output may be the input.
-  const source = openInput(input);
+  const source = await openInput(input);
   const size = source.size;
   // Standard input of unknown length (opening it cannot fail) gets a growing filter, made before anything is read.
   if (!target && filter === undefined && memory === undefined && size === undefined) filter = growingFilter(type, p, pPhrase);

@@ -15,7 +15,7 @@ import {
   type Key,
 } from "bloomkit";
 import { CliError, UsageError, parseCount, parseProbability, sizedByOptions, typedName, type OptionSpec, type Parsed } from "./args.js";
-import { AtomicFile, checkWritable } from "./atomic-output.js";
+import { AtomicFile, checkWritable, isNamedPipe } from "./atomic-output.js";
 import { CuckooOverflow } from "./cuckoo-overflow.js";
 import { refuseUnreachableRate } from "./sizing.js";
 import { STDIO, checkOutputNames, closeInput, inputName, openInput, refuseOutputsThatAreInputs, type Input } from "./input.js";
@@ -61,7 +61,7 @@ const READ_PIECE_BYTES = 8 << 20;
  * allocated. A file that is not a filter is a one-line error naming it.
  */
 async function load(path: string): Promise<AnyFilter> {
-  const input = openInput(path);
+  const input = await openInput(path);
   const name = nameOf(path, "standard input");
   // A file's stream closes the file once no read is running on it; standard input stays open.
   const stream = input.fd === 0 ? process.stdin : createReadStream("", { fd: input.fd, highWaterMark: READ_PIECE_BYTES });
@@ -89,9 +89,9 @@ const nameOf = (path: string, stdio: string) => (path === STDIO ? stdio : path);
 
 /** Writes a filter file in pieces (no copy of a large filter in JS), to a temporary file renamed into place, or to standard output for -. */
 async function save(path: string, filter: AnyFilter): Promise<void> {
-  if (path === STDIO) {
-    // Where standard output goes, the shell has made or emptied it: there is nothing to put in place.
-    const out = new Output(undefined);
+  if (path === STDIO || isNamedPipe(path)) {
+    // Where standard output goes, the shell has made or emptied it, and a named pipe is read as written: there is nothing to put in place.
+    const out = new Output(path);
     for (const piece of filter.serializeChunks()) {
       out.writeThrough(piece);
       await out.drain();
@@ -158,7 +158,7 @@ export async function build(parsed: Parsed): Promise<void> {
   if (filter === undefined && (type === "bloom" || type === "counting")) refuseUnreachableRate(p, undefined, { p: pPhrase });
   else if (filter === undefined) sizedByOptions(() => (type === "cuckoo" ? CuckooFilter.sizeFor(1, p) : SplitBlockBloomFilter.sizeFor(1, p, { powerOfTwo: false })), { p: pPhrase, n: "a single line" });
   // The input is opened and checked first, and the filter file may not be the input.
-  const source = openInput(input);
+  const source = await openInput(input);
   // Counting the lines reads the input once more: a pipe or device read to its end has nothing left for the build.
   if (filter === undefined && !source.regular) {
     closeInput(source);
@@ -238,7 +238,7 @@ async function buildFuse(input: string, output: string, type: "fuse8" | "fuse16"
   for (const name of ["n", "p"]) {
     if (options.has(name)) throw new UsageError(`--${name} does not apply to --type ${type}: it holds exactly the input's keys, at a false-positive rate of 2^-${bits}`);
   }
-  const source = openInput(input);
+  const source = await openInput(input);
   refuseOutputsThatAreInputs([source], [output]);
   checkOutput(output);
   if (source.size !== undefined) checkFuseInput(source, source.size, true);
@@ -286,7 +286,7 @@ export async function query({ options, positionals }: Parsed): Promise<void> {
   const [file, ...keys] = positionals;
   if (file === STDIO && keys.includes(STDIO)) throw new UsageError("the filter and the keys cannot both come from standard input");
   checkKeys(keys);
-  refuseStandardOutputOnInputs(keys.includes(STDIO) ? [file, STDIO] : [file]);
+  refuseOutputOnInputs(keys.includes(STDIO) ? [file, STDIO] : [file], undefined);
   const filter = await load(file);
   const out = new Output(undefined);
   await inOrder(
@@ -522,11 +522,11 @@ function describeFilter(filter: AnyFilter): string {
 }
 
 /**
- * Refuses a standard output that is one of the inputs (`query f.bloom 5 >>
- * f.bloom`), which writing would damage. The inputs are only looked at, not
- * opened: opening a FIFO here would take its writer from load().
+ * Refuses an output that is one of the input filter files (`query f.bloom 5
+ * >> f.bloom`, `merge a b -o a`), which writing would damage. The inputs are
+ * only looked at, not opened: opening a FIFO here would take its writer from load().
  */
-function refuseStandardOutputOnInputs(paths: readonly string[]): void {
+function refuseOutputOnInputs(paths: readonly string[], output: string | undefined): void {
   const inputs: Input[] = [];
   for (const path of paths) {
     let identity;
@@ -537,12 +537,12 @@ function refuseStandardOutputOnInputs(paths: readonly string[]): void {
     }
     inputs.push({ path, fd: -1, size: undefined, regular: identity.isFile(), identity });
   }
-  refuseOutputsThatAreInputs(inputs, [undefined]);
+  refuseOutputsThatAreInputs(inputs, [output]);
 }
 
 export async function info({ positionals }: Parsed): Promise<void> {
   if (positionals.length !== 1) throw new UsageError(`info takes one filter file, got ${positionals.length}`);
-  refuseStandardOutputOnInputs(positionals);
+  refuseOutputOnInputs(positionals, undefined);
   const filter = await load(positionals[0]);
   printOut(describeFilter(filter) + "\n");
   filter.dispose();
@@ -556,9 +556,7 @@ export async function merge(parsed: Parsed): Promise<void> {
   checkOutputNames(parsed, ["output"]);
   if (positionals.every((path) => path === STDIO)) throw new UsageError("only one of the two filters can come from standard input");
   // Write the union to a new file: neither filter file is replaced by it.
-  const inputs = positionals.map(openInput);
-  inputs.forEach(closeInput);
-  refuseOutputsThatAreInputs(inputs, [output]);
+  refuseOutputOnInputs(positionals, output);
   const a = await load(positionals[0]);
   const b = await load(positionals[1]);
   if (!(a instanceof BloomFilter) || !(b instanceof BloomFilter)) {

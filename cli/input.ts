@@ -1,7 +1,7 @@
 // Inputs are opened and checked before any output is touched, so a missing,
 // unreadable or wrong input stops the command while every output file is
 // still as it was; and an output that is one of the inputs is refused.
-import { closeSync, fstatSync, openSync, readFileSync, realpathSync, statSync, type BigIntStats } from "node:fs";
+import { closeSync, fstatSync, open, readFileSync, realpathSync, statSync, type BigIntStats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { CliError, UsageError, typedName, type Parsed } from "./args.js";
 import { cannot } from "./os-errors.js";
@@ -27,8 +27,13 @@ export interface Input {
   readonly identity: BigIntStats | undefined;
 }
 
-/** Opens an input and checks that it can be read as lines: not a directory. */
-export function openInput(path: string): Input {
+/**
+ * Opens an input and checks that it can be read as lines: not a directory.
+ * The file is opened in libuv's thread pool: a named pipe's open waits there
+ * for its writer while this thread stays on the event loop, where Ctrl-C and
+ * SIGTERM are heard (their handler is JS).
+ */
+export async function openInput(path: string): Promise<Input> {
   if (path === "") throw new UsageError(`an input's file name is empty ("")`);
   if (path === STDIO) {
     let identity: BigIntStats | undefined;
@@ -44,7 +49,7 @@ export function openInput(path: string): Input {
   }
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    fd = await new Promise<number>((resolve, reject) => open(path, "r", (error, fd) => (error ? reject(error) : resolve(fd))));
   } catch (error) {
     throw cannot("read", path, error);
   }

@@ -54,7 +54,7 @@ export async function intersect(parsed: Parsed): Promise<void> {
   // Default: 1 GB, or half the free memory on a machine with less than 2 GB free.
   const memory = memoryAsked === undefined ? Math.min(1e9, Math.floor(freeMemory() / 2)) : checkMemory(memoryAsked);
   // Both inputs are opened and checked before the output is created, and the output may be neither.
-  const inputs = [openInput(a), openInput(b)];
+  const inputs = [await openInput(a), await openInput(b)];
   refuseOutputsThatAreInputs(inputs, [outputPath]);
   const scratch = options.has("exact") ? scratchFolder(String(options.get("tmp") ?? tmpdir())) : undefined;
   const out = new Output(outputPath);

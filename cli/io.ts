@@ -2,9 +2,9 @@
 // backpressure, and a progress line on stderr when it is a terminal.
 import { closeSync, fstatSync, openSync, read, readSync } from "node:fs";
 import { writeAllSync } from "./write-all.js";
-import { PipeWriter } from "./pipe-writer.js";
+import { PipeWriter, openNamedPipe } from "./pipe-writer.js";
 import { CliError } from "./args.js";
-import { AtomicFile, WRITE_BEHIND_BYTES, descriptorOf } from "./atomic-output.js";
+import { AtomicFile, WRITE_BEHIND_BYTES, descriptorOf, isNamedPipe } from "./atomic-output.js";
 import { STDIO, closeInput, inputName, openInput, streamed, type Input } from "./input.js";
 import { cannot, inWords } from "./os-errors.js";
 import { fmt, formatBytes } from "./words.js";
@@ -49,7 +49,7 @@ export type PieceBufferSource = (bytes: number) => ArrayBuffer;
  * open; a path is opened and closed here.
  */
 export async function* linePieces(source: string | Input, buffers?: PieceBufferSource): AsyncGenerator<Buffer> {
-  const input = typeof source === "string" ? openInput(source) : source;
+  const input = typeof source === "string" ? await openInput(source) : source;
   if (streamed(input)) {
     yield* streamPieces();
     return;
@@ -323,7 +323,7 @@ function isPipe(fd: number): boolean {
 export class Output {
   #fd: number;
   #file: AtomicFile | undefined;
-  /** Standard output that is a pipe or socket: written in the thread pool, so this thread is never held by a reader that stops. */
+  /** Standard output that is a pipe or socket, or a named pipe: written in the thread pool, so this thread is never held by a reader that stops or never comes. */
   #pipe: PipeWriter | undefined;
   #buffer: Buffer;
   #used = 0;
@@ -339,6 +339,14 @@ export class Output {
     if (this.path === STDIO || (mode === "atomic" && descriptorOf(this.path) === 1)) {
       this.#fd = 1;
       if (isPipe(1)) this.#pipe = new PipeWriter(1);
+    } else if (mode === "atomic" && descriptorOf(this.path) === undefined && isNamedPipe(this.path)) {
+      // Its descriptor comes once the pipe has a reader (openNamedPipe); what is written meanwhile waits in the queue.
+      this.#fd = -1;
+      try {
+        this.#pipe = new PipeWriter(openNamedPipe(this.path));
+      } catch (error) {
+        throw cannot("write", this.path, error);
+      }
     } else if (mode === "atomic") {
       this.#file = new AtomicFile(this.path);
       this.#fd = this.#file.fd;
@@ -400,7 +408,7 @@ export class Output {
     await this.drain(0);
     // This thread writes a file by position, which leaves its offset where the writers would start: nothing may precede them.
     if (this.#file && !this.#file.untouched) throw new Error(`${this.path} was written to before it was handed over`);
-    return { fd: this.#fd, path: this.path === STDIO ? "standard output" : this.path };
+    return { fd: await this.#descriptor(), path: this.#name };
   }
 
   /**
@@ -434,6 +442,8 @@ export class Output {
   async settle(): Promise<void> {
     this.flushSync();
     await this.drain(0);
+    // A named pipe given nothing is still opened, so that its reader sees the end of an empty output.
+    this.#fd = await this.#descriptor();
     if (!this.#file) return;
     await this.#file.settle();
     this.#file.sync();
@@ -455,7 +465,21 @@ export class Output {
     try {
       await this.#pipe?.drain(bytes);
     } catch (error) {
-      throw cannot("write", "standard output", error);
+      throw cannot("write", this.#name, error);
+    }
+  }
+
+  /** How messages name this output. */
+  get #name(): string {
+    return this.path === STDIO ? "standard output" : this.path;
+  }
+
+  /** The output's descriptor, once a named pipe's is open. */
+  async #descriptor(): Promise<number> {
+    try {
+      return this.#pipe ? await this.#pipe.opened() : this.#fd;
+    } catch (error) {
+      throw cannot("write", this.#name, error);
     }
   }
 
@@ -488,9 +512,9 @@ export class Output {
     }
     try {
       if (this.#pipe) this.#pipe.write(data);
-      else writeFully(this.#fd, data, this.path === STDIO ? "standard output" : this.path);
+      else writeFully(this.#fd, data, this.#name);
     } catch (error) {
-      if (this.#pipe) throw cannot("write", "standard output", error);
+      if (this.#pipe) throw cannot("write", this.#name, error);
       this.#file?.abort();
       throw error;
     }

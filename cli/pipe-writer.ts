@@ -9,11 +9,17 @@
 // writing in this thread (3 runs each, in turn), for 34 MB more at its peak
 // (120 MB), the copies of what is being written. Polling a non-blocking pipe
 // on a timer instead took 2.2-3.3 s.
-import { write } from "node:fs";
+import { close, constants, open, openSync, write } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import { onCleanup } from "./cleanup.js";
 import { FIRST_WAIT_MS, nextWait } from "./write-all.js";
 
+/** How often a named pipe with no reader is tried again: a reader that comes waits at most this long for the first bytes. */
+const READER_POLL_MS = 50;
+
 export class PipeWriter {
+  /** The descriptor, or its opening (a named pipe's, which waits for a reader). */
+  #fd: number | Promise<number>;
   #queue: Buffer[] = [];
   /** Bytes given and not yet written. */
   #pending = 0;
@@ -22,7 +28,18 @@ export class PipeWriter {
   /** drain()'s callers, woken after each write. */
   #waiting: (() => void)[] = [];
 
-  constructor(readonly fd: number) {}
+  constructor(fd: number | Promise<number>) {
+    this.#fd = fd;
+    // A failed opening is thrown by the next write or drain; until then it must not count as unhandled.
+    if (typeof fd !== "number") fd.then((opened) => (this.#fd = opened), (error) => (this.#failure ??= error));
+  }
+
+  /** The descriptor, once it is open. */
+  async opened(): Promise<number> {
+    const fd = await this.#fd;
+    if (this.#failure) throw this.#failure;
+    return fd;
+  }
 
   /** Queues a copy of `bytes` (the caller's may change once this returns); a failed earlier write is thrown. */
   write(bytes: Uint8Array): void {
@@ -43,10 +60,11 @@ export class PipeWriter {
   async #next(): Promise<void> {
     this.#writing = true;
     try {
+      const fd = await this.#fd;
       for (let piece = this.#queue.shift(); piece !== undefined; piece = this.#queue.shift()) {
         // A pipe another process left non-blocking and full is tried again after sleeps as write-all.ts's.
         for (let at = 0, wait = FIRST_WAIT_MS; at < piece.length; ) {
-          const written = await writeSome(this.fd, piece.subarray(at));
+          const written = await writeSome(fd, piece.subarray(at));
           if (written === undefined) {
             await sleep(wait);
             wait = nextWait(wait);
@@ -82,4 +100,57 @@ function writeSome(fd: number, bytes: Uint8Array): Promise<number | undefined> {
       else resolve(written);
     }),
   );
+}
+
+/**
+ * Opens a named pipe for writing without holding this thread: an open waits
+ * until the pipe has a reader, and a thread waiting so never hears Ctrl-C or
+ * SIGTERM (their handler is JS). It is tried non-blocking now (other errors
+ * are thrown at once), then every READER_POLL_MS on a timer while it has no
+ * reader; once it has one, it is opened as usual in the thread pool (at once,
+ * with the reader there), so its writes wait for the reader as a pipe on
+ * standard output's do. The non-blocking descriptor stays open until then:
+ * were the pipe left with no writer, its reader would read an end of input.
+ * A command that stops meanwhile stops the timer.
+ */
+export function openNamedPipe(path: string): Promise<number> {
+  /** A non-blocking descriptor of the pipe, or undefined while it has no reader. */
+  const probe = (): number | undefined => {
+    try {
+      return openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENXIO") return undefined;
+      throw error;
+    }
+  };
+  const openBehind = (held: number) =>
+    new Promise<number>((resolve, reject) =>
+      open(path, "w", (error, fd) => {
+        close(held, () => {});
+        if (error) reject(error);
+        else resolve(fd);
+      }),
+    );
+  const now = probe();
+  if (now !== undefined) return openBehind(now);
+  return new Promise<number>((resolve, reject) => {
+    let timer: NodeJS.Timeout;
+    const stop = onCleanup(() => clearTimeout(timer));
+    const poll = () => {
+      let held: number | undefined;
+      try {
+        held = probe();
+      } catch (error) {
+        stop();
+        return reject(error);
+      }
+      if (held === undefined) {
+        timer = setTimeout(poll, READER_POLL_MS);
+        return;
+      }
+      stop();
+      resolve(openBehind(held));
+    };
+    timer = setTimeout(poll, READER_POLL_MS);
+  });
 }

@@ -82,13 +82,13 @@ describe("linePieces", () => {
     }
   }
 
-  it("sizes for a file's lines from windows spread through it, not from its first piece alone", () => {
+  it("sizes for a file's lines from windows spread through it, not from its first piece alone", async () => {
     // 1,100 lines of 1,000 bytes, then 1,500,000 short numbers: the first piece alone suggested 12,000 lines.
     const long = Array.from({ length: 1_100 }, (_, i) => `${i}-${"x".repeat(990)}`.padEnd(999, "x"));
     const short = Array.from({ length: 1_500_000 }, (_, i) => String(i));
     const path = join(dir, "skewed-lines.txt");
     writeFileSync(path, [...long, ...short].join("\n") + "\n");
-    const input = openInput(path);
+    const input = await openInput(path);
     const first = readFileSync(path).subarray(0, MiB);
     const estimate = estimateLines(input, input.size, first)!;
     closeInput(input);
@@ -118,7 +118,7 @@ describe("linePieces", () => {
     const path = join(dir, "open");
     const text = randomText(5, 20_000, true);
     writeFileSync(path, text);
-    const input = openInput(path);
+    const input = await openInput(path);
     const fromInput: Buffer[] = [];
     for await (const piece of linePieces(input)) fromInput.push(Buffer.from(piece));
     closeInput(input);
@@ -145,7 +145,7 @@ describe("linePieces", () => {
     const text = randomText(11, 3_000, true); // a few lines longer than a piece among them
     const writer = spawn("sh", ["-c", `cat > '${fifo}'`], { stdio: ["pipe", "ignore", "ignore"] });
     writer.stdin.end(text);
-    const input = openInput(fifo);
+    const input = await openInput(fifo);
     try {
       const { size, pieces } = await sizedPieces(input);
       const got: Buffer[] = [];
@@ -165,7 +165,7 @@ describe("linePieces", () => {
     execFileSync("mkfifo", [fifo]);
     const writer = spawn("sh", ["-c", 'exec cat "$0" > "$1"', path, fifo], { stdio: "inherit" });
     const closed = new Promise((resolve) => writer.once("close", resolve));
-    const input = openInput(fifo); // blocks until the writer opens the pipe
+    const input = await openInput(fifo); // waits until the writer opens the pipe
     expect(input.regular).toBe(false);
     const pieces: Buffer[] = [];
     for await (const piece of linePieces(input)) pieces.push(Buffer.from(piece));

@@ -1,7 +1,7 @@
 // Outputs that are not plain files, through the real `bloomkit` binary: a
 // named pipe another program reads, and standard output named twice.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -62,5 +62,85 @@ describe("standard output named twice", () => {
     expect(stderr).toMatch(/^bloomkit: .* are the same file: give each output its own file\n$/);
     expect(code).toBe(1);
     expect(stdout.length).toBe(0);
+  });
+});
+
+/** Starts bloomkit; resolves to its exit signal or code, and to "still running" if it has not ended `ms` after `settled` is called. */
+function start(args: string[]) {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const exited = new Promise<string | number | null>((resolve) => child.on("close", (code, signal) => resolve(signal ?? code)));
+  const ended = (ms: number) => Promise.race([exited, new Promise((r) => setTimeout(() => r("still running"), ms))]);
+  return { child, ended, stderr: () => stderr };
+}
+
+/** A new named pipe in the test's folder. */
+function fifoNamed(name: string): string {
+  const fifo = file(name);
+  expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+  return fifo;
+}
+
+describe("a named pipe nobody opens at the other end", () => {
+  const lines = file("waiting.txt");
+  writeFileSync(lines, urls(3_000, 11).join("\n") + "\n");
+
+  // The open of a pipe with no reader (or, to read, no writer) held the main thread, where the
+  // handler of Ctrl-C is JS: the command waited for ever, deaf to it.
+  it.each([
+    ["dedup -o FIFO", (fifo: string) => ["dedup", lines, "-q", "-o", fifo]],
+    ["dedup --repeats FIFO", (fifo: string) => ["dedup", lines, "-q", "-o", file("waiting-unique.txt"), "--repeats", fifo]],
+    ["build -o FIFO", (fifo: string) => ["build", lines, "--n", "3000", "-q", "-o", fifo]],
+    ["dedup of a FIFO", (fifo: string) => ["dedup", fifo, "-q", "-o", file("waiting-out.txt")]],
+    ["query of a FIFO filter", (fifo: string) => ["query", fifo, "a"]],
+  ])("%s: Ctrl-C stops the command while it waits, and leaves no temporary file", async (name, args) => {
+    const fifo = fifoNamed(`${name.replace(/\W+/g, "-")}.fifo`);
+    const before = new Set(readdirSync(dir));
+    const run = start(args(fifo));
+    expect(await run.ended(700)).toBe("still running"); // waiting for the other end
+    run.child.kill("SIGINT");
+    const result = await run.ended(5000);
+    run.child.kill("SIGKILL");
+    expect(result).toBe("SIGINT");
+    expect(readdirSync(dir).filter((entry) => !before.has(entry))).toEqual([]);
+  });
+
+  it.each([
+    ["dedup", ["dedup", lines, "-q"]],
+    ["dedup of an empty file", ["dedup", file("empty.txt"), "-q"]],
+    ["build", ["build", lines, "--n", "3000", "-q"]],
+  ])("%s -o FIFO writes everything to a reader that comes late, as to a file", async (name, args) => {
+    writeFileSync(file("empty.txt"), "");
+    const plain = file(`late-${name.replace(/\W+/g, "-")}.out`);
+    expect(run([...args, "-o", plain]).code).toBe(0);
+    const fifo = fifoNamed(`late-${name.replace(/\W+/g, "-")}.fifo`);
+    const writer = start([...args, "-o", fifo]);
+    expect(await writer.ended(400)).toBe("still running");
+    const read = readerOf(fifo, `${fifo}.copy`);
+    expect(await writer.ended(15_000)).toBe(0);
+    expect(writer.stderr()).not.toMatch(/bloomkit:/);
+    expect((await read).equals(readFileSync(plain))).toBe(true);
+  });
+
+  it("merge reads a filter from a named pipe its writer fills", async () => {
+    // merge opened each input to compare it with the output, closed it and opened it again to load it: a
+    // writer that wrote in between had no reader (EPIPE). Inputs are now only looked at before the load.
+    const a = file("merge-a.bloom");
+    const b = file("merge-b.bloom");
+    writeFileSync(file("merge-a.txt"), urls(500, 1).join("\n") + "\n");
+    writeFileSync(file("merge-b.txt"), urls(500, 2).join("\n") + "\n");
+    expect(run(["build", file("merge-a.txt"), "--n", "1000", "-q", "-o", a]).code).toBe(0);
+    expect(run(["build", file("merge-b.txt"), "--n", "1000", "-q", "-o", b]).code).toBe(0);
+    expect(run(["merge", a, b, "-o", file("merged-plain.bloom")]).code).toBe(0);
+    const fifo = fifoNamed("merge-a.fifo");
+    const writer = spawn("sh", ["-c", 'exec cat "$0" > "$1"', a, fifo], { stdio: "ignore" });
+    const merged = start(["merge", fifo, b, "-o", file("merged.bloom")]);
+    const result = await merged.ended(15_000);
+    merged.child.kill("SIGKILL");
+    writer.kill();
+    expect(merged.stderr()).not.toMatch(/bloomkit:/);
+    expect(result).toBe(0);
+    expect(readFileSync(file("merged.bloom")).equals(readFileSync(file("merged-plain.bloom")))).toBe(true);
   });
 });
