@@ -68,11 +68,24 @@ export function chiSquare16(hashes) {
   return chi / 65_535;
 }
 
-/** Pairs of keys (all distinct) with equal full-width outputs, and how many a random function would give. */
+/**
+ * Pairs of keys (all distinct) with equal full-width outputs, and how many a
+ * random function would give: a value that k keys share is k(k − 1)/2 pairs,
+ * the count the expected value n(n − 1)/2 / 2^bits is of (counting adjacent
+ * equal outputs instead gave k − 1, which for hashes with few distinct values,
+ * hflp, hf and bp, is n − distinct rather than the pairs).
+ */
 export function collisions(hashes) {
   const sorted = hashes.slice().sort();
   let equal = 0;
-  for (let i = 1; i < sorted.length; i++) if (sorted[i] === sorted[i - 1]) equal++;
+  let run = 1;
+  for (let i = 1; i <= sorted.length; i++) {
+    if (i < sorted.length && sorted[i] === sorted[i - 1]) run++;
+    else {
+      equal += (run * (run - 1)) / 2;
+      run = 1;
+    }
+  }
   const space = hashes instanceof Uint32Array ? 2 ** 32 : 2 ** 64;
   return { equal, expected: (hashes.length * (hashes.length - 1)) / (2 * space) };
 }
