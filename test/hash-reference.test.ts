@@ -129,13 +129,15 @@ describe("the library against the references", () => {
     state = (Math.imul(state, 1103515245) + 12345) >>> 0;
     buffer[i] = state >>> 24;
   }
+  // The same without NUL bytes, so that hflp, hf, str and tianl (which stop at the first NUL) read long keys whole.
+  const text = buffer.map((byte) => 1 + (byte % 255));
   const seeds = [0, 1, 0x80000000, 0x9747b28c, 0xffffffff];
 
   it.each([...hashNames])("%s: every length 0…1,000 at unaligned offsets, under several seeds: hash, hashMany and hashPacked", (name) => {
-    for (const seed of isSeeded(name) ? seeds : [0]) {
+    for (const [seed, source] of [...(isSeeded(name) ? seeds : [0]).map((seed) => [seed, buffer] as const), [0, text] as const]) {
       const keys = Array.from({ length: 1001 }, (_, length) => {
         const offset = (length * 3 + seed) % 9;
-        return buffer.subarray(offset, offset + length);
+        return source.subarray(offset, offset + length);
       });
       const want = keys.map((key) => reference(name, key, seed));
       const single = keys.map((key) => hash(name, key, seed));
@@ -203,6 +205,18 @@ describe("the library against the references", () => {
       expect(() => form(5n)).toThrow(new TypeError("seed must be a number, got 5n"));
       expect(() => form(2n ** 40n)).toThrow(new TypeError("seed must be a number, got 1099511627776n"));
       expect(() => form("1")).toThrow(new TypeError('seed must be a number, got "1"'));
+    }
+  });
+});
+
+describe("the classic hashes' int arithmetic on long keys", () => {
+  it("hf's wrapping int sum (past 2^31 from 2,370 bytes of 0xFF) and its absolute value, as gcc -fwrapv computes them", () => {
+    // HFHash over n bytes 0xFF (test/fixtures/classic-hashes.c, gcc -funsigned-char -fwrapv).
+    const c: [number, number][] = [[2000, 1000], [2370, 2341], [2371, 378], [2400, 496], [5000, 2908], [50000, 32008], [65535, 65153], [65536, 32768]];
+    for (const [length, want] of c) {
+      const key = new Uint8Array(length).fill(0xff);
+      expect(R.classic("hf", key), `reference, ${length}`).toBe(want);
+      expect(hash("hf", key), `library, ${length}`).toBe(want);
     }
   });
 });
