@@ -3,7 +3,6 @@
 // known bias.
 import { describe, expect, it } from "vitest";
 import { hashPacked } from "../bindings/index.js";
-// @ts-expect-error: a plain .mjs module without types
 import { avalanche, chiSquare16, collisions } from "../bench/hash-quality.mjs";
 
 describe("bench/hash-quality.mjs", () => {
