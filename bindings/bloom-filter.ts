@@ -14,7 +14,7 @@ import { checkDeserializeOptions, openHandle, type DeserializeOptions, type Shar
 import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { combineInto } from "./combine.js";
 import { segmentIndices } from "./indices.js";
-import { checkReachable, filterSizing, MAX_HASHES, rateFor } from "./optimal.js";
+import { checkReachable, checkSizable, filterSizing, MAX_HASHES, rateFor } from "./optimal.js";
 import type { Filter } from "./filter.js";
 import { hashId, type HashName } from "./hash.js";
 import {
@@ -183,6 +183,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
    */
   static sizing(n: number, p: number, hashing: Hashing, foldable = false, segmentLimit = MAX_SEGMENT_BITS): { bits: number; hashes: number; segments: number } {
     // Not optimal(): the bound on m is the filter's own, far lower, and its message names create()'s arguments.
+    if (hashing.strategy === "independent") checkSizable("expectedItems", "falsePositiveRate", n, p, hashing.names.length);
     const sized = filterSizing(hashing.strategy === "independent" ? { n, p, k: hashing.names.length } : { n, p });
     const segments = segmentsFor(sized.m, segmentLimit);
     const maxBits = MAX_SEGMENTS * segmentLimit;

@@ -9,7 +9,7 @@ import { SOURCE_BYTES, sourceLength, type Chunk, type Kernel, type KeyHash, type
 import { maxKeyBytes, type Key } from "./keys.js";
 import { segmentIndices } from "./indices.js";
 import type { DeletableFilter } from "./filter.js";
-import { checkReachable, filterSizing, MAX_HASHES, rateFor } from "./optimal.js";
+import { checkReachable, checkSizable, filterSizing, MAX_HASHES, rateFor } from "./optimal.js";
 import { BloomFilter } from "./bloom-filter.js";
 import {
   FilterType,
@@ -97,6 +97,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     const width = checkCounterBits(checked);
     const hashing = resolveHashing(checked);
     if (hashing.strategy === "double") checkReachable("expectedItems", "falsePositiveRate", n, p);
+    else checkSizable("expectedItems", "falsePositiveRate", n, p, hashing.names.length);
     // Not optimal(): the bound on m is the filter's own, far lower, and its message names create()'s arguments.
     const sized = filterSizing(hashing.strategy === "independent" ? { n, p, k: hashing.names.length } : { n, p });
     const segments = segmentsFor(sized.m, width);

@@ -120,9 +120,23 @@ export function optimalBits(n: number, p: number): number {
   return Math.max(1, Math.ceil((-n * Math.log(p)) / LN2_SQUARED));
 }
 
+/** ⌈−k·n / ln(1 − p^(1/k))⌉, at least 1: Infinity when p^(1/k) is so close to 0 that 1 − p^(1/k) rounds to 1, or n is so large. */
+function closedBitsForHashes(n: number, p: number, k: number): number {
+  return Math.max(1, Math.ceil((-k * n) / Math.log1p(-Math.exp(Math.log(p) / k))));
+}
+
+/**
+ * Throws a RangeError in a filter's words (create()'s argument names) when n
+ * keys at rate p with exactly k hashes (the independent strategy) need more
+ * bits than floating point holds: what checkReachable says for double hashing.
+ */
+export function checkSizable(nName: string, pName: string, n: number, p: number, k: number): void {
+  if (!Number.isFinite(closedBitsForHashes(n, p, k))) throw new RangeError(`a filter for ${nName} = ${n} at ${pName} = ${p} needs more bits than any filter holds`);
+}
+
 /** Smallest m reaching rate p for n keys with exactly k hashes: ⌈−k·n / ln(1 − p^(1/k))⌉. */
 function bitsForHashes(n: number, p: number, k: number): number {
-  let m = Math.max(1, Math.ceil((-k * n) / Math.log1p(-Math.exp(Math.log(p) / k))));
+  let m = closedBitsForHashes(n, p, k);
   // p^(1/k) so close to 0 that 1 − p^(1/k) rounds to 1, or n so large: no m in floating point.
   if (!Number.isFinite(m)) throw new RangeError(`no number of bits reaches p = ${p} for n = ${n} with k = ${k}: give a larger p, a smaller n or more hashes`);
   // p^(1/k) is computed through exp and log: step past a last-ulp excess so the promise holds exactly.

@@ -54,6 +54,13 @@ describe("BloomFilter.create and withSize reject bad parameters", () => {
     for (const create of [() => BloomFilter.create(1e308, 0.01), () => CountingBloomFilter.create(1e308, 0.01), () => ScalableBloomFilter.create(1e308, 0.01)]) {
       expect(create).toThrow(/^a filter for (expectedItems|initialCapacity) = 1e\+308 at falsePositiveRate = 0\.01 needs more bits than any filter holds$/);
     }
+    // The independent strategy too (k fixed by the list): an m past floating point, from a tiny p or a huge n.
+    for (const [hash, n, p] of [[["djb"], 1e10, 1e-300], [["djb", "sdbm"], 1e308, 0.01]] as const) {
+      const words = new RegExp(`^a filter for expectedItems = ${String(n).replace("+", "\\+")} at falsePositiveRate = ${p} needs more bits than any filter holds$`);
+      expect(() => BloomFilter.create(n, p, { hash: [...hash] })).toThrow(words);
+      expect(() => BloomFilter.sizeFor(n, p, { hash: [...hash] })).toThrow(words);
+      expect(() => CountingBloomFilter.create(n, p, { hash: [...hash] })).toThrow(words);
+    }
     expect(() => CuckooFilter.create(1e308, 0.01)).toThrow(/needs [\d.e+]+ buckets of 16-bit fingerprints \(more bytes than a number holds\); one filter holds at most 4\.00 GiB/);
     // Above one segment, withSize needs bits that split into equal segments of whole words.
     expect(() => BloomFilter.withSize(MAX_SEGMENT_BITS + 1, 1)).toThrow(/needs 2 segments of equal size .* give a multiple of 128/);
