@@ -193,6 +193,8 @@ function result(n: number, m: number, k: number): OptimalParameters {
  *   optimal({ m, k, p })  → the capacity n
  *   optimal({ m, p })     → the best k (−log₂ p) and its capacity n
  *   optimal({ n, m, p })  → the fewest hashes that reach p
+ *
+ * A k worked out here is at most MAX_HASHES, the most a filter takes.
  */
 export function optimal(input: OptimalInput): OptimalParameters {
   return solve(input, true);

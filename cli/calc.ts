@@ -1,5 +1,5 @@
 // `bloomkit calc`: the parameter calculator of hur.st/bloomfilter, from any three of n, p, m, k.
-import { optimal, type OptimalInput } from "bloomkit";
+import { MAX_HASHES, optimal, type OptimalInput } from "bloomkit";
 import { NumberTooLarge, UsageError, hasByteUnit, inOptionWords, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
 import { printOut } from "./io.js";
 import { count, fmt, formatBytes } from "./words.js";
@@ -60,11 +60,27 @@ export async function calc({ options, positionals }: Parsed): Promise<void> {
     `n = ${countWords(result.n)}\n` +
       `p = ${rateWords(result)}\n` +
       `m = ${countWords(result.m)} ${result.m === 1 ? "bit" : "bits"} (${size})\n` +
-      `k = ${result.k}\n` +
+      `k = ${result.k}${cappedNote(input, result)}\n` +
       // An n far past m (--n 1e300 --m 1000) leaves too few bits an item for 2 decimals to show any.
       `bits per item = ${result.bitsPerItem < 0.005 ? result.bitsPerItem.toPrecision(3) : result.bitsPerItem.toFixed(2)}\n` +
       `size = ${count(bytes, "byte")}\n`,
   );
+}
+
+/**
+ * Where the best k is more hashes than a filter takes (--n with an --m of
+ * hundreds of bits per item; --m with a --p below 2^-256), the calculator
+ * gives MAX_HASHES: said beside k, with the k that would be best.
+ */
+function cappedNote(input: OptionInput, { n, m, k }: { n: number; m: number; k: number }): string {
+  if (input.k !== undefined || k !== MAX_HASHES) return "";
+  // --n --m: the best k gives the lowest rate; --m --p: the most items at that rate.
+  if (input.p === undefined) {
+    const best = Math.round((m / n) * Math.LN2);
+    return best > MAX_HASHES ? ` (the most a filter takes; ${fmt(best)} would give a lower rate)` : "";
+  }
+  const best = input.n === undefined ? Math.round(-Math.log2(input.p)) : 0;
+  return best > MAX_HASHES ? ` (the most a filter takes; ${fmt(best)} would hold more items at this p)` : "";
 }
 
 /**

@@ -310,6 +310,22 @@ describe("bloomkit calc", () => {
     expect(run(["calc", "--n", "5M", "--m", "64MB", "--k", "7"]).stdout).toMatch(/p = /);
   });
 
+  it("says so beside k when the best k is more hashes than a filter takes, naming that k", () => {
+    // --n with --m: k* = m/n · ln 2; its rate is below k = 256's, by the formula.
+    const rate = (n: number, m: number, k: number) => k * Math.log1p(-Math.exp((-k * n) / m)); // ln p
+    const wide = run(["calc", "--n", "10000", "--m", "512e6"]).stdout;
+    const best = Math.round((512e6 / 10000) * Math.LN2);
+    expect(wide).toContain(`k = 256 (the most a filter takes; ${best.toLocaleString("en-US")} would give a lower rate)\n`);
+    expect(rate(10000, 512e6, best)).toBeLessThan(rate(10000, 512e6, 256));
+    // --m with --p: k = −log₂ p holds more items at that p than 256 does.
+    const capacity = (m: number, k: number, p: number) => Math.floor((-m * Math.log1p(-Math.exp(Math.log(p) / k))) / k);
+    expect(run(["calc", "--m", "64MB", "--p", "1e-300"]).stdout).toContain(`k = 256 (the most a filter takes; 997 would hold more items at this p)\n`);
+    expect(capacity(512e6, 997, 1e-300)).toBeGreaterThan(capacity(512e6, 256, 1e-300));
+    // At the edge, k* = 256.46 rounds to 256: nothing to say; nor when --k is given.
+    expect(run(["calc", "--n", "10000", "--m", "3700000"]).stdout).toContain("k = 256\n");
+    expect(run(["calc", "--n", "10000", "--m", "512e6", "--k", "256"]).stdout).toContain("k = 256\n");
+  });
+
   it("writes a count past 2^53 − 1 in exponent form, as it writes a tiny rate, not in 300 digits", () => {
     const huge = run(["calc", "--n", "1e300", "--m", "1000", "--k", "1"]);
     expect(huge.code, huge.stderr).toBe(0);
