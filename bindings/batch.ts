@@ -447,7 +447,9 @@ export function saveChunk(chunk: Chunk, copy = true): SavedChunk {
   if (chunk.source === SOURCE_BYTES) {
     const ends = take(arena.u32(), chunk.scratch.ends >>> 2, (chunk.scratch.ends >>> 2) + chunk.count);
     const last = chunk.count === 0 ? chunk.start : ends[chunk.count - 1];
-    const bytes = take(arena.u8(), chunk.src + chunk.start, chunk.src + last);
+    // src is the key base shifted back by the caller's offsets (packedChunks), mod 2^32 as wasm adds them: the bytes start at src + start mod 2^32.
+    const from = (chunk.src + chunk.start) >>> 0;
+    const bytes = take(arena.u8(), from, from + (last - chunk.start));
     return { chunk, words: new Uint32Array(0), words2: undefined, bytes, ends };
   }
   const width = wordsPerKey(chunk.source);
