@@ -8,7 +8,7 @@
 import type { Arena } from "./arena.js";
 import { SOURCE_HASHES, SOURCE_U32, SOURCE_U64, HASH_MURMUR3_128 } from "./constants.generated.js";
 import { checkAttached, describe } from "./errors.js";
-import { isBytes, keyText, maxKeyBytes, MAX_BATCH_KEYS, scratchOf, writeString, type Key, type Scratch } from "./keys.js";
+import { isBytes, keyRoomIn, keyText, MAX_BATCH_KEYS, scratchOf, writeString, type Key, type Scratch } from "./keys.js";
 
 /** Where a batch's keys come from. */
 export type KeySource =
@@ -66,24 +66,28 @@ function checkKeyArray(keys: unknown): asserts keys is readonly Key[] {
   if (!Array.isArray(keys)) throw new TypeError(`keys must be an array of strings or Uint8Arrays, got ${describe(keys)}`);
 }
 
-/** Checks a packed batch: `ends` must be non-decreasing offsets within `bytes`; returns the longest key. */
-function checkPacked(bytes: unknown, ends: unknown): number {
+/** Checks a packed batch: `ends` must be non-decreasing offsets within `bytes`; returns the longest key's index (−1 for none) and length. */
+function checkPacked(bytes: unknown, ends: unknown): { at: number; largest: number } {
   if (!isBytes(bytes)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
   if (!(ends instanceof Uint32Array)) throw new TypeError(`ends must be a Uint32Array, got ${describe(ends)}`);
   checkAttached("bytes", bytes);
   checkAttached("ends", ends);
   let previous = 0;
   let largest = 0;
+  let at = -1;
   for (let i = 0; i < ends.length; i++) {
     const end = ends[i];
     if (end < previous || end > bytes.length) {
       const after = i === 0 ? "0" : `ends[${i - 1}] = ${previous}`;
       throw new RangeError(`ends[${i}] = ${end} must be ≥ ${after} and ≤ bytes.length = ${bytes.length}`);
     }
-    largest = Math.max(largest, end - previous);
+    if (end - previous > largest) {
+      largest = end - previous;
+      at = i;
+    }
     previous = end;
   }
-  return largest;
+  return { at, largest };
 }
 
 /** Throws the TypeError for a lines buffer that is not bytes. */
@@ -121,8 +125,19 @@ function packedChunk(scratch: Scratch, hash: KeyHash | null, count: number, firs
 function keysChunks(arena: Arena, hash: KeyHash | null, keys: readonly Key[], visit: (chunk: Chunk) => void): void {
   checkKeyArray(keys);
   let largest = 0;
-  for (let i = 0; i < keys.length; i++) largest = Math.max(largest, maxKeyBytes(keys[i], i));
-  const scratch = scratchOf(arena, largest);
+  let at = -1;
+  for (let i = 0; i < keys.length; i++) {
+    const room = keyRoomIn(arena, keys[i], i);
+    if (room > largest) {
+      largest = room;
+      at = i;
+    }
+  }
+  const scratch = scratchOf(arena, largest, () => {
+    const key = keys[at];
+    // A one-key call (add, has) is a batch of one: its argument is `key`.
+    return `${keys.length === 1 ? "key" : `keys[${at}]`} is ${typeof key === "string" ? new TextEncoder().encode(key).length : key.length} bytes and`;
+  });
   const { ends, bytes, capacity } = scratch;
   const endsIndex = ends >>> 2;
   let first = 0;
@@ -138,7 +153,8 @@ function keysChunks(arena: Arena, hash: KeyHash | null, keys: readonly Key[], vi
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
     const isString = typeof key === "string";
-    if (count === MAX_BATCH_KEYS || used + (isString ? key.length * 3 : key.length) > capacity) {
+    // (A string longer than a third of the area fits it by its exact length, keyRoomIn: written at 0, it needs no chunk cut before it.)
+    if (count === MAX_BATCH_KEYS || (count > 0 && used + (isString ? key.length * 3 : key.length) > capacity)) {
       packedChunk(scratch, hash, count, first, bytes, 0, visit);
       u8 = arena.u8();
       u32 = arena.u32();
@@ -159,7 +175,8 @@ function keysChunks(arena: Arena, hash: KeyHash | null, keys: readonly Key[], vi
 
 /** Packed keys, each chunk copied once. */
 function packedChunks(arena: Arena, hash: KeyHash | null, bytes: Uint8Array, ends: Uint32Array, visit: (chunk: Chunk) => void): void {
-  const scratch = scratchOf(arena, checkPacked(bytes, ends));
+  const { at, largest } = checkPacked(bytes, ends);
+  const scratch = scratchOf(arena, largest, () => `packed key ${at} (bytes ${at === 0 ? 0 : ends[at - 1]} to ${ends[at]}) is ${largest} bytes and`);
   const total = ends.length;
   let i = 0;
   while (i < total) {
@@ -182,6 +199,10 @@ function packedChunks(arena: Arena, hash: KeyHash | null, bytes: Uint8Array, end
  */
 function linesChunks(arena: Arena, hash: KeyHash | null, buffer: Uint8Array, visit: (chunk: Chunk) => void): void {
   checkLines(buffer);
+  // A line longer than the scratch area gets a larger one: taken before the first piece, so that when the
+  // memory has no room for it the batch fails having added nothing.
+  const long = longestLine(buffer, scratchOf(arena).capacity);
+  if (long.bytes > 0) scratchOf(arena, long.bytes, () => `the line at byte ${long.from} of buffer, with its line ending, is ${long.bytes} bytes and`);
   let from = 0;
   let first = 0;
   while (from < buffer.length) {
@@ -205,6 +226,29 @@ function linesChunks(arena: Arena, hash: KeyHash | null, buffer: Uint8Array, vis
     first += lines;
     from += consumed;
   }
+}
+
+/**
+ * The longest line of `buffer` (with its "\n") that a scratch area of
+ * `capacity` bytes cannot take whole, and where it starts; bytes 0 when every
+ * line fits (the last one, without "\n", too). One search per `capacity`
+ * bytes: a line that ends within the next `capacity` bytes fits, and so do
+ * all lines before it.
+ */
+export function longestLine(buffer: Uint8Array, capacity: number): { from: number; bytes: number } {
+  let longest = { from: 0, bytes: 0 };
+  for (let from = 0; buffer.length - from > capacity; ) {
+    const newline = buffer.lastIndexOf(10, from + capacity - 1);
+    if (newline >= from) {
+      from = newline + 1;
+      continue;
+    }
+    const next = buffer.indexOf(10, from + capacity);
+    const end = next < 0 ? buffer.length : next + 1;
+    if (end - from > longest.bytes) longest = { from, bytes: end - from };
+    from = end;
+  }
+  return longest;
 }
 
 /** Copies `len` bytes of `buffer` from `from` into the scratch area and splits up to MAX_BATCH_KEYS lines; returns how many. */

@@ -5,7 +5,7 @@
 import type { Arena } from "./arena.js";
 import { SharedArena } from "./shared-arena.js";
 import { BLOOM_GROUP_BYTES } from "./constants.generated.js";
-import { describe, isDetached } from "./errors.js";
+import { describe, formatBytes, isDetached } from "./errors.js";
 
 /** A key: a string (hashed as its UTF-8 bytes) or raw bytes. */
 export type Key = string | Uint8Array;
@@ -60,14 +60,24 @@ export const SHARED_KEY_BYTES = MAX_BATCH_KEYS * 8;
 /** Key bytes of a shared batch area for filters whose kernels read key bytes (the independent strategy): a default chunk. */
 export const SHARED_BYTES_KEY_BYTES = DEFAULT_KEY_BYTES;
 
-/** `arena`'s scratch area, with room for at least `keyBytes` bytes of keys (a larger one replaces it when needed). */
-export function scratchOf(arena: Arena, keyBytes = 0): Scratch {
+/**
+ * `arena`'s scratch area, with room for at least `keyBytes` bytes of keys (a
+ * larger one replaces it when needed). `what` names the key that needs the
+ * room, as the API names it ("keys[3]", "the key", …), for the RangeError
+ * when the memory has no room for it.
+ */
+export function scratchOf(arena: Arena, keyBytes = 0, what?: () => string): Scratch {
   const current = arena.scratch as Scratch | undefined;
   if (current && keyBytes <= current.capacity) return current;
   if (arena instanceof SharedArena) return sharedScratch(arena, keyBytes);
   const capacity = Math.max(DEFAULT_KEY_BYTES, keyBytes);
   const ptr = arena.alloc(FIXED_BYTES + capacity);
-  if (ptr === 0) throw new RangeError(`no room in wasm memory for a batch with a key of ${keyBytes} bytes`);
+  if (ptr === 0) {
+    throw new RangeError(
+      `${what ? what() : `a key of ${keyBytes} bytes`} does not fit: its wasm memory (4 GiB at most, the filters in it included) ` +
+        `has no room left for a batch area of ${formatBytes(FIXED_BYTES + capacity)}`,
+    );
+  }
   if (current && arena.scratchHolds > 0) arena.scratchToFree.push(current.ends);
   else if (current) arena.free(current.ends);
   return placeScratch(arena, ptr, capacity);
@@ -196,12 +206,22 @@ export function writeString(scratch: Scratch, key: string, at: number): number {
   return encoder.encodeInto(key, scratch.arena.u8().subarray(start, start + key.length * 3)).written;
 }
 
+/**
+ * The room a key needs in `arena`'s scratch area, checking it as maxKeyBytes
+ * does: a string's bound of 3 bytes per UTF-16 unit while the area holds
+ * that, else (a key of hundreds of KiB) its exact UTF-8 length, so that a
+ * key whose bytes fit the area, or the room left in the memory, is taken.
+ */
+export function keyRoomIn(arena: Arena, key: unknown, index = -1): number {
+  const bound = maxKeyBytes(key, index);
+  if (typeof key !== "string" || bound <= ((arena.scratch as Scratch | undefined)?.capacity ?? DEFAULT_KEY_BYTES)) return bound;
+  return encoder.encode(key).length;
+}
+
 /** Copies one key into `arena`'s scratch area; returns the scratch and the key's byte length. */
 export function writeKey(arena: Arena, key: unknown): { scratch: Scratch; length: number } {
-  // A string's room is 3 bytes per UTF-16 unit at most; past what the area holds (a shared filter's is fixed), its exact UTF-8 length.
-  const bound = maxKeyBytes(key);
-  const current = arena.scratch as Scratch | undefined;
-  const scratch = scratchOf(arena, typeof key === "string" && bound > (current?.capacity ?? DEFAULT_KEY_BYTES) ? encoder.encode(key).length : bound);
+  const length = keyRoomIn(arena, key);
+  const scratch = scratchOf(arena, length, () => `key is ${length} bytes and`);
   if (typeof key === "string") return { scratch, length: writeString(scratch, key, 0) };
   arena.u8().set(key as Uint8Array, scratch.bytes);
   return { scratch, length: (key as Uint8Array).length };

@@ -369,14 +369,16 @@ export abstract class WasmBlock extends FilterBase {
       this.#oneString = null;
       return undefined;
     }
-    const room = keyRoom(scratchOf(blocks[0].arena, key.length * 3));
+    // The area as it is: a key longer than it holds takes oneKey, which makes the area as large as the key's
+    // UTF-8 bytes (not 3 bytes a character), or says why the memory has no room; the path is built again after.
+    const room = keyRoom(scratchOf(blocks[0].arena));
     if (room === undefined) {
       this.#oneString = null;
       return undefined;
     }
     const one: OneString = { room, core: blocks[0].arena.core, filter: blocks[0].ptr };
     this.#oneString = one;
-    return one;
+    return roomTakes(room, key) ? one : undefined;
   }
 
   /** Releases the wasm memory now; any later use throws. Calling it again does nothing. */

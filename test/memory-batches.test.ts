@@ -6,7 +6,9 @@
 // every route, and single keys answer as batches do.
 import { describe, expect, it } from "vitest";
 import { BloomFilter, ScalableBloomFilter } from "../bindings/index.js";
-import { rng } from "./helpers.js";
+import { Arena, ARENA_MAX_BYTES } from "../bindings/arena.js";
+import { resolveHashing } from "../bindings/hashing.js";
+import { firstDifference, rng } from "./helpers.js";
 
 const encoder = new TextEncoder();
 
@@ -95,5 +97,69 @@ describe("a shared filter of the independent strategy, packed keys past the firs
     expect(shared.size).toBe(own.size);
     shared.dispose();
     own.dispose();
+  });
+});
+
+describe("a key longer than the batch area, in a memory with no room for a larger one", () => {
+  /**
+   * A Bloom filter of 2^20 bits in a memory of its own (an Arena, so no free-memory check) whose room above the filter is
+   * `room` bytes: the engine reserves the memory's 4 GiB of addresses, and only the pages written take memory.
+   */
+  function cramped(room: number): BloomFilter {
+    const arena = new Arena();
+    const filterBytes = 2 ** 17 + 4096;
+    expect(arena.alloc(ARENA_MAX_BYTES - arena.base - filterBytes - room)).not.toBe(0);
+    return BloomFilter.fromFill(2 ** 20, 5, resolveHashing({}), 0, [arena], () => {});
+  }
+
+  it("refuses it naming the argument, before any key of the batch is added, on every route (seeded)", () => {
+    const random = rng(21);
+    const filter = cramped(3 * 2 ** 20);
+    const added = new Set<string>();
+    const long = (n: number) => `long-${n}-${"L".repeat(2 ** 21 + Math.floor(random() * 2 ** 20))}`;
+    for (let step = 0; step < 40; step++) {
+      const keys = Array.from({ length: 1 + Math.floor(random() * 3000) }, (_, i) => `k-${step}-${i}`);
+      const tooLong = random() < 0.5;
+      // The long key anywhere in the batch, after keys that fit.
+      if (tooLong) keys.splice(1 + Math.floor(random() * keys.length), 0, long(step));
+      const before = filter.bitArray();
+      const size = filter.size;
+      const route = ["lines", "many", "bytes", "packed"][step % 4];
+      const call = () => {
+        if (route === "lines") filter.addLines(encoder.encode(keys.join(random() < 0.5 ? "\n" : "\r\n")));
+        else if (route === "many") filter.addMany(keys);
+        else if (route === "bytes") filter.addMany(keys.map((key) => encoder.encode(key)));
+        else {
+          const { bytes, ends } = packed(keys.map((key) => encoder.encode(key)));
+          filter.addPacked(bytes, ends);
+        }
+      };
+      if (tooLong) {
+        const names = { lines: /^the line at byte \d+ of buffer, with its line ending, is \d+ bytes and does not fit/, many: /^keys\[\d+\] is \d+ bytes and does not fit/, bytes: /^keys\[\d+\] is \d+ bytes and does not fit/, packed: /^packed key \d+ \(bytes \d+ to \d+\) is \d+ bytes and does not fit/ };
+        expect(call, `step ${step} via ${route}`).toThrow(RangeError);
+        expect(call, `step ${step} via ${route}`).toThrow(names[route as keyof typeof names]);
+        expect(firstDifference(filter.bitArray(), before), `step ${step} via ${route}: a refused batch changed the bits`).toBe(-1);
+        expect(filter.size, `step ${step} via ${route}: a refused batch changed the size`).toBe(size);
+      } else {
+        call();
+        for (const key of keys) added.add(key);
+      }
+      const all = [...added];
+      const answers = filter.hasMany(all);
+      expect(all.filter((_, i) => answers[i] !== 1), `step ${step}: added keys answering absent`).toEqual([]);
+    }
+    expect(() => filter.has(long(99))).toThrow(/^key is \d+ bytes and does not fit/);
+    filter.dispose();
+  });
+
+  it("takes a string whose UTF-8 bytes fit the area as it is, though 3 bytes a character would not", () => {
+    const filter = cramped(2 ** 21);
+    // 600,000 ASCII characters: at most 1.8 MB as UTF-8 by the bound, 600,000 bytes in fact, within the 1 MiB area.
+    const key = "a".repeat(600_000);
+    expect(filter.has(key)).toBe(false);
+    filter.add(key);
+    expect(filter.has(key)).toBe(true);
+    expect(filter.hasMany([key, "b"])).toEqual(Uint8Array.of(1, 0));
+    filter.dispose();
   });
 });
