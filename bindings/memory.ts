@@ -38,8 +38,24 @@ const pools: Arena[] = [];
 
 /** The first pool arena: where hashing, checksums and other work without a filter of its own run. */
 export function defaultArena(): Arena {
-  if (pools.length === 0) pools.push(new Arena());
+  if (pools.length === 0) pools.push(newPool());
   return pools[0];
+}
+
+/**
+ * A new pool arena of at least `bytes`. The engine refuses a wasm memory where
+ * the address space is limited (`ulimit -v`: each memory reserves gigabytes of
+ * it) with its own words, "WebAssembly.Memory(): could not allocate memory":
+ * said here in ours, naming what needed it.
+ */
+function newPool(bytes?: number, what?: What): Arena {
+  try {
+    return new Arena(bytes);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    const needed = bytes === undefined ? "" : ` of ${formatBytes(bytes)}`;
+    throw new RangeError(`cannot make a wasm memory${needed}${what === undefined ? "" : ` for ${named(what)}`}: the engine refused it (${error.message}); a limit on this process's address space (ulimit -v) can cause this`);
+  }
 }
 
 interface ProcessWithMemory {
@@ -115,7 +131,7 @@ export function allocate(bytes: number, what: What, near?: Arena): Block {
     if (ptr !== 0) return { arena: pool, ptr, bytes };
   }
   checkFree(bytes, what);
-  const pool = new Arena(bytes + SCRATCH_RESERVE);
+  const pool = newPool(bytes + SCRATCH_RESERVE, what);
   const ptr = pool.alloc(bytes);
   if (ptr === 0) throw new RangeError(`cannot allocate ${formatBytes(bytes)} for ${named(what)}: the engine refused to grow a wasm memory`);
   pools.push(pool);

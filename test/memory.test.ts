@@ -96,6 +96,30 @@ describe("wasm memory", () => {
     expect(peak).toBeLessThan(256 * MiB);
   });
 
+  it.each([3, 12])("says in its own words when the engine refuses a new wasm memory (ulimit -v of %s GB), and the filters made before still answer", (gigabytes) => {
+    // Each wasm memory reserves gigabytes of address space: under `ulimit -v` the engine refuses one with
+    // "WebAssembly.Memory(): could not allocate memory", which reached the user as it was from a pool's arena.
+    // 3 GB refuses Node 20 the first pool, 12 GB a later one; at 8 GB Node 24.22 itself dies of a fatal OOM elsewhere.
+    const script = `
+      const { BloomFilter } = await import(${JSON.stringify(new URL("../dist/index.js", import.meta.url).href)});
+      const made = [];
+      let error;
+      try {
+        for (let i = 0; i < 1000; i++) made.push(BloomFilter.withSize(8 * 60 * 2 ** 20, 3).add("key-" + i)); // 60 MiB: a pool of its own each
+      } catch (caught) {
+        error = caught;
+      }
+      const answered = made.every((filter, i) => filter.has("key-" + i));
+      console.log(JSON.stringify({ made: made.length, name: error?.constructor.name, message: error?.message, answered }));`;
+    const child = spawnSync("sh", ["-c", 'ulimit -v "$0" && exec "$1" --input-type=module -e "$2"', String(gigabytes * 1e6), process.execPath, script], { encoding: "utf8" });
+    expect(child.status, child.stderr).toBe(0);
+    const { made, name, message, answered } = JSON.parse(child.stdout);
+    expect(made).toBeLessThan(1000);
+    expect(name).toBe("RangeError");
+    expect(message).toMatch(/^cannot make a wasm memory( of [\d.]+ MiB for a Bloom filter of 503316480 bits \(60\.00 MiB\))?: the engine refused it \(.*\); a limit on this process's address space \(ulimit -v\) can cause this$/);
+    expect(answered).toBe(true);
+  });
+
   it("holds 40 filters of 100 MB at once, each in a memory of its own", () => {
     const held = Array.from({ length: 40 }, () => BloomFilter.withSize(800_000_000, 7));
     expect(new Set(held.map((filter) => filter.arena)).size).toBe(40);
