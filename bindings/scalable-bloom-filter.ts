@@ -422,7 +422,20 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       throw new FormatError(`corrupted: parameters create() refuses: ${(error as Error).message}`);
     }
     if (layerCount < 1 || layerCount > filter.#maxLayers) throw new FormatError(`corrupted: ${layerCount} layers; these parameters allow 1 to ${filter.#maxLayers}`);
-    let reader = new RecordReader({ [FilterType.bloom]: BloomFilter.loader }, FilterType.bloom);
+    // A layer is read with the bytes left in this payload as its limit: a layer header that declares more (a
+    // corrupted record of a few hundred bytes declaring a 256 GiB layer) is refused before the layer is allocated,
+    // not after gigabytes were reserved for it, nor as a RangeError for a filter this record could never hold.
+    // Its m is checked against the one its index gives before BloomFilter.loader allocates it (the rest after).
+    let taken = 0;
+    const layerLoader: Loader<BloomFilter> = (layerHeader) => {
+      const i = filter.#layers.length;
+      const { bits } = BloomFilter.sizing(filter.layerCapacity(i), filter.layerFalsePositiveRate(i), hashing);
+      const declared = layerHeader.params.byteLength >= 8 ? layerHeader.params.getBigUint64(0, true) : undefined;
+      if (declared !== BigInt(bits)) throw new FormatError(`corrupted: ${declared ?? "no"} bits where its parameters give ${bits}`);
+      return BloomFilter.loader(layerHeader);
+    };
+    const layerReader = () => new RecordReader({ [FilterType.bloom]: layerLoader }, FilterType.bloom, header.payloadLength - taken);
+    let reader = layerReader();
     const layerDone = () => {
       const i = filter.#layers.length;
       const layer = reader.result();
@@ -436,7 +449,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       const same = expected.bits === layer.bits && expected.hashes === layer.hashes && layer.baseBits === layer.bits && layer.segmentCount === expected.segments && hashingDifference(layer.hashing, hashing) === undefined;
       if (!same) throw new FormatError(`corrupted: layer ${i} does not have the size, folding, segments or hashing its parameters give`);
       if (layer.size > filter.layerCapacity(i)) throw new FormatError(`corrupted: layer ${i} holds ${layer.size} keys, more than its capacity ${filter.layerCapacity(i)}`);
-      reader = new RecordReader({ [FilterType.bloom]: BloomFilter.loader }, FilterType.bloom);
+      reader = layerReader();
     };
     return {
       target: {
@@ -444,7 +457,15 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
           let at = 0;
           while (at < bytes.length) {
             if (filter.#layers.length === layerCount) throw new FormatError("corrupted: bytes left over after the last layer");
-            at += reader.push(bytes.subarray(at));
+            let n: number;
+            try {
+              n = reader.push(bytes.subarray(at));
+            } catch (error) {
+              if (error instanceof FormatError) throw new FormatError(`corrupted: layer ${filter.#layers.length}: ${error.message.replace(/^corrupted: /, "")}`);
+              throw error;
+            }
+            at += n;
+            taken += n;
             if (reader.done) layerDone();
           }
         },

@@ -2,7 +2,7 @@
 // by hand with both checksums right: only validation stands between these
 // bytes and a filter, and each must be a FormatError.
 import { describe, expect, it } from "vitest";
-import { BloomFilter, CountingBloomFilter, CuckooFilter, FormatError, ScalableBloomFilter, SplitBlockBloomFilter, deserialize } from "../bindings/index.js";
+import { BloomFilter, CountingBloomFilter, CuckooFilter, FormatError, MAX_SEGMENT_BITS, ScalableBloomFilter, SplitBlockBloomFilter, deserialize, hash } from "../bindings/index.js";
 import { buildRecord, editParams, parseRecord, Params } from "./records.js";
 
 const XXH64 = 21;
@@ -83,6 +83,34 @@ describe("scalable records", () => {
     new DataView(twoSegments.buffer).setUint32(layer.params.length, 2, true);
     const segmented = buildRecord({ ...layer, version: 2, params: twoSegments });
     refused(buildRecord({ ...parts, payload: segmented }), /layer 0 does not have the size, folding, segments or hashing/, "layer in two segments");
+  });
+
+  it("a layer header that declares more bytes than the scalable payload holds is a FormatError before the layer is allocated", () => {
+    // A 100-byte record whose one layer declares 64 segments of almost 4 GiB: it was a RangeError ("cannot
+    // allocate 255.87 GiB"), and 4 segments reserved 16 GiB of wasm memory before "0 of 1 layers".
+    const parts = parseRecord(ScalableBloomFilter.create(8, 0.05).serialize());
+    for (const segments of [1, 4, 64]) {
+      const bits = MAX_SEGMENT_BITS * segments;
+      const params = new Params().u64(bits).u64(bits).u32(1).u64(0).hashing(0, [22]);
+      if (segments > 1) params.u32(segments);
+      const layer = buildRecord({ version: segments > 1 ? 2 : 1, type: 1, params: params.bytes(), payload: new Uint8Array(0) });
+      // The layer's header says its payload is the filter's bits; the scalable record ends with that header.
+      const head = layer.slice(0, layer.length - 8);
+      const view = new DataView(head.buffer);
+      const h = view.getUint32(8, true);
+      view.setBigUint64(12 + h, BigInt(bits / 8), true);
+      view.setBigUint64(20 + h, hash("xxh64", head.subarray(0, 20 + h)), true);
+      refused(buildRecord({ ...parts, payload: head }), /layer 0: truncated/, `a layer of ${segments} segment(s)`);
+    }
+  });
+
+  it("a layer whose m is not the one its index gives is refused before it is allocated", () => {
+    const parts = parseRecord(ScalableBloomFilter.create(8, 0.05).serialize());
+    const layer = parseRecord(parts.payload);
+    const bits = Number(new DataView(layer.params.buffer).getBigUint64(0, true)) + 64;
+    const params = new Params().u64(bits).u64(bits).u32(1).u64(0).hashing(0, [22]).bytes();
+    const other = buildRecord({ version: 1, type: 1, params, payload: new Uint8Array(Math.ceil(bits / 64) * 8) });
+    refused(buildRecord({ ...parts, payload: other }), /layer 0: \d+ bits where its parameters give/, "m + 64");
   });
 
   it("a layer whose count exceeds its capacity is refused", () => {
