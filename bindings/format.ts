@@ -299,9 +299,19 @@ export class RecordReader<F> {
     return this.#header.payloadLength - this.#payloadRead + FRAME_TRAILER - this.#trailerLength;
   }
 
+  /** "at least " while the header, which gives the payload's length, is not all read: `missing` is then only the header's. */
+  get #atLeast(): string {
+    return this.#header ? "" : "at least ";
+  }
+
+  /** How a truncation message gives the bytes the record needs: `needs` of them, or at least that many while its length is unknown. */
+  needs(bytes: number): string {
+    return `${this.#atLeast}${bytes}`;
+  }
+
   /** The filter, once done. */
   result(): F {
-    if (this.#result === undefined) throw new FormatError(`truncated: the record needs ${this.missing} more bytes`);
+    if (this.#result === undefined) throw new FormatError(`truncated: the record needs ${this.needs(this.missing)} more bytes`);
     return this.#result;
   }
 
@@ -433,7 +443,7 @@ export function readRecordBytes<F>(bytes: unknown, loaders: Loaders<F>, expected
   const taken = reader.push(bytes);
   if (!reader.done) {
     reader.abandon();
-    throw new FormatError(`truncated: ${bytes.length} bytes, the record needs ${bytes.length + reader.missing}`);
+    throw new FormatError(`truncated: ${bytes.length} bytes, the record needs ${reader.needs(bytes.length + reader.missing)}`);
   }
   if (taken < bytes.length) {
     const filter = reader.result() as { dispose?: () => void };
@@ -503,7 +513,7 @@ export async function readRecordStream<F>(source: ByteSource, loaders: Loaders<F
   }
   if (!reader.done) {
     reader.abandon();
-    throw new FormatError(`truncated: the stream ended after ${read} bytes, the record needs ${reader.missing} more`);
+    throw new FormatError(`truncated: the stream ended after ${read} bytes, the record needs ${reader.needs(reader.missing)} more`);
   }
   return reader.result();
 }

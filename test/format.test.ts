@@ -112,6 +112,19 @@ describe("generic deserialize", () => {
     expect(() => deserialize(new TextEncoder().encode("hi\n"))).toThrow(/magic number is missing/);
   });
 
+  it("says how long a truncated record is only once its header gave the length, and 'at least' before", async () => {
+    const record = BloomFilter.withSize(640, 2).add("x").serialize();
+    const headerBytes = 12 + new DataView(record.buffer).getUint32(8, true) + 16;
+    for (let length = 1; length < record.length; length++) {
+      const prefix = record.subarray(0, length);
+      // 30 bytes of a 173-byte record said "the record needs 65": the header's length, not the record's.
+      const needs = length < headerBytes ? `at least ${length < 12 ? 12 : headerBytes}` : `${record.length}`;
+      expect(() => deserialize(prefix), `${length} bytes`).toThrow(new FormatError(`truncated: ${length} bytes, the record needs ${needs}`));
+      const more = length < headerBytes ? `at least ${(length < 12 ? 12 : headerBytes) - length}` : `${record.length - length}`;
+      await expect(deserializeChunks([prefix]), `${length} bytes in a stream`).rejects.toThrow(new FormatError(`truncated: the stream ended after ${length} bytes, the record needs ${more} more`));
+    }
+  });
+
   it("refuses the wrong type, foreign bytes and non-bytes", () => {
     const scalable = ScalableBloomFilter.create(100, 0.01).serialize();
     expect(() => BloomFilter.deserialize(scalable)).toThrow(/these bytes hold a ScalableBloomFilter, not a BloomFilter/);
