@@ -86,7 +86,9 @@ export abstract class FilterBase implements Disposable {
   }
 
   /**
-   * serialize() in pieces of at most `chunkBytes` (16 MiB by default), copied
+   * serialize() in pieces: the payload in pieces of at most `chunkBytes` (16 MiB
+   * by default; the head and the 8-byte checksum of the record, and of each of a
+   * scalable filter's layers, come whole), copied
    * out of wasm memory one at a time: for filters larger than one Uint8Array,
    * and for writing to a file or stream without a second copy in memory.
    */
