@@ -93,7 +93,19 @@ export abstract class FilterBase implements Disposable {
    * and for writing to a file or stream without a second copy in memory.
    */
   serializeChunks(chunkBytes?: number): Generator<Uint8Array> {
-    return recordChunks(this.recordSource(), chunkBytes);
+    // chunkBytes is checked now; the pieces are read from wasm memory as they are asked for.
+    return this.#whileLive(recordChunks(this.recordSource(), chunkBytes));
+  }
+
+  /**
+   * The pieces while this filter is not disposed: a piece read after dispose() holds whatever took its memory
+   * since (another filter's bits), and with the checksum computed over it the record loaded as a wrong filter.
+   */
+  *#whileLive(pieces: Generator<Uint8Array>): Generator<Uint8Array> {
+    for (const piece of pieces) {
+      if (this.disposed) throw new TypeError(`this ${this.constructor.name} was disposed while serializeChunks() was writing it; the pieces so far are not a record`);
+      yield piece;
+    }
   }
 
   /** serialize() as base64; a RangeError when the text would be longer than a string can be (see serializeChunks). */

@@ -53,6 +53,30 @@ describe("ScalableBloomFilter round trip", () => {
     expect(answers(copy)).toEqual(answers(original));
   });
 
+  it("serializeChunks() refuses to go on once its filter was disposed, rather than write another filter's bits behind matching checksums", () => {
+    const makers = [
+      () => BloomFilter.withSize(6400, 3),
+      () => ScalableBloomFilter.create(10, 0.1),
+      () => CountingBloomFilter.withSize(1600, 3),
+      () => CuckooFilter.withSize(64, 16),
+      () => SplitBlockBloomFilter.withSize(25),
+    ];
+    for (const make of makers) {
+      const filter = make().addMany(["a", "b", "c"]);
+      const pieces = filter.serializeChunks(16);
+      const head = pieces.next().value!.slice();
+      filter.dispose();
+      // The memory it held goes to another filter of the same shape, with other keys.
+      const other = make().addMany(["x", "y", "z", "w"]);
+      expect(() => {
+        const rest = [...pieces];
+        // Before: these pieces were a record that loaded, answering for x, y, z and w with a, b and c's count.
+        deserialize(Buffer.concat([head, ...rest])).dispose();
+      }, filter.constructor.name).toThrow(/was disposed while serializeChunks\(\) was writing it/);
+      other.dispose();
+    }
+  });
+
   it("serializeChunks(chunkBytes) cuts the layers' bits into pieces of at most chunkBytes too", async () => {
     // A first layer of 169 KB: it came as one piece of 169 KB, the default 16 MiB applied inside the record.
     const original = ScalableBloomFilter.create(100_000, 0.01).addMany(urls(1_000, "fmt-pieces", 70));
