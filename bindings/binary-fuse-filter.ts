@@ -3,6 +3,7 @@
 // about 9 bits per key at a 2^-8 false-positive rate (8-bit fingerprints) or
 // 18 bits at 2^-16 (16-bit), three memory accesses per query. It cannot be
 // added to: build a new one from the new set.
+import { checkChunksOptions, type ChunksOptions } from "./shared.js";
 import { WasmBlock } from "./wasm-block.js";
 import { Arena } from "./arena.js";
 import { defaultArena, freeMemory, MAX_BLOCK_BYTES, type Block } from "./memory.js";
@@ -271,8 +272,9 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
   }
 
   /** A filter from a stream of serializeChunks()'s pieces. */
-  static deserializeChunks(source: ByteSource): Promise<BinaryFuseFilter> {
-    return readRecordStream(source, { [FilterType.binaryFuse]: BinaryFuseFilter.loader }, FilterType.binaryFuse);
+  static deserializeChunks(source: ByteSource, options?: ChunksOptions): Promise<BinaryFuseFilter> {
+    const { available } = checkChunksOptions(options, false);
+    return readRecordStream(source, { [FilterType.binaryFuse]: BinaryFuseFilter.loader }, FilterType.binaryFuse, available);
   }
 
   /** Checks a record's parameters against the layout a build gives its size, and allocates the filter. @internal */

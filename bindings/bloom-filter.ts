@@ -10,7 +10,7 @@ import { defaultArena, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_HAS } from "./constants.generated.js";
 import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkVisit, checkPositive, checkProbability, describe, formatBytes, checkMadeBy } from "./errors.js";
 import { checkKey, scratchOf, SHARED_BYTES_KEY_BYTES, SHARED_KEY_BYTES, type Key } from "./keys.js";
-import { checkDeserializeOptions, openHandle, type DeserializeOptions, type SharedFilterHandle } from "./shared.js";
+import { checkChunksOptions, checkDeserializeOptions, openHandle, type DeserializeChunksOptions, type DeserializeOptions, type SharedFilterHandle } from "./shared.js";
 import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { combineInto } from "./combine.js";
 import { segmentIndices } from "./indices.js";
@@ -525,9 +525,9 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
   }
 
   /** A filter from a stream of serializeChunks()'s pieces (a file stream, say), read piece by piece into wasm memory. */
-  static deserializeChunks(source: ByteSource, options?: DeserializeOptions): Promise<BloomFilter> {
-    const shared = checkDeserializeOptions(options);
-    return readRecordStream(source, { [FilterType.bloom]: BloomFilter.#loaderFor(shared) }, FilterType.bloom);
+  static deserializeChunks(source: ByteSource, options?: DeserializeChunksOptions): Promise<BloomFilter> {
+    const { available, shared } = checkChunksOptions(options, true);
+    return readRecordStream(source, { [FilterType.bloom]: BloomFilter.#loaderFor(shared) }, FilterType.bloom, available);
   }
 
   /** Checks a record's parameters and allocates the filter its payload fills, in private memory. @internal */

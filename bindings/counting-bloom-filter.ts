@@ -1,6 +1,7 @@
 // Counting Bloom filter: counters instead of bits, so keys can be removed, and
 // the spectral filter's minimum selection as a frequency estimate. Indexed
 // exactly like BloomFilter (same m, k and hashing give the same positions).
+import { checkChunksOptions, type ChunksOptions } from "./shared.js";
 import { WasmBlock } from "./wasm-block.js";
 import { defaultArena, freeMemory, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_COUNT, OP_HAS, OP_REMOVE } from "./constants.generated.js";
@@ -370,8 +371,9 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
   }
 
   /** A filter from a stream of serializeChunks()'s pieces, read piece by piece into wasm memory. */
-  static deserializeChunks(source: ByteSource): Promise<CountingBloomFilter> {
-    return readRecordStream(source, { [FilterType.counting]: CountingBloomFilter.loader }, FilterType.counting);
+  static deserializeChunks(source: ByteSource, options?: ChunksOptions): Promise<CountingBloomFilter> {
+    const { available } = checkChunksOptions(options, false);
+    return readRecordStream(source, { [FilterType.counting]: CountingBloomFilter.loader }, FilterType.counting, available);
   }
 
   /** Checks a record's parameters and allocates the filter its payload fills. @internal */

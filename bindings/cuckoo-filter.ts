@@ -1,5 +1,6 @@
 // Cuckoo filter (Fan, Andersen, Kaminsky, Mitzenmacher, CoNEXT 2014): fingerprints in buckets
 // of four, deletable, with a false-positive rate set by the fingerprint size.
+import { checkChunksOptions, type ChunksOptions } from "./shared.js";
 import { WasmBlock } from "./wasm-block.js";
 import { defaultArena, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import {
@@ -412,8 +413,9 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
   }
 
   /** A filter from a stream of serializeChunks()'s pieces. */
-  static deserializeChunks(source: ByteSource): Promise<CuckooFilter> {
-    return readRecordStream(source, { [FilterType.cuckoo]: CuckooFilter.loader }, FilterType.cuckoo);
+  static deserializeChunks(source: ByteSource, options?: ChunksOptions): Promise<CuckooFilter> {
+    const { available } = checkChunksOptions(options, false);
+    return readRecordStream(source, { [FilterType.cuckoo]: CuckooFilter.loader }, FilterType.cuckoo, available);
   }
 
   /** Checks a record's parameters and allocates the filter its payload fills. @internal */

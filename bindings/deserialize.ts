@@ -6,9 +6,8 @@ import { CountingBloomFilter } from "./counting-bloom-filter.js";
 import { CuckooFilter } from "./cuckoo-filter.js";
 import { SplitBlockBloomFilter } from "./split-block-bloom-filter.js";
 import { BinaryFuseFilter } from "./binary-fuse-filter.js";
-import { checkInteger, checkOptions } from "./errors.js";
 import { FilterType, fromBase64, readRecordBytes, readRecordStream, type ByteSource, type Loader, type Loaders } from "./format.js";
-import { checkDeserializeOptions, type DeserializeOptions } from "./shared.js";
+import { checkChunksOptions, checkDeserializeOptions, type DeserializeChunksOptions, type DeserializeOptions } from "./shared.js";
 
 /** Any filter this version can read. */
 export type AnyFilter = BloomFilter | ScalableBloomFilter | CountingBloomFilter | CuckooFilter | SplitBlockBloomFilter | BinaryFuseFilter;
@@ -67,13 +66,6 @@ export function deserializeBase64(text: string, options?: DeserializeOptions): A
  * `shared` as for deserialize().
  */
 export function deserializeChunks(source: ByteSource, options?: DeserializeChunksOptions): Promise<AnyFilter> {
-  const { size, shared } = checkOptions("options", options, ["size", "shared"]);
-  const available = size === undefined ? undefined : checkInteger("options.size", size, 0, Number.MAX_SAFE_INTEGER);
-  return readRecordStream(source, checkDeserializeOptions({ shared }) ? SHARED_LOADERS : LOADERS, undefined, available);
-}
-
-/** Options of deserializeChunks. */
-export interface DeserializeChunksOptions extends DeserializeOptions {
-  /** Bytes the source holds, when known (a file's size). */
-  size?: number;
+  const { available, shared } = checkChunksOptions(options, true);
+  return readRecordStream(source, shared ? SHARED_LOADERS : LOADERS, undefined, available);
 }

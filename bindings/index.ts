@@ -16,9 +16,9 @@ export {
   type SplitBlockBloomFilterSize,
   type SharedSplitBlockBloomFilterHandle,
 } from "./split-block-bloom-filter.js";
-export type { DeserializeOptions, SharedFilterHandle } from "./shared.js";
+export type { ChunksOptions, DeserializeChunksOptions, DeserializeOptions, SharedFilterHandle } from "./shared.js";
 export { BinaryFuseFilter, type BinaryFuseFilterOptions } from "./binary-fuse-filter.js";
-export { deserialize, deserializeBase64, deserializeChunks, type AnyFilter, type DeserializeChunksOptions } from "./deserialize.js";
+export { deserialize, deserializeBase64, deserializeChunks, type AnyFilter } from "./deserialize.js";
 export { FormatError, FORMAT_VERSION, type ByteSource } from "./format.js";
 export type { HashingOptions } from "./hashing.js";
 export type { Filter, FilterQueries, DeletableFilter } from "./filter.js";

@@ -2,6 +2,7 @@
 // of standard filters. Layer i holds n0·s^i keys at p0·r^i with
 // p0 = p·(1 − r), so the compound false-positive rate 1 − Π(1 − p_i) stays
 // below Σ p_i = p however many layers are added.
+import { checkChunksOptions, type ChunksOptions } from "./shared.js";
 import { BloomFilter } from "./bloom-filter.js";
 import { HASH_MURMUR3_128, OP_ADD, OP_HAS, SOURCE_HASHES, SOURCE_U32 } from "./constants.generated.js";
 import type { Arena } from "./arena.js";
@@ -400,8 +401,9 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
   }
 
   /** A filter from a stream of serializeChunks()'s pieces. */
-  static deserializeChunks(source: ByteSource): Promise<ScalableBloomFilter> {
-    return readRecordStream(source, { [FilterType.scalable]: ScalableBloomFilter.loader }, FilterType.scalable);
+  static deserializeChunks(source: ByteSource, options?: ChunksOptions): Promise<ScalableBloomFilter> {
+    const { available } = checkChunksOptions(options, false);
+    return readRecordStream(source, { [FilterType.scalable]: ScalableBloomFilter.loader }, FilterType.scalable, available);
   }
 
   /** Checks a record's parameters; its payload, the layers' records, is read layer by layer as it comes. @internal */

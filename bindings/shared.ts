@@ -3,7 +3,7 @@
 // parameters, nothing else, so posting it to a worker copies no bits. The
 // memories stay alive while anything references them: a handle kept around
 // keeps them, so drop it once fromShared() has run.
-import { checkOptions, describe } from "./errors.js";
+import { checkInteger, checkOptions, describe } from "./errors.js";
 import { attachShared, type Block } from "./memory.js";
 import type { SharedArena } from "./shared-arena.js";
 
@@ -20,6 +20,22 @@ export interface SharedMemory {
 export interface DeserializeOptions {
   /** Read the filter into shared memory, as create(…, { shared: true }) holds it, so share() can hand it to worker threads (default false). */
   shared?: boolean;
+}
+
+/** Options of the stream readers (deserializeChunks) of a type that cannot be shared. */
+export interface ChunksOptions {
+  /** Bytes the source holds, when known (a file's size): a header that declares more is refused as truncated before anything is allocated. */
+  size?: number;
+}
+
+/** Options of deserializeChunks, and of the stream readers of the types that can be shared. */
+export interface DeserializeChunksOptions extends DeserializeOptions, ChunksOptions {}
+
+/** A stream reader's options, checked before any byte is read: `size` (a whole number of bytes) and, where the type can be shared, `shared`. */
+export function checkChunksOptions(options: unknown, shareable: boolean): { available: number | undefined; shared: boolean } {
+  const { size, shared } = checkOptions("options", options, shareable ? ["size", "shared"] : ["size"]);
+  const available = size === undefined ? undefined : checkInteger("options.size", size, 0, Number.MAX_SAFE_INTEGER);
+  return { available, shared: checkDeserializeOptions({ shared }) };
 }
 
 /** options.shared of a deserialize call, checked before any byte is read: a TypeError naming it when it is not a boolean. */

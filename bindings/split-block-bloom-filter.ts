@@ -8,7 +8,7 @@ import { HASH_XXH64, OP_ADD, OP_HAS, SBBF_HEADER } from "./constants.generated.j
 import { checkCount, checkInteger, checkOptions, checkVisit, checkPositive, checkProbability, describe, formatBytes, checkMadeBy } from "./errors.js";
 import { type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { checkKey, isBytes, SHARED_KEY_BYTES, type Key } from "./keys.js";
-import { checkDeserializeOptions, openHandle, type DeserializeOptions, type SharedFilterHandle } from "./shared.js";
+import { checkChunksOptions, checkDeserializeOptions, openHandle, type DeserializeChunksOptions, type DeserializeOptions, type SharedFilterHandle } from "./shared.js";
 import type { Filter } from "./filter.js";
 import {
   FilterType,
@@ -484,9 +484,9 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
   }
 
   /** A filter from a stream of serializeChunks()'s pieces, read piece by piece into wasm memory. */
-  static deserializeChunks(source: ByteSource, options?: DeserializeOptions): Promise<SplitBlockBloomFilter> {
-    const shared = checkDeserializeOptions(options);
-    return readRecordStream(source, { [FilterType.splitBlock]: SplitBlockBloomFilter.#loaderFor(shared) }, FilterType.splitBlock);
+  static deserializeChunks(source: ByteSource, options?: DeserializeChunksOptions): Promise<SplitBlockBloomFilter> {
+    const { available, shared } = checkChunksOptions(options, true);
+    return readRecordStream(source, { [FilterType.splitBlock]: SplitBlockBloomFilter.#loaderFor(shared) }, FilterType.splitBlock, available);
   }
 
   /** Checks a record's parameters and allocates the filter its payload fills, in private memory. @internal */

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { base64ToBytes, bytesToBase64 } from "../bindings/base64.js";
-import { BloomFilter, CountingBloomFilter, CuckooFilter, FormatError, MAX_SEGMENT_BITS, ScalableBloomFilter, SplitBlockBloomFilter, deserialize, deserializeBase64, deserializeChunks } from "../bindings/index.js";
+import { BinaryFuseFilter, BloomFilter, CountingBloomFilter, CuckooFilter, FormatError, MAX_SEGMENT_BITS, ScalableBloomFilter, SplitBlockBloomFilter, deserialize, deserializeBase64, deserializeChunks } from "../bindings/index.js";
 import { urls } from "./helpers.js";
 import { buildRecord, parseRecord, reseal } from "./records.js";
 
@@ -185,6 +185,24 @@ describe("deserializeChunks with the source's size", () => {
     // Checked at the call, as Type.deserializeChunks checks its options.
     expect(() => deserializeChunks([bytes], { size: -1 })).toThrow(new RangeError("options.size must be an integer from 0 to 9007199254740991, got -1"));
     expect(() => deserializeChunks([bytes], { bytes: 1 } as never)).toThrow(/unknown option "bytes"/);
+  });
+
+  it.each([
+    ["BloomFilter", () => BloomFilter.create(1000, 0.01).add("kept"), BloomFilter],
+    ["SplitBlockBloomFilter", () => SplitBlockBloomFilter.create(1000, 0.01).add("kept"), SplitBlockBloomFilter],
+    ["CountingBloomFilter", () => CountingBloomFilter.create(1000, 0.01).add("kept"), CountingBloomFilter],
+    ["CuckooFilter", () => CuckooFilter.create(1000, 0.01).add("kept"), CuckooFilter],
+    ["ScalableBloomFilter", () => ScalableBloomFilter.create(1000, 0.01).add("kept"), ScalableBloomFilter],
+    ["BinaryFuseFilter", () => BinaryFuseFilter.build(["kept", "other"]), BinaryFuseFilter],
+  ] as const)("%s.deserializeChunks takes the source's size too", async (name, make, Type) => {
+    // BloomFilter's refused { size } as an unknown option; the other types' ignored it.
+    const bytes = make().serialize();
+    const cut = bytes.subarray(0, bytes.length - 10);
+    await expect(Type.deserializeChunks([cut], { size: cut.length })).rejects.toThrow(new FormatError(`truncated: ${cut.length} bytes, the record needs ${bytes.length}`));
+    expect((await Type.deserializeChunks([bytes.subarray(0, 20), bytes.subarray(20)], { size: bytes.length })).has("kept")).toBe(true);
+    expect(() => Type.deserializeChunks([bytes], { size: 1.5 })).toThrow(new RangeError("options.size must be an integer from 0 to 9007199254740991, got 1.5"));
+    const shareable = name === "BloomFilter" || name === "SplitBlockBloomFilter";
+    if (!shareable) expect(() => Type.deserializeChunks([bytes], { shared: true } as never)).toThrow(/unknown option "shared"/);
   });
 
   it("says how to pass a whole record, which is an iterable of numbers, not of pieces", async () => {
