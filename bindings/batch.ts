@@ -337,6 +337,7 @@ function grown<T extends BigUint64Array | Uint32Array>(array: T, used: number, n
  * nothing per batch.
  */
 export function lineHashes(arena: Arena, hash: KeyHash, buffer: Uint8Array, into?: LineHashes): LineHashes {
+  checkEndsFit(buffer);
   let hashes = into?.hashes ?? new BigUint64Array(0);
   let ends = into?.ends ?? new Uint32Array(0);
   let lines = 0;
@@ -433,6 +434,19 @@ export interface BatchResult<T extends Uint8Array | Uint32Array> {
   ends?: Uint32Array;
 }
 
+/** The longest buffer whose line ends a Uint32Array holds: an end of 2^32 would read as 0. */
+export const MAX_ENDS_BUFFER_BYTES = 0xffff_ffff;
+
+/** Throws a RangeError, before any line is read, for a buffer too long for its line ends to be given as a Uint32Array. */
+function checkEndsFit(buffer: Uint8Array): void {
+  if (buffer?.length > MAX_ENDS_BUFFER_BYTES) {
+    throw new RangeError(
+      `buffer is ${buffer.length} bytes; its line ends are given as a Uint32Array, which holds ends up to ${MAX_ENDS_BUFFER_BYTES}: ` +
+        "pass it in pieces of at most that many bytes, each ending at the end of a line",
+    );
+  }
+}
+
 /**
  * Runs `kernel` over every chunk of `source` in `arena` and collects one
  * answer per key: a byte, or a u32 when `Answers` is Uint32Array; into the
@@ -447,6 +461,7 @@ export function runBatch<T extends Uint8Array | Uint32Array>(
   wantEnds = false,
   into?: T,
 ): BatchResult<T> {
+  if (wantEnds && source.kind === "lines") checkEndsFit(source.buffer);
   const length = sourceLength(source);
   // A caller's array (checked by the caller to have room) takes the answers instead of a new one.
   const whole = length >= 0 ? ((into?.subarray(0, length) as T | undefined) ?? new Answers(length)) : undefined;

@@ -5,7 +5,7 @@
 // batches against an exact model: every key added answers present, through
 // every route, and single keys answer as batches do.
 import { describe, expect, it } from "vitest";
-import { BloomFilter, ScalableBloomFilter } from "../bindings/index.js";
+import { BloomFilter, ScalableBloomFilter, SplitBlockBloomFilter } from "../bindings/index.js";
 import { Arena, ARENA_MAX_BYTES } from "../bindings/arena.js";
 import { resolveHashing } from "../bindings/hashing.js";
 import { firstDifference, rng } from "./helpers.js";
@@ -160,6 +160,23 @@ describe("a key longer than the batch area, in a memory with no room for a large
     filter.add(key);
     expect(filter.has(key)).toBe(true);
     expect(filter.hasMany([key, "b"])).toEqual(Uint8Array.of(1, 0));
+    filter.dispose();
+  });
+});
+
+describe("line ends of a buffer of 4 GiB", () => {
+  it.each(["BloomFilter", "SplitBlockBloomFilter"] as const)("%s: hashLines and testAndAddLinesWithEnds refuse a buffer whose ends a Uint32Array cannot hold, before adding anything", (name) => {
+    // Ends were lineBase + end stored in a Uint32Array: an end of 2^32 or more wrapped (the last line of a
+    // 2^32-byte buffer "ended" at 0). The buffer is zeros the system gives lazily: it costs no memory here.
+    const filter = name === "BloomFilter" ? BloomFilter.create(1000, 0.01) : SplitBlockBloomFilter.create(1000, 0.01);
+    const buffer = Buffer.alloc(2 ** 32);
+    const refusal = new RangeError(
+      "buffer is 4294967296 bytes; its line ends are given as a Uint32Array, which holds ends up to 4294967295: pass it in pieces of at most that many bytes, each ending at the end of a line",
+    );
+    expect(() => filter.hashLines(buffer)).toThrow(refusal);
+    expect(() => filter.testAndAddLinesWithEnds(buffer)).toThrow(refusal);
+    expect(filter.size).toBe(0);
+    expect(filter.serialize()).toEqual(name === "BloomFilter" ? BloomFilter.create(1000, 0.01).serialize() : SplitBlockBloomFilter.create(1000, 0.01).serialize());
     filter.dispose();
   });
 });
