@@ -491,6 +491,28 @@ function described(page: Page) {
     await fresh.close();
   });
 
+  it("notes what double hashing adds to a small filter's rate at a low p, where the measured rate shows it", async () => {
+    const fresh = await open(1280, 900);
+    await fresh.getByLabel("Filter type").selectOption("standard");
+    await fresh.getByLabel("n and p").check();
+    // 100 keys at 1e-6: m = 2,876 bits, k = 20 measured 5.7e-5 (examples/small-filter-rates.mjs); the page said 1e-6 alone.
+    await fresh.getByLabel("n (expected keys)").fill("100");
+    await fresh.getByLabel("p (false-positive rate)").fill("0.000001");
+    await fresh.getByRole("button", { name: "New filter" }).click();
+    const derived = (await fresh.locator("#derived").textContent())!;
+    const [, m, k] = /^m = ([\d,]+) bits .*, k = (\d+):/.exec(derived)!;
+    const added = 3 / (Number(k) * Number(m.replace(/,/g, "")));
+    expect(added).toBeGreaterThan(1e-6);
+    const [, oneIn] = /; double hashing adds about 3\/\(k·m\) = 1 in ([\d,]+) to it$/.exec(derived) ?? [];
+    expect(Math.abs(Number(oneIn?.replace(/,/g, "")) * added - 1), derived).toBeLessThan(0.05);
+    // At 1% nothing is said: 3/(k·m) is far below it.
+    await fresh.getByLabel("n (expected keys)").fill("1000");
+    await fresh.getByLabel("p (false-positive rate)").fill("0.01");
+    await fresh.getByRole("button", { name: "New filter" }).click();
+    expect(await fresh.locator("#derived").textContent()).not.toMatch(/double hashing/);
+    await fresh.close();
+  });
+
   it("says 1 key and 1 bucket, not 1 keys and 1 buckets", async () => {
     const fresh = await open(1280, 900);
     // 8 bits and 8 hashes are meant for about one key: 1 − e^(−8/8) = 63.2% of the bits set.
