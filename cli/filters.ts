@@ -537,7 +537,8 @@ function refuseOutputOnInputs(paths: readonly string[], output: string | undefin
     }
     inputs.push({ path, fd: -1, size: undefined, regular: identity.isFile(), identity });
   }
-  refuseOutputsThatAreInputs(inputs, [output]);
+  // The filters are loaded whole before anything is written: a named pipe may be read, then written.
+  refuseOutputsThatAreInputs(inputs, [output], false);
 }
 
 export async function info({ positionals }: Parsed): Promise<void> {

@@ -97,6 +97,16 @@ function existingFile(output: string | undefined): BigIntStats | undefined {
   }
 }
 
+/** The pipe an output would write to, if it is one (a named pipe, or standard output's pipe). */
+function existingPipe(output: string | undefined): BigIntStats | undefined {
+  try {
+    const stats = output === undefined || output === STDIO ? fstatSync(1, { bigint: true }) : statSync(output, { bigint: true });
+    return stats.isFIFO() ? stats : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const sameFile = (a: BigIntStats, b: BigIntStats) => a.dev === b.dev && a.ino === b.ino;
 
 /**
@@ -146,18 +156,26 @@ export function checkOutputNames(parsed: Pick<Parsed, "options" | "typed">, opti
 /**
  * Refuses, before anything is written, an output that is one of the inputs
  * (same device and inode, whatever the path says) or two outputs that are one
- * file: writing it would destroy what is being read.
+ * file: writing it would destroy what is being read. A command that reads its
+ * inputs while it writes (`streaming`: all but those that load whole filters
+ * first) is refused a named pipe that is also an input too: it would read its
+ * own output back, and, holding the pipe open to write, never see the end of
+ * its input (`dedup fifo -o fifo` waited for ever).
  */
-export function refuseOutputsThatAreInputs(inputs: readonly Input[], outputs: readonly (string | undefined)[]): void {
+export function refuseOutputsThatAreInputs(inputs: readonly Input[], outputs: readonly (string | undefined)[], streaming = true): void {
   const taken: { name: string; place: string; identity: BigIntStats | undefined }[] = [];
   for (const output of outputs) {
     const name = outputName(output);
     const identity = existingFile(output);
+    const pipe = streaming ? existingPipe(output) : undefined;
     for (const input of inputs) {
+      const what = inputName(input);
+      const is = what === name ? "is also an input" : `is the same file as ${input.path === STDIO ? what : `the input ${what}`}`;
       if (identity && input.identity?.isFile() && sameFile(input.identity, identity)) {
-        const what = inputName(input);
-        const is = what === name ? "is also an input" : `is the same file as ${input.path === STDIO ? what : `the input ${what}`}`;
         throw new CliError(`${name} ${is}: writing it would destroy what is being read; write to another file`);
+      }
+      if (pipe && input.identity?.isFIFO() && sameFile(input.identity, pipe)) {
+        throw new CliError(`${name} ${is}: a named pipe written while it is read would feed this command its own output, and its input would never end; write to another file`);
       }
     }
     // /dev/stdout and /dev/fd/1 are standard output as it is open (a pipe, a terminal), whatever their links lead to.

@@ -144,3 +144,27 @@ describe("a named pipe nobody opens at the other end", () => {
     expect(readFileSync(file("merged.bloom")).equals(readFileSync(file("merged-plain.bloom")))).toBe(true);
   });
 });
+
+describe("a named pipe that is both an input and the output", () => {
+  const lines = file("self.txt");
+  writeFileSync(lines, urls(3_000, 13).join("\n") + "\n");
+
+  // The command read back what it wrote there and, holding the pipe open to write, never saw its input
+  // end: it waited for ever. It is refused as an output that is an input is.
+  it.each([
+    ["dedup FIFO -o FIFO", (fifo: string) => ["dedup", fifo, "-q", "-o", fifo]],
+    ["dedup FIFO --repeats FIFO", (fifo: string) => ["dedup", fifo, "-q", "-o", file("self-unique.txt"), "--repeats", fifo]],
+    ["build FIFO -o FIFO", (fifo: string) => ["build", fifo, "--n", "3000", "-q", "-o", fifo]],
+    ["build --type fuse8 FIFO -o FIFO", (fifo: string) => ["build", fifo, "--type", "fuse8", "-q", "-o", fifo]],
+    ["intersect FILE FIFO -o FIFO", (fifo: string) => ["intersect", lines, fifo, "-q", "-o", fifo]],
+  ])("%s is refused in one line, exit 1", async (name, args) => {
+    const fifo = fifoNamed(`self-${name.replace(/\W+/g, "-")}.fifo`);
+    const writer = spawn("sh", ["-c", 'exec cat "$0" > "$1"', lines, fifo], { stdio: "ignore" });
+    const command = start(args(fifo));
+    const result = await command.ended(10_000);
+    command.child.kill("SIGKILL");
+    writer.kill("SIGKILL");
+    expect(result).toBe(1);
+    expect(command.stderr()).toMatch(/^bloomkit: \S+ is also an input: .*\n$/);
+  });
+});
