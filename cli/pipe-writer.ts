@@ -9,10 +9,13 @@
 // writing in this thread (3 runs each, in turn), for 34 MB more at its peak
 // (120 MB), the copies of what is being written. Polling a non-blocking pipe
 // on a timer instead took 2.2-3.3 s.
-import { close, constants, open, openSync, write } from "node:fs";
+import { close, closeSync, constants, fstatSync, open, openSync, write } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { onCleanup } from "./cleanup.js";
 import { FIRST_WAIT_MS, nextWait } from "./write-all.js";
+
+/** Why a named pipe output that became another kind of file is not written (the caller names the file). */
+const REPLACED = "it is no longer a named pipe (it was replaced while the command waited for its reader)";
 
 /** How often a named pipe with no reader is tried again: a reader that comes waits at most this long for the first bytes. */
 const READER_POLL_MS = 50;
@@ -117,18 +120,25 @@ export function openNamedPipe(path: string): Promise<number> {
   /** A non-blocking descriptor of the pipe, or undefined while it has no reader. */
   const probe = (): number | undefined => {
     try {
-      return openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+      const fd = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+      if (fstatSync(fd).isFIFO()) return fd;
+      closeSync(fd);
+      throw new Error(REPLACED);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENXIO") return undefined;
       throw error;
     }
   };
+  // Neither descriptor creates or empties a file: a pipe replaced by a regular file while this waited is
+  // refused, not written in place (outputs that are files go through a temporary file).
   const openBehind = (held: number) =>
     new Promise<number>((resolve, reject) =>
-      open(path, "w", (error, fd) => {
+      open(path, constants.O_WRONLY, (error, fd) => {
         close(held, () => {});
-        if (error) reject(error);
-        else resolve(fd);
+        if (error) return reject(error);
+        if (fstatSync(fd).isFIFO()) return resolve(fd);
+        close(fd, () => {});
+        reject(new Error(REPLACED));
       }),
     );
   const now = probe();

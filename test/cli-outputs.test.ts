@@ -123,6 +123,20 @@ describe("a named pipe nobody opens at the other end", () => {
     expect((await read).equals(readFileSync(plain))).toBe(true);
   });
 
+  it("refuses a named pipe output replaced by a file while it waits for its reader, and leaves that file as it is", async () => {
+    // The wait ended by opening the path to write: a regular file put there meanwhile was emptied and written in place.
+    const fifo = fifoNamed("replaced.fifo");
+    const writer = start(["dedup", lines, "-q", "-o", fifo]);
+    expect(await writer.ended(400)).toBe("still running");
+    rmSync(fifo);
+    writeFileSync(fifo, "precious\n");
+    const result = await writer.ended(5000);
+    writer.child.kill("SIGKILL");
+    expect(result).toBe(1);
+    expect(writer.stderr()).toBe(`bloomkit: cannot write ${fifo}: it is no longer a named pipe (it was replaced while the command waited for its reader)\n`);
+    expect(readFileSync(fifo, "utf8")).toBe("precious\n");
+  });
+
   it("merge reads a filter from a named pipe its writer fills", async () => {
     // merge opened each input to compare it with the output, closed it and opened it again to load it: a
     // writer that wrote in between had no reader (EPIPE). Inputs are now only looked at before the load.
