@@ -209,7 +209,7 @@ describe("bloomkit build, query, info, merge", () => {
   });
 
   it.each([1e-9, 1e-4, 0.05])("sizes a split-block file to meet --p %s with the input's lines, not to Parquet's power of two", (p) => {
-    // Parquet's sizing (the library's default) gave 131,072 bits for 1,000 lines at 1e-9, which answer at 3.9e-8.
+    // Parquet's sizing (the library's default) gave 131,072 bits for 1,000 lines at 1e-9, which answer at 3.6e-8 (splitBlockFalsePositiveRate(1000, 512)).
     writeFileSync(file("thousand.txt"), Array.from({ length: 1000 }, (_, i) => `line-${i}`).join("\n") + "\n");
     const out = file(`thousand-${p}.sbbf`);
     expect(run(["build", file("thousand.txt"), "-o", out, "--type", "split-block", "--p", String(p)]).code).toBe(0);
