@@ -605,8 +605,10 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     }
     blocks.forEach((block, s) => fill(block.ptr, s));
     filter.#setBits = -1;
-    // A counting filter's size counts repeats; a Bloom filter counts keys that set a bit.
-    filter.#count = Math.min(count, filter.#countBound());
+    // A counting filter's size counts repeats (1,000 keys added 5 times: 5,000); a Bloom filter counts keys
+    // that set a bit: the fill-based estimate, as a union's, and never more than the count given.
+    const estimate = filter.estimatedCount();
+    filter.#count = Math.min(count, filter.#countBound(), Number.isFinite(estimate) ? Math.round(estimate) : Infinity);
     filter.#setBits = -1;
     return filter;
   }

@@ -120,6 +120,23 @@ describe("CountingBloomFilter", () => {
     expect(converted.serialize().subarray(80)).toEqual(direct.serialize().subarray(80)); // same bits (count aside)
   });
 
+  it("toBloomFilter()'s size estimates the keys held, not the adds with their repeats", () => {
+    // 2,000 keys added 5 times each: the counting filter's size is 10,000; the BloomFilter of the same keys
+    // counts the keys that set a bit (at most 2,000), and its copy said 10,000 (capped only at the set bits).
+    const keys = urls(2_000, "repeated", 81);
+    const counting = CountingBloomFilter.create(5_000, 0.01);
+    for (let i = 0; i < 5; i++) counting.addMany(keys);
+    expect(counting.size).toBe(10_000);
+    const converted = counting.toBloomFilter();
+    const direct = BloomFilter.create(5_000, 0.01).addMany(keys);
+    expect(Math.abs(converted.size - direct.size) / direct.size).toBeLessThan(0.05);
+    // Never more than the counting filter counts: 3 keys added once give at most 3.
+    const few = CountingBloomFilter.create(5_000, 0.01).addMany(["a", "b", "c"]);
+    expect(few.toBloomFilter().size).toBeLessThanOrEqual(3);
+    expect(few.toBloomFilter().size).toBeGreaterThanOrEqual(2);
+    for (const filter of [counting, converted, direct, few]) filter.dispose();
+  });
+
   it("answers the same one key at a time, in batches and packed", () => {
     const keys = [...urls(3_000, "cb-batch", 79), ...randomBytes(1_000, 20, 80)];
     const single = CountingBloomFilter.create(5_000, 0.01);
