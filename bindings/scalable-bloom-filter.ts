@@ -200,12 +200,16 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     return (this.#capacities[i] ??= capacityOf(this.#initialCapacity, this.#growth, i));
   }
 
+  /** The m, k and segments create() gives layer i: what it is made with, and what a record's layer i must have. */
+  #sizingAt(i: number): { bits: number; hashes: number; segments: number } {
+    return BloomFilter.sizing(this.#capacityAt(i), this.layerFalsePositiveRate(i), this.#hashing);
+  }
+
   /** Keys that set a bit layer i takes before a new layer is made (keysThatFill): its capacity less its expected false positives. */
   #fullAtLayer(i: number): number {
     if (this.#fullAt[i] === undefined) {
-      const capacity = this.#capacityAt(i);
-      const { bits, hashes } = BloomFilter.sizing(capacity, this.layerFalsePositiveRate(i), this.#hashing);
-      this.#fullAt[i] = keysThatFill(capacity, bits, hashes);
+      const { bits, hashes } = this.#sizingAt(i);
+      this.#fullAt[i] = keysThatFill(this.#capacityAt(i), bits, hashes);
     }
     return this.#fullAt[i];
   }
@@ -429,9 +433,11 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     // not after gigabytes were reserved for it, nor as a RangeError for a filter this record could never hold.
     // Its m is checked against the one its index gives before BloomFilter.loader allocates it (the rest after).
     let taken = 0;
+    /** The sizing of the layer being read, worked out once its header comes (layerLimit() sized every layer up to maxLayers). */
+    let expected: { bits: number; hashes: number; segments: number };
     const layerLoader: Loader<BloomFilter> = (layerHeader) => {
-      const i = filter.#layers.length;
-      const { bits } = BloomFilter.sizing(filter.layerCapacity(i), filter.layerFalsePositiveRate(i), hashing);
+      expected = filter.#sizingAt(filter.#layers.length);
+      const { bits } = expected;
       const declared = layerHeader.params.byteLength >= 8 ? layerHeader.params.getBigUint64(0, true) : undefined;
       if (declared !== BigInt(bits)) throw new FormatError(`corrupted: ${declared ?? "no"} bits where its parameters give ${bits}`);
       return BloomFilter.loader(layerHeader);
@@ -444,8 +450,6 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       filter.#layers.push(layer);
       filter.#single = undefined;
       filter.#fast = undefined;
-      // layerLimit() sized every layer up to maxLayers, so this one can be sized.
-      const expected = BloomFilter.sizing(filter.layerCapacity(i), filter.layerFalsePositiveRate(i), hashing);
       // A layer is a filter create() made: never folded, in the segments its size needs, hashed as the record says;
       // a folded or re-segmented layer would look for its keys at other bits and answer them absent.
       const same = expected.bits === layer.bits && expected.hashes === layer.hashes && layer.baseBits === layer.bits && layer.segmentCount === expected.segments && hashingDifference(layer.hashing, hashing) === undefined;
