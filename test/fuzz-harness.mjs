@@ -256,7 +256,9 @@ function runRoute(filter, op, keys, route, random) {
 /** Every configuration under test. */
 export function configs(lib) {
   const { BloomFilter, SplitBlockBloomFilter, CountingBloomFilter, CuckooFilter, ScalableBloomFilter } = lib;
-  const bloom = (name, make, extra = {}) => ({ name, make, kind: "set", ints: true, hashes: true, each: true, dedup: true, load: (b, o) => BloomFilter.deserialize(b, o), loadChunks: (p, o) => BloomFilter.deserializeChunks(p, o), fromBase64: (t, o) => BloomFilter.fromBase64(t, o), ...extra });
+  /** The three ways back from a record, each passing on the round trip's options ({ shared: true } only for shared configurations). */
+  const readers = (Type) => ({ load: (b, o) => Type.deserialize(b, o), loadChunks: (p, o) => Type.deserializeChunks(p, o), fromBase64: (t, o) => Type.fromBase64(t, o) });
+  const bloom = (name, make, extra = {}) => ({ name, make, kind: "set", ints: true, hashes: true, each: true, dedup: true, ...readers(BloomFilter), ...extra });
   const indep = { ints: false, hashes: false };
   return [
     bloom("bloom xxh3", (n) => BloomFilter.create(n, 0.01)),
@@ -279,9 +281,7 @@ export function configs(lib) {
       hashes: true,
       each: true,
       dedup: true,
-      load: (b, o) => SplitBlockBloomFilter.deserialize(b, o),
-      loadChunks: (p, o) => SplitBlockBloomFilter.deserializeChunks(p, o),
-      fromBase64: (t, o) => SplitBlockBloomFilter.fromBase64(t, o),
+      ...readers(SplitBlockBloomFilter),
     },
     {
       name: "split-block shared",
@@ -292,45 +292,35 @@ export function configs(lib) {
       each: true,
       dedup: true,
       shared: true,
-      load: (b, o) => SplitBlockBloomFilter.deserialize(b, o),
-      loadChunks: (p, o) => SplitBlockBloomFilter.deserializeChunks(p, o),
-      fromBase64: (t, o) => SplitBlockBloomFilter.fromBase64(t, o),
+      ...readers(SplitBlockBloomFilter),
     },
     ...[4, 8, 16].map((counterBits) => ({
       name: `counting ${counterBits}`,
       make: (n) => CountingBloomFilter.create(n, 0.01, { counterBits }),
       kind: "counting",
       ints: true,
-      load: (b) => CountingBloomFilter.deserialize(b),
-      loadChunks: (p) => CountingBloomFilter.deserializeChunks(p),
-      fromBase64: (t) => CountingBloomFilter.fromBase64(t),
+      ...readers(CountingBloomFilter),
     })),
     {
       name: "counting independent",
       make: (n) => CountingBloomFilter.create(n, 0.01, { counterBits: 8, hash: ["djb", "sdbm", "fnv1a_32"] }),
       kind: "counting",
       ints: false,
-      load: (b) => CountingBloomFilter.deserialize(b),
-      loadChunks: (p) => CountingBloomFilter.deserializeChunks(p),
-      fromBase64: (t) => CountingBloomFilter.fromBase64(t),
+      ...readers(CountingBloomFilter),
     },
     ...["xxh3", "xxh64", "murmur3_128"].map((hash) => ({
       name: `cuckoo ${hash}`,
       make: (n) => CuckooFilter.create(n, hash === "xxh64" ? 0.1 : 0.001, { hash }),
       kind: "cuckoo",
       ints: true,
-      load: (b) => CuckooFilter.deserialize(b),
-      loadChunks: (p) => CuckooFilter.deserializeChunks(p),
-      fromBase64: (t) => CuckooFilter.fromBase64(t),
+      ...readers(CuckooFilter),
     })),
     {
       name: "cuckoo tiny",
       make: () => CuckooFilter.withSize(4, 8),
       kind: "cuckoo",
       ints: true,
-      load: (b) => CuckooFilter.deserialize(b),
-      loadChunks: (p) => CuckooFilter.deserializeChunks(p),
-      fromBase64: (t) => CuckooFilter.fromBase64(t),
+      ...readers(CuckooFilter),
     },
     {
       name: "scalable",
@@ -338,9 +328,7 @@ export function configs(lib) {
       kind: "set",
       ints: true,
       each: true,
-      load: (b) => ScalableBloomFilter.deserialize(b),
-      loadChunks: (p) => ScalableBloomFilter.deserializeChunks(p),
-      fromBase64: (t) => ScalableBloomFilter.fromBase64(t),
+      ...readers(ScalableBloomFilter),
     },
     {
       name: "scalable independent",
@@ -348,9 +336,7 @@ export function configs(lib) {
       kind: "set",
       ints: false,
       each: true,
-      load: (b) => ScalableBloomFilter.deserialize(b),
-      loadChunks: (p) => ScalableBloomFilter.deserializeChunks(p),
-      fromBase64: (t) => ScalableBloomFilter.fromBase64(t),
+      ...readers(ScalableBloomFilter),
     },
   ];
 }
