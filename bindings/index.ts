@@ -1,7 +1,7 @@
 // bloomkit's public API.
 export { BloomFilter, DEFAULT_HASH, MAX_FILTER_BITS, MAX_SEGMENT_BITS, type BloomFilterOptions, type BloomFilterSize, type HashStrategy, type SharedBloomFilterHandle } from "./bloom-filter.js";
 export { hash, hashMany, hashPacked, hashNames, hashBits, isSeeded, type HashName, type Hash32Name, type Hash64Name } from "./hash.js";
-export { optimal, falsePositiveRateFor, MAX_HASHES, type OptimalInput, type OptimalParameters } from "./optimal.js";
+export { optimal, falsePositiveRateFor, doubleHashingExcess, MAX_HASHES, type OptimalInput, type OptimalParameters } from "./optimal.js";
 export type { Key } from "./keys.js";
 export type { LineHashes } from "./batch.js";
 export { ScalableBloomFilter, type ScalableBloomFilterOptions } from "./scalable-bloom-filter.js";

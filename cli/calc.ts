@@ -1,5 +1,5 @@
 // `bloomkit calc`: the parameter calculator of hur.st/bloomfilter, from any three of n, p, m, k.
-import { MAX_HASHES, optimal, type OptimalInput } from "bloomkit";
+import { MAX_HASHES, doubleHashingExcess, optimal, type OptimalInput } from "bloomkit";
 import { NumberTooLarge, UsageError, hasByteUnit, inOptionWords, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
 import { printOut } from "./io.js";
 import { count, fmt, formatBytes } from "./words.js";
@@ -68,18 +68,10 @@ export async function calc({ options, positionals }: Parsed): Promise<void> {
   );
 }
 
-/**
- * bloomkit's BloomFilter picks its k bits by double hashing, which adds about
- * 3/(k·m) to the formula's rate (README, "How it works"; measured 2 to 5 over
- * k·m, for m from 1,918 to 3.8 million bits about half set): said under the
- * table when that is a tenth of p or more, for such a filter. Elsewhere the
- * figure is not a measured one (8 bits, 8 hashes, 1 key: 0.24 where the
- * formula says 0.025), so nothing is said.
- */
+/** What double hashing adds to p (doubleHashingExcess), said under the table when it is a tenth of p or more. */
 function doubleHashingNote({ n, m, k, p }: { n: number; m: number; k: number; p: number }): string {
-  const added = 3 / (k * m);
-  const fill = -Math.expm1((-k * n) / m);
-  if (added < p / 10 || m < MEASURED_FROM_BITS || Math.abs(fill - 0.5) > 0.1) return "";
+  const added = doubleHashingExcess(n, m, k);
+  if (added === undefined || added < p / 10) return "";
   return `note: bloomkit's BloomFilter (double hashing) adds about 3/(k·m) = ${added.toPrecision(2)} to p: expect about ${(p + added).toPrecision(2)}\n`;
 }
 
@@ -108,9 +100,6 @@ function cappedNote(input: OptionInput, { n, m, k }: { n: number; m: number; k: 
 function countWords(value: number): string {
   return value > Number.MAX_SAFE_INTEGER ? value.toPrecision(6) : value.toLocaleString("en-US");
 }
-
-/** The smallest m the double-hashing note was measured at (examples/small-filter-rates.mjs: 1,918 bits). */
-const MEASURED_FROM_BITS = 1000;
 
 /** Above this, "1 in N" is written 1.23457e+15: its last digits would be noise. */
 const ONE_IN_DIGITS_BELOW = 1e15;

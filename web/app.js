@@ -1,7 +1,7 @@
 // The bloomkit page: a filter from the library's browser build (the same wasm
 // core), the cells a key maps to and why, verdicts, bulk keys, and the fill
 // and false-positive rate beside their formulas as keys are added.
-import { BloomFilter, CountingBloomFilter, CuckooFilter, DEFAULT_HASH, falsePositiveRateFor, fingerprintBitsFor, hash, hashBits, hashNames, optimal } from "/dist/index.js";
+import { BloomFilter, CountingBloomFilter, CuckooFilter, DEFAULT_HASH, doubleHashingExcess, falsePositiveRateFor, fingerprintBitsFor, hash, hashBits, hashNames, optimal } from "/dist/index.js";
 import { layout, cellBox, scrollFor, scrollHeight, sheetTop } from "./grid.js";
 import { colors, paint } from "./draw.js";
 import { drawChart } from "./chart.js";
@@ -218,17 +218,10 @@ function optimalFor(n, p) {
 /** The formula's fill of m cells at n keys, 1 − e^(−kn/m): about half at the n that m and k are meant for, more when k is large for m (8 bits, 32 hashes: 98% at 1 key). */
 const fillAt = (n, m, k) => -Math.expm1((-k * n) / m);
 
-/**
- * Double hashing picks the k cells from two hashes, which adds about 3/(k·m)
- * to the rate of a filter sized by n and p (README, "How it works"; measured
- * 2 to 5 over k·m from m = 1,918 bits up, half of them set): said where that
- * is a tenth of p or more, as in small filters at a low p, where the measured
- * rate shows it. Not for m and k given directly: at another fill, or a
- * handful of bits, the figure is not a measured one.
- */
-function doubleHashingNote(p, m, k) {
-  const added = 3 / (k * m);
-  return added >= p / 10 && m >= 1000 ? `; double hashing adds about 3/(k·m) = ${rate(added)} to it` : "";
+/** What double hashing adds to the rate of a filter sized by n and p (doubleHashingExcess), said where it is a tenth of p or more, as in small filters at a low p, where the measured rate shows it. */
+function doubleHashingNote(n, p, m, k) {
+  const added = doubleHashingExcess(n, m, k);
+  return added !== undefined && added >= p / 10 ? `; double hashing adds about 3/(k·m) = ${rate(added)} to it` : "";
 }
 
 function showDerived() {
@@ -236,7 +229,7 @@ function showDerived() {
     const { type, n, p, m, k, sizedFor } = parameters();
     $("derived").textContent =
       type === "cuckoo" ? `cuckoo: buckets of 4 fingerprints, fingerprints sized from p (see “How full, how wrong”)`
-      : sizing() === "np" ? `m = ${cellsText(m, type)} (${perKey(m / n)} per key), k = ${k}: p = ${rate(p)} at n = ${count(n)}${doubleHashingNote(p, m, k)}`
+      : sizing() === "np" ? `m = ${cellsText(m, type)} (${perKey(m / n)} per key), k = ${k}: p = ${rate(p)} at n = ${count(n)}${doubleHashingNote(n, p, m, k)}`
       : `meant for about ${plural(sizedFor, "key")} (${percent(fillAt(sizedFor, m, k))} of the ${cellWord(type)} set); p there: ${rate(falsePositiveRateFor(sizedFor, m, k))}`;
   } catch (error) {
     $("derived").textContent = error.message;
