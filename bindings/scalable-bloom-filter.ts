@@ -575,10 +575,11 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     const hash = this.#keyHash;
     const layers = this.#live();
     const last = layers.length - 1;
-    if (add && layers.length >= this.#maxLayers && this.#room() === 0) {
-      // Full: a key it holds still answers; a new one gets #addLayer's error.
+    if (add && this.#room() === 0) {
+      // Full: a key it holds still answers, and makes no new layer (as the batch path, which makes one only for a
+      // key no layer holds); a new one gets a new layer, or #addLayer's error past the last.
       if (this.#oneLayers(key, false)) return true;
-      this.#addLayer();
+      if (layers.length >= this.#maxLayers) this.#addLayer();
     }
     if (hash === null) return this.#run({ kind: "keys", keys: [key] }, add)[0] === 1;
     if (add) this.#current(); // room for one more key in the newest layer

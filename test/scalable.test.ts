@@ -94,6 +94,27 @@ describe("ScalableBloomFilter", () => {
     expect(batch.layers).toBe(single.layers);
   });
 
+  it.each(["double"] as const)("a key it holds, added when the newest layer is full, makes no new layer (%s hashing), as in a batch", (strategy) => {
+    const keys = urls(2000, "full-then-repeat", 49);
+    // The first key that made a second layer: before it, the first layer was full.
+    const probe = ScalableBloomFilter.create(100, 0.001, { strategy });
+    const first = keys.findIndex((key) => (probe.add(key), probe.layers > 1));
+    expect(first).toBeGreaterThan(0);
+    const single = ScalableBloomFilter.create(100, 0.001, { strategy });
+    for (const key of keys.slice(0, first)) single.add(key);
+    expect(single.layers).toBe(1);
+    for (const key of keys.slice(0, first)) expect(single.testAndAdd(key)).toBe(true);
+    expect(single.layers).toBe(1);
+    const batch = ScalableBloomFilter.create(100, 0.001, { strategy });
+    batch.addMany(keys.slice(0, first));
+    batch.addMany(keys.slice(0, first));
+    expect(Buffer.from(single.serialize()).equals(Buffer.from(batch.serialize()))).toBe(true);
+    // A new key still gets its new layer.
+    expect(single.testAndAdd(keys[first])).toBe(false);
+    expect(single.layers).toBe(2);
+    expect(single.has(keys[first])).toBe(true);
+  });
+
   it("keys added one at a time as it grows give the same layers, byte for byte, as the same keys in one batch", () => {
     // Single keys take a shortcut that remembers where the layers are: it must follow each new layer.
     const keys = urls(20_000, "one-by-one", 47);
