@@ -2,9 +2,12 @@
 // block: a header, then the bits as little-endian u64 words, so bit i is
 // bit (i & 7) of byte (i >> 3) whatever the word size.
 //
-// Indices come from one of two strategies:
-// - double: Kirsch–Mitzenmacher g_i = h1 + i·h2 over one 64- or 128-bit key
-//   hash, each g_i mapped to [0, m) by multiply-shift (no modulo bias);
+// Indices come from one of three strategies:
+// - triple: g_i = h1 + i·h2 + i(i−1)/2·h3 over one 64- or 128-bit key hash
+//   (h2 and h3 mixes of it), each g_i mapped to [0, m) by multiply-shift (no
+//   modulo bias), stepped as g += d, d += h3;
+// - double: Kirsch–Mitzenmacher g_i = h1 + i·h2, the same with h3 = 0 (the
+//   default before triple: its records keep it);
 // - independent: k separately computed hashes, each taken modulo m, the way
 //   the classic crawler de-duplication program in C combines six string hashes.
 //
@@ -27,6 +30,8 @@ import {
   FILTER_HEADER,
   STRATEGY_INDEPENDENT,
   firstHash,
+  thirdHash,
+  thirdHashFor,
   secondHashOf,
   independentIndex,
   doubleIndex,
@@ -70,9 +75,9 @@ export { FILTER_HEADER };
   return (load<u64>(data + <usize>((idx >> 6) << 3)) & (<u64>1 << (idx & 63))) != 0;
 }
 
-/** Sets the k bits of double hashing from (h, h2); true when at least one was 0 before. */
+/** Sets the k bits of hashing from (h, h2, h3) (h3 = 0: double hashing); true when at least one was 0 before. */
 // @ts-ignore: decorator
-@inline function insertHashed(filter: usize, h: u64, h2: u64): bool {
+@inline function insertHashed(filter: usize, h: u64, h2: u64, h3: u64): bool {
   const m = load<u64>(filter, F_BITS);
   const k = load<u32>(filter, F_HASHES);
   const base = load<u64>(filter, F_BASE_BITS);
@@ -81,12 +86,13 @@ export { FILTER_HEADER };
   for (let i: u32 = 0; i < k; i++) {
     fresh |= setBit(data, doubleIndex(h, m, base));
     h += h2;
+    h2 += h3;
   }
   return fresh != 0;
 }
 
 /**
- * True when the first two of the k ≥ 2 bits of double hashing from (h, h2)
+ * True when the first two of the k ≥ 2 bits of hashing from (h, h2, …)
  * are set, read with no branch between them: an absent key is turned away
  * by one branch that goes its way three times in four, instead of a coin
  * toss at every bit. Measured (10^6 keys, k = 7, Node 20 and 24): hasInts
@@ -97,18 +103,24 @@ export { FILTER_HEADER };
   return testBit(data, doubleIndex(h, m, base)) & testBit(data, doubleIndex(h + h2, m, base));
 }
 
-/** True when bits 2 … k − 1 of double hashing from (h, h2) are set. */
+/** True when bits 2 … k − 1 of hashing from (h, h2, h3) are set. */
 // @ts-ignore: decorator
-@inline function restSet(data: usize, m: u64, base: u64, k: u32, h: u64, h2: u64): bool {
-  h += h2 << 1;
+@inline function restSet(data: usize, m: u64, base: u64, k: u32, h: u64, h2: u64, h3: u64): bool {
+  // g_2 = h + 2·h2 + h3, and the step after it h2 + 2·h3.
+  h += (h2 << 1) + h3;
+  h2 += h3 << 1;
   for (let i: u32 = 2; i < k; i++) {
     if (!testBit(data, doubleIndex(h, m, base))) return false;
     h += h2;
+    h2 += h3;
   }
   return true;
 }
 
-/** True when all k bits of double hashing from (h, h2) are set. */
+/**
+ * True when all k bits of hashing from (h, h2) are set; h3 is mixed from h2
+ * only for keys whose first two bits are set (most absent keys stop there).
+ */
 // @ts-ignore: decorator
 @inline function containsHashed(filter: usize, h: u64, h2: u64): bool {
   const m = load<u64>(filter, F_BITS);
@@ -116,7 +128,7 @@ export { FILTER_HEADER };
   const base = load<u64>(filter, F_BASE_BITS);
   const data = filter + FILTER_HEADER;
   if (k < 2) return testBit(data, doubleIndex(h, m, base));
-  return firstTwoSet(data, m, base, h, h2) && restSet(data, m, base, k, h, h2);
+  return firstTwoSet(data, m, base, h, h2) && restSet(data, m, base, k, h, h2, thirdHash(filter, h2));
 }
 
 /**
@@ -148,7 +160,8 @@ export { FILTER_HEADER };
     return fresh != 0;
   }
   const h = firstHash(filter, key, len);
-  return insertHashed(filter, h, keyStep());
+  const h2 = keyStep();
+  return insertHashed(filter, h, h2, thirdHash(filter, h2));
 }
 
 /** True when all of the key's k bits are set. */
@@ -249,10 +262,12 @@ export function bloomPositions(filter: usize, key: usize, len: usize, out: usize
   }
   const base = load<u64>(filter, F_BASE_BITS);
   let h = firstHash(filter, key, len);
-  const h2 = keyStep();
+  let h2 = keyStep();
+  const h3 = thirdHash(filter, h2);
   for (let i: u32 = 0; i < k; i++) {
     store<f64>(out + (<usize>i << 3), <f64>doubleIndex(h, m, base));
     h += h2;
+    h2 += h3;
   }
 }
 
@@ -282,6 +297,7 @@ export function bloomPositions(filter: usize, key: usize, len: usize, out: usize
 /** The direct loop: hash source T (see sourceHash), then set or test, key by key. */
 function runDirect<T>(filter: usize, op: u32, src: usize, hashes2: usize, count: u32, out: usize): u32 {
   const seed = <u64>load<u32>(filter, F_SEED);
+  const strategy = load<u32>(filter, F_STRATEGY);
   let total: u32 = 0;
   for (let i: u32 = 0; i < count; i++) {
     const h = sourceHash<T>(src, i, seed);
@@ -291,7 +307,7 @@ function runDirect<T>(filter: usize, op: u32, src: usize, hashes2: usize, count:
       store<u8>(out + i, <u8>hit);
       total += <u32>hit;
     } else {
-      const fresh = insertHashed(filter, h, h2);
+      const fresh = insertHashed(filter, h, h2, thirdHashFor(strategy, h2));
       store<u8>(out + i, <u8>!fresh);
       total += <u32>fresh;
     }
@@ -310,17 +326,20 @@ function addGrouped<T>(filter: usize, src: usize, hashes2: usize, count: u32, ou
   const k = load<u32>(filter, F_HASHES);
   const base = load<u64>(filter, F_BASE_BITS);
   const data = filter + FILTER_HEADER;
+  const strategy = load<u32>(filter, F_STRATEGY);
   let total: u32 = 0;
   let sink: u64 = 0;
   for (let first: u32 = 0; first < count; first += GROUP) {
     const group = min<u32>(GROUP, count - first);
     for (let g: u32 = 0; g < group; g++) {
       let h = sourceHash<T>(src, first + g, seed);
-      const h2 = secondAt(hashes2, first + g, h);
+      let h2 = secondAt(hashes2, first + g, h);
+      const h3 = thirdHashFor(strategy, h2);
       const at = room + ((<usize>g * <usize>k) << 3);
       for (let j: u32 = 0; j < k; j++) {
         store<u64>(at + (<usize>j << 3), doubleIndex(h, m, base));
         h += h2;
+        h2 += h3;
       }
     }
     for (let g: u32 = 0; g < group; g++) {
@@ -343,8 +362,11 @@ function addGrouped<T>(filter: usize, src: usize, hashes2: usize, count: u32, ou
 /** Keys per group in the grouped query. */
 // @ts-ignore: decorator
 @inline const QUERY_GROUP: u32 = 64;
-// The grouped query keeps 20 bytes per key (two hashes, a slot) in the room of the grouped add.
-assert(QUERY_GROUP * 20 <= BLOOM_GROUP_BYTES);
+/** Bytes the grouped query keeps per key that passed its first two bits: h and h2 (h3 is mixed from h2 again). */
+// @ts-ignore: decorator
+@inline const QUERY_KEPT: u32 = 16;
+// The grouped query keeps QUERY_KEPT bytes and a u32 slot per key in the room of the grouped add.
+assert(QUERY_GROUP * (QUERY_KEPT + 4) <= BLOOM_GROUP_BYTES);
 
 /**
  * Queries in groups of QUERY_GROUP keys. Each key's first two bits are read
@@ -366,7 +388,8 @@ function hasGrouped<T>(filter: usize, src: usize, hashes2: usize, count: u32, ou
   const k = load<u32>(filter, F_HASHES);
   const base = load<u64>(filter, F_BASE_BITS);
   const data = filter + FILTER_HEADER;
-  const slots = room + (<usize>QUERY_GROUP << 4);
+  const strategy = load<u32>(filter, F_STRATEGY);
+  const slots = room + <usize>(QUERY_GROUP * QUERY_KEPT);
   let total: u32 = 0;
   let direct = false;
   for (let first: u32 = 0; first < count; first += QUERY_GROUP) {
@@ -378,7 +401,7 @@ function hasGrouped<T>(filter: usize, src: usize, hashes2: usize, count: u32, ou
       for (let g: u32 = 0; g < group; g++) {
         const h = sourceHash<T>(src, first + g, seed);
         const h2 = secondAt(hashes2, first + g, h);
-        const hit = firstTwoSet(data, m, base, h, h2) && restSet(data, m, base, k, h, h2);
+        const hit = firstTwoSet(data, m, base, h, h2) && restSet(data, m, base, k, h, h2, thirdHashFor(strategy, h2));
         store<u8>(out + first + g, <u8>hit);
         passed += <u32>hit;
       }
@@ -390,15 +413,16 @@ function hasGrouped<T>(filter: usize, src: usize, hashes2: usize, count: u32, ou
         const both = firstTwoSet(data, m, base, h, h2);
         store<u8>(out + first + g, 0);
         // Written for every key, kept (the count moves on) only for those that passed.
-        const at = room + (<usize>passed << 4);
+        const at = room + <usize>(passed * QUERY_KEPT);
         store<u64>(at, h);
         store<u64>(at, h2, 8);
         store<u32>(slots + (<usize>passed << 2), g);
         passed += <u32>both;
       }
       for (let j: u32 = 0; j < passed; j++) {
-        const at = room + (<usize>j << 4);
-        const hit = restSet(data, m, base, k, load<u64>(at), load<u64>(at, 8));
+        const at = room + <usize>(j * QUERY_KEPT);
+        const h2 = load<u64>(at, 8);
+        const hit = restSet(data, m, base, k, load<u64>(at), h2, thirdHashFor(strategy, h2));
         store<u8>(out + first + load<u32>(slots + (<usize>j << 2)), <u8>hit);
         total += <u32>hit;
       }
@@ -432,27 +456,30 @@ export function bloomRoute(source: u32, src: usize, hashes2: usize, count: u32, 
 /**
  * The k indices (as f64, within the segment) of each of `count` keys, as
  * bloomRun takes them, at out + 8·k·i, for a filter given by its numbers
- * alone (`bits` and `baseBits` per segment, `hashes`, `seed`): what the page
+ * alone (`bits` and `baseBits` per segment, `hashes`, `seed`, `strategy`
+ * STRATEGY_DOUBLE or STRATEGY_TRIPLE): what the page
  * shows for a key, and where a copy kept elsewhere (Redis) sets and tests
  * bits, with no block of bits in this memory.
  */
-export function bloomIndicesOf(bits: f64, baseBits: f64, hashes: u32, seed: u32, source: u32, src: usize, hashes2: usize, count: u32, out: usize): void {
+export function bloomIndicesOf(bits: f64, baseBits: f64, hashes: u32, seed: u32, strategy: u32, source: u32, src: usize, hashes2: usize, count: u32, out: usize): void {
   const m = <u64>bits;
   const base = <u64>baseBits;
   const mix = <u64>seed;
   for (let i: u32 = 0; i < count; i++) {
     let h = source == SOURCE_HASHES ? sourceHash<Hashed>(src, i, 0) : source == SOURCE_U32 ? sourceHash<u32>(src, i, mix) : sourceHash<u64>(src, i, mix);
-    const h2 = secondAt(source == SOURCE_HASHES ? hashes2 : 0, i, h);
+    let h2 = secondAt(source == SOURCE_HASHES ? hashes2 : 0, i, h);
+    const h3 = thirdHashFor(strategy, h2);
     const at = out + ((<usize>i * <usize>hashes) << 3);
     for (let j: u32 = 0; j < hashes; j++) {
       store<f64>(at + (<usize>j << 3), <f64>doubleIndex(h, m, base));
       h += h2;
+      h2 += h3;
     }
   }
 }
 
 /**
- * OP_ADD or OP_HAS over `count` keys of a double-hashing filter, from
+ * OP_ADD or OP_HAS over `count` keys of a double- or triple-hashing filter, from
  * `source`: SOURCE_HASHES (u64 hashes at `src`, second halves of 128-bit
  * hashes at `hashes2` or 0) or integer keys (SOURCE_U32/U64 at `src`, mixed
  * with the filter's seed). out[i] = 1 when key i was probably present
@@ -469,6 +496,7 @@ export function bloomRun(filter: usize, op: u32, source: u32, src: usize, hashes
 function layersRun<T>(filters: usize, layers: u32, op: u32, src: usize, hashes2: usize, count: u32, out: usize, room: u32): u32 {
   const last = load<u32>(filters + (<usize>(layers - 1) << 2));
   const seed = <u64>load<u32>(last, F_SEED);
+  const strategy = load<u32>(last, F_STRATEGY);
   let fresh: u32 = 0;
   for (let i: u32 = 0; i < count; i++) {
     const h = sourceHash<T>(src, i, seed);
@@ -477,7 +505,7 @@ function layersRun<T>(filters: usize, layers: u32, op: u32, src: usize, hashes2:
     store<u8>(out + i, <u8>present);
     if (!present && op == OP_ADD) {
       if (fresh == room) return i; // the last layer is full: key i waits for the next
-      insertHashed(last, h, h2);
+      insertHashed(last, h, h2, thirdHashFor(strategy, h2));
       fresh++;
     }
   }
@@ -508,6 +536,6 @@ export function bloomLayersKey(filters: usize, layers: u32, op: u32, key: usize,
   const h = firstHash(last, key, len);
   const h2 = keyStep();
   if (layersContain(filters, layers, h, h2)) return 1;
-  if (op == OP_ADD) insertHashed(last, h, h2);
+  if (op == OP_ADD) insertHashed(last, h, h2, thirdHash(last, h2));
   return 0;
 }

@@ -72,6 +72,7 @@ export const MAX_INDEPENDENT = indices.MAX_INDEPENDENT;
 export const MAX_HASHES = indices.MAX_HASHES;
 export const STRATEGY_DOUBLE = indices.STRATEGY_DOUBLE;
 export const STRATEGY_INDEPENDENT = indices.STRATEGY_INDEPENDENT;
+export const STRATEGY_TRIPLE = indices.STRATEGY_TRIPLE;
 export const BUCKET_SIZE = cuckoo.BUCKET_SIZE;
 export const MAX_KICKS = cuckoo.MAX_KICKS;
 export const CUCKOO_HEADER = <u32>cuckoo.CUCKOO_HEADER;

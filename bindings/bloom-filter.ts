@@ -1,6 +1,6 @@
 // The standard Bloom filter: an m-bit array in wasm memory and k indices per
-// key, by default from Kirsch–Mitzenmacher double hashing over one 64-bit
-// XXH3 hash (see assembly/bloom.ts). A filter larger than one wasm memory
+// key, by default from triple hashing over one 64-bit XXH3 hash (see
+// assembly/bloom.ts). A filter larger than one wasm memory
 // (4 GiB) is held in segments of equal size: a key's second hash picks its
 // segment, and its k bits are set in that segment alone.
 import { KeyHashedBlock } from "./key-hashed-block.js";
@@ -32,6 +32,7 @@ import {
 } from "./format.js";
 import {
   HASHING_OPTION_NAMES,
+  hashesOnce,
   hashingDifference,
   writeIndexHeader,
   readHashing,
@@ -42,7 +43,7 @@ import {
   type HashStrategy,
 } from "./hashing.js";
 
-export { DEFAULT_HASH, type HashStrategy } from "./hashing.js";
+export { DEFAULT_HASH, DEFAULT_STRATEGY, type HashStrategy } from "./hashing.js";
 
 /** Options shared by the constructors. */
 export interface BloomFilterOptions extends HashingOptions {
@@ -120,7 +121,7 @@ function checkCreate(expectedItems: number, falsePositiveRate: number, options: 
   if (checked.foldable !== undefined && typeof checked.foldable !== "boolean") {
     throw new TypeError(`options.foldable must be a boolean, got ${describe(checked.foldable)}`);
   }
-  if (hashing.strategy === "double") checkReachable("expectedItems", "falsePositiveRate", n, p);
+  if (hashesOnce(hashing)) checkReachable("expectedItems", "falsePositiveRate", n, p);
   return { n, p, hashing, checked };
 }
 
@@ -144,7 +145,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     if (!(placement && "attach" in placement)) {
       for (const block of this.segments()) writeIndexHeader(block.arena.core, block.ptr, segmentBits, hashes, hashing, baseBits / segments);
     }
-    this.#keyHash = hashing.strategy === "double" ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;
+    this.#keyHash = hashesOnce(hashing) ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;
     this.#bits = bits;
     this.#segmentBits = segmentBits;
     this.#hashes = hashes;
@@ -260,8 +261,8 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     // Each memory's header records m, k, the hashing and the base m: the handle must give the same, or this
     // thread would set and test other bits than the others (false negatives there). A filter can be held in
     // more segments than its bits need, as deserialize keeps them (a RedisBloomFilter's copy, a folded filter
-    // in segments): any number the loader accepts, with double hashing when there are several.
-    const header = segmentable(bits as number, segments) && (segments === 1 || hashing.strategy === "double") ? indexHeaderBytes((bits as number) / segments, hashes as number, hashing, (baseBits as number) / segments) : undefined;
+    // in segments): any number the loader accepts, with one key hash when there are several.
+    const header = segmentable(bits as number, segments) && (segments === 1 || hashesOnce(hashing)) ? indexHeaderBytes((bits as number) / segments, hashes as number, hashing, (baseBits as number) / segments) : undefined;
     const fits = header !== undefined && blocks.every(({ arena, ptr, bytes }) => bytes === blockBytes((bits as number) / segments) && sameBytes(arena.u8().subarray(ptr, ptr + HEADER_BYTES), header));
     if (!fits) {
       throw new RangeError(
@@ -287,10 +288,10 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     return this.#hashing.seed;
   }
 
-  /** The hash name (double hashing) or the list of names (independent). */
+  /** The hash name (triple or double hashing) or the list of names (independent). */
   get hash(): HashName | readonly HashName[] {
-    const { strategy, names } = this.#hashing;
-    return strategy === "double" ? names[0] : names;
+    const { names } = this.#hashing;
+    return hashesOnce(this.#hashing) ? names[0] : names;
   }
 
   /** How indices are derived from the key. */
@@ -371,7 +372,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
   /** The key's k bit indices, in the order the hashes produce them (duplicates possible). */
   positions(key: Key): number[] {
     // A shared filter of the independent strategy takes the one-key path in its batch area, which holds key bytes.
-    if (this.segmentCount > 1 || (this.shared && this.#hashing.strategy === "double")) return Array.from(this.indices({ kind: "keys", keys: [checkKey(key)] }));
+    if (this.segmentCount > 1 || (this.shared && hashesOnce(this.#hashing))) return Array.from(this.indices({ kind: "keys", keys: [checkKey(key)] }));
     const { ptr, length, out } = this.oneKey(key);
     // The scratch answer room holds 8 bytes per batch key, far more than 8 × MAX_HASHES.
     this.core.bloomPositions(this.live(), ptr, length, out);
@@ -381,13 +382,13 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
   /**
    * The k bit indices of every key of a batch, key i's at [k·i, k·(i+1)):
    * where a copy of this filter kept elsewhere (Redis) sets and tests bits.
-   * Double hashing only. @internal
+   * Triple or double hashing only. @internal
    */
   indices(source: KeySource): Float64Array {
     checkIntsHashing(this.#hashing.strategy);
     this.live();
     const segments = this.segmentCount;
-    return segmentIndices({ segmentBits: this.#segmentBits, baseBits: this.#baseBits / segments, segments, hashes: this.#hashes, keyHash: this.#keyHash! }, source);
+    return segmentIndices({ segmentBits: this.#segmentBits, baseBits: this.#baseBits / segments, segments, hashes: this.#hashes, strategy: this.#hashing.strategy as "triple" | "double", keyHash: this.#keyHash! }, source);
   }
 
   /**
@@ -561,7 +562,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     }
     // A key is counted only when it sets a bit (folding keeps the count of the bits before), so count ≤ base bits.
     if (count > baseBits) throw new FormatError(`corrupted: count = ${count} keys in a filter of ${baseBits} bits`);
-    if (segments > 1 && hashing.strategy !== "double") throw new FormatError("corrupted: a filter in segments uses double hashing");
+    if (segments > 1 && !hashesOnce(hashing)) throw new FormatError("corrupted: a filter in segments uses one key hash (triple or double hashing)");
     const expected = segments * (blockBytes(bits / segments) - HEADER_BYTES);
     if (header.payloadLength !== expected) throw new FormatError(`corrupted: payload of ${header.payloadLength} bytes for ${bits} bits`);
     const filter = new BloomFilter(bits, hashes, hashing, baseBits, undefined, segments, sharedPlacement(shared, hashing));
@@ -841,14 +842,14 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
 function sharedPlacement(shared: unknown, hashing: Hashing): Placement | undefined {
   if (shared === undefined || shared === false) return undefined;
   if (shared !== true) throw new TypeError(`options.shared must be a boolean, got ${describe(shared)}`);
-  // The independent strategy's kernel reads key bytes; double hashing's takes hashes or integers only.
+  // The independent strategy's kernel reads key bytes; triple and double hashing's take hashes or integers only.
   return { sharedKeyBytes: hashing.strategy === "independent" ? SHARED_BYTES_KEY_BYTES : SHARED_KEY_BYTES };
 }
 
-/** A filter in segments routes keys by their double hashing; the independent strategy has no second hash to route by. */
+/** A filter in segments routes keys by their second hash; the independent strategy has no second hash to route by. */
 function checkSegmentable(hashing: Hashing, segments: number): void {
-  if (segments > 1 && hashing.strategy !== "double") {
-    throw new RangeError(`a filter above ${MAX_SEGMENT_BITS} bits is held in segments, which needs double hashing; the independent strategy is limited to one segment`);
+  if (segments > 1 && !hashesOnce(hashing)) {
+    throw new RangeError(`a filter above ${MAX_SEGMENT_BITS} bits is held in segments, which needs triple or double hashing; the independent strategy is limited to one segment`);
   }
 }
 

@@ -24,7 +24,7 @@ import {
   type Loader,
   type RecordSource,
 } from "./format.js";
-import { HASHING_OPTION_NAMES, readHashing, resolveHashing, writeHashing, writeIndexHeader, type Hashing, type HashingOptions } from "./hashing.js";
+import { HASHING_OPTION_NAMES, hashesOnce, readHashing, resolveHashing, writeHashing, writeIndexHeader, type Hashing, type HashingOptions, type HashStrategy } from "./hashing.js";
 import { hashId, type HashName } from "./hash.js";
 
 export type CounterBits = 4 | 8 | 16;
@@ -83,7 +83,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     super(Array.from({ length: segments }, () => bytes), () => `a counting Bloom filter of ${counters} ${width}-bit counters (${formatBytes(segments * bytes)})`);
     for (const block of this.segments()) writeIndexHeader(block.arena.core, block.ptr, perSegment, hashes, hashing);
     this.#segmentCounters = perSegment;
-    this.#keyHash = hashing.strategy === "double" ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;
+    this.#keyHash = hashesOnce(hashing) ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;
     this.#counters = counters;
     this.#hashes = hashes;
     this.#width = width;
@@ -97,7 +97,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     const checked = checkOptions("options", options, OPTION_NAMES);
     const width = checkCounterBits(checked);
     const hashing = resolveHashing(checked);
-    if (hashing.strategy === "double") checkReachable("expectedItems", "falsePositiveRate", n, p);
+    if (hashesOnce(hashing)) checkReachable("expectedItems", "falsePositiveRate", n, p);
     else checkSizable("expectedItems", "falsePositiveRate", n, p, hashing.names.length);
     // Not optimal(): the bound on m is the filter's own, far lower, and its message names create()'s arguments.
     const sized = filterSizing(hashing.strategy === "independent" ? { n, p, k: hashing.names.length } : { n, p });
@@ -156,10 +156,10 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
   }
 
   get hash(): HashName | readonly HashName[] {
-    return this.#hashing.strategy === "double" ? this.#hashing.names[0] : this.#hashing.names;
+    return hashesOnce(this.#hashing) ? this.#hashing.names[0] : this.#hashing.names;
   }
 
-  get strategy(): "double" | "independent" {
+  get strategy(): HashStrategy {
     return this.#hashing.strategy;
   }
 
@@ -317,7 +317,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
       maxKeyBytes(key);
       return Array.from(
         segmentIndices(
-          { segmentBits: this.#segmentCounters, segments: this.segmentCount, hashes: this.#hashes, keyHash: this.#keyHash! },
+          { segmentBits: this.#segmentCounters, segments: this.segmentCount, hashes: this.#hashes, strategy: this.#hashing.strategy as "triple" | "double", keyHash: this.#keyHash! },
           { kind: "keys", keys: [key] },
         ),
       );
@@ -489,9 +489,9 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
   }
 }
 
-/** A filter in segments routes keys by their double hashing; the independent strategy has no second hash to route by. */
+/** A filter in segments routes keys by their second hash; the independent strategy has no second hash to route by. */
 function checkSegmentable(hashing: Hashing, segments: number): void {
-  if (segments > 1 && hashing.strategy !== "double") {
-    throw new RangeError("a counting filter larger than one wasm memory is held in segments, which needs double hashing; the independent strategy is limited to one segment");
+  if (segments > 1 && !hashesOnce(hashing)) {
+    throw new RangeError("a counting filter larger than one wasm memory is held in segments, which needs triple or double hashing; the independent strategy is limited to one segment");
   }
 }

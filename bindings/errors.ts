@@ -97,9 +97,9 @@ export function formatBytes(bytes: number): string {
   return `${unit === 0 ? value : value.toFixed(2)} ${units[unit]}`;
 }
 
-/** Integer keys are indexed by double hashing over their 64-bit mix; a filter of independent hashes has no index for them. */
-export function checkIntsHashing(strategy: "double" | "independent"): void {
-  if (strategy !== "double") throw new TypeError("integer keys need double hashing; this filter uses the independent strategy");
+/** Integer keys are indexed by triple or double hashing over their 64-bit mix; a filter of independent hashes has no index for them. */
+export function checkIntsHashing(strategy: "triple" | "double" | "independent"): void {
+  if (strategy === "independent") throw new TypeError("integer keys need triple or double hashing; this filter uses the independent strategy");
 }
 
 /** The callback of testAndAddLinesEach, checked before any key is added. */

@@ -4,21 +4,23 @@ import { checkInteger, describe } from "./errors.js";
 import { FormatError, type ParamReader, type ParamWriter } from "./format.js";
 import { hashBits, hashId, hashNames, isSeeded, type HashName } from "./hash.js";
 import type { Core } from "./core.generated.js";
-import { MAX_INDEPENDENT as CORE_MAX_INDEPENDENT, STRATEGY_DOUBLE, STRATEGY_INDEPENDENT } from "./constants.generated.js";
+import { MAX_INDEPENDENT as CORE_MAX_INDEPENDENT, STRATEGY_DOUBLE, STRATEGY_INDEPENDENT, STRATEGY_TRIPLE } from "./constants.generated.js";
 
 /**
- * How a key's k bit indices are derived: "double" hashing g_i = h1 + i·h2
- * from one 64- or 128-bit hash, or "independent": one hash function per index.
+ * How a key's k bit indices are derived: "triple" hashing g_i = h1 + i·h2 +
+ * i(i−1)/2·h3 from one 64- or 128-bit hash, "double" hashing g_i = h1 + i·h2
+ * from the same hash (the default before triple; it adds about 3/(k·m) to the
+ * rate), or "independent": one hash function per index.
  */
-export type HashStrategy = "double" | "independent";
+export type HashStrategy = "triple" | "double" | "independent";
 
 /** The hashing options every filter type takes. */
 export interface HashingOptions {
   /** Seed of the key hash, an unsigned 32-bit integer (default 0); only seeded hashes (murmur3_*, xxh*) accept one other than 0. */
   seed?: number;
-  /** A 64- or 128-bit hash for double hashing (default "xxh3"), or a list of distinct names for the independent strategy. */
+  /** A 64- or 128-bit hash for triple or double hashing (default "xxh3"), or a list of distinct names for the independent strategy. */
   hash?: HashName | readonly HashName[];
-  /** Default "double", or "independent" when `hash` is a list. */
+  /** Default "triple", or "independent" when `hash` is a list. */
   strategy?: HashStrategy;
 }
 
@@ -30,43 +32,57 @@ export const HASHING_OPTION_NAMES = ["seed", "hash", "strategy"] as const;
  * written with xxh64, the earlier default, record it and keep it when loaded.
  */
 export const DEFAULT_HASH: HashName = "xxh3";
-/** The wasm core's strategy codes. */
-export const STRATEGY_CODE: Record<HashStrategy, number> = { double: STRATEGY_DOUBLE, independent: STRATEGY_INDEPENDENT };
+/**
+ * The strategy of filters made with one hash and no strategy named. Triple,
+ * since double hashing's added rate about 3/(k·m) was measured far above the
+ * target of small filters at a low p (examples/small-filter-rates.mjs).
+ * Filters written with double hashing record it and keep it when loaded.
+ */
+export const DEFAULT_STRATEGY: HashStrategy = "triple";
+/** The wasm core's strategy codes (the format's too). */
+export const STRATEGY_CODE: Record<HashStrategy, number> = { double: STRATEGY_DOUBLE, independent: STRATEGY_INDEPENDENT, triple: STRATEGY_TRIPLE };
+/** The strategies in the order of their codes. */
+const STRATEGIES: readonly HashStrategy[] = (Object.keys(STRATEGY_CODE) as HashStrategy[]).sort((a, b) => STRATEGY_CODE[a] - STRATEGY_CODE[b]);
 /** Most hashes the independent strategy can list (the wasm header's room). */
 export const MAX_INDEPENDENT = CORE_MAX_INDEPENDENT;
 
 /** A checked hashing choice. */
 export interface Hashing {
   strategy: HashStrategy;
-  /** The double-hashing hash, or the independent list. */
+  /** The one hash of triple or double hashing, or the independent list. */
   names: readonly HashName[];
   seed: number;
 }
 
-/** The 64- and 128-bit hashes double hashing takes, as a message offers them. */
-const DOUBLE_HASHES: readonly HashName[] = ["fnv1a_64", "murmur3_128", "xxh64", "xxh3"];
+/** True for the strategies that take one 64- or 128-bit hash per key (triple and double), which integer keys, key hashes and segments need. */
+export function hashesOnce(hashing: { readonly strategy: HashStrategy }): boolean {
+  return hashing.strategy !== "independent";
+}
+
+/** The 64- and 128-bit hashes triple and double hashing take, as a message offers them. */
+const KEY_HASHES: readonly HashName[] = ["fnv1a_64", "murmur3_128", "xxh64", "xxh3"];
 
 /**
  * Checks the hashing options (RangeError/TypeError naming the bad value);
- * `doubleOnly` for callers that offer no strategy option, `offered` the
+ * `oneHashOnly` for callers that offer no independent strategy, `offered` the
  * hashes a 32-bit hash's message suggests (a cuckoo filter takes no fnv1a_64).
  */
-export function resolveHashing(options: Record<string, unknown>, doubleOnly = false, offered: readonly HashName[] = DOUBLE_HASHES): Hashing {
+export function resolveHashing(options: Record<string, unknown>, oneHashOnly = false, offered: readonly HashName[] = KEY_HASHES): Hashing {
   const seed = options.seed === undefined ? 0 : checkInteger("options.seed", options.seed, 0, 0xffffffff);
   const list = Array.isArray(options.hash);
-  const strategy = options.strategy === undefined ? (list ? "independent" : "double") : options.strategy;
-  if (strategy !== "double" && strategy !== "independent") {
-    throw new RangeError(`options.strategy must be "double" or "independent", got ${describe(strategy)}`);
+  const strategy = (options.strategy === undefined ? (list ? "independent" : DEFAULT_STRATEGY) : options.strategy) as HashStrategy;
+  if (!STRATEGIES.includes(strategy)) {
+    throw new RangeError(`options.strategy must be "triple", "double" or "independent", got ${describe(strategy)}`);
   }
   let names: HashName[];
-  if (strategy === "double") {
-    if (list) throw new TypeError(`options.hash must be one hash name for double hashing, got ${describe(options.hash)}`);
+  if (strategy !== "independent") {
+    if (list) throw new TypeError(`options.hash must be one hash name for ${strategy} hashing, got ${describe(options.hash)}`);
     const name = (options.hash === undefined ? DEFAULT_HASH : options.hash) as HashName;
     hashId(name, "options.hash");
     if (hashBits(name) < 64) {
       throw new RangeError(
-        `options.hash ${describe(name)} gives 32 bits; double hashing needs a 64- or 128-bit hash ` +
-          `(${offered.join(", ")})${doubleOnly ? "" : `, or use strategy: "independent"`}`,
+        `options.hash ${describe(name)} gives 32 bits; ${strategy} hashing needs a 64- or 128-bit hash ` +
+          `(${offered.join(", ")})${oneHashOnly ? "" : `, or use strategy: "independent"`}`,
       );
     }
     names = [name];
@@ -112,11 +128,12 @@ export function readHashing(r: ParamReader): Hashing {
     if (id >= hashNames.length) throw new FormatError(`corrupted: hash id ${id} is unknown`);
     return hashNames[id];
   });
-  if (strategy > 1) throw new FormatError(`corrupted: strategy code ${strategy} is unknown`);
+  if (strategy >= STRATEGIES.length) throw new FormatError(`corrupted: strategy code ${strategy} is unknown`);
+  const name = STRATEGIES[strategy];
   try {
-    return strategy === 0
-      ? resolveHashing({ strategy: "double", hash: count === 1 ? names[0] : names, seed })
-      : resolveHashing({ strategy: "independent", hash: names, seed });
+    return name === "independent"
+      ? resolveHashing({ strategy: name, hash: names, seed })
+      : resolveHashing({ strategy: name, hash: count === 1 ? names[0] : names, seed });
   } catch (error) {
     throw new FormatError(`corrupted: ${(error as Error).message}`);
   }
@@ -132,5 +149,5 @@ export function writeIndexHeader(core: Core, ptr: number, bits: number, hashes: 
 
 /** The options that recreate a hashing choice. */
 export function hashingOptions(hashing: Hashing): HashingOptions {
-  return { strategy: hashing.strategy, hash: hashing.strategy === "double" ? hashing.names[0] : hashing.names, seed: hashing.seed };
+  return { strategy: hashing.strategy, hash: hashesOnce(hashing) ? hashing.names[0] : hashing.names, seed: hashing.seed };
 }

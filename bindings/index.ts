@@ -1,5 +1,5 @@
 // bloomkit's public API.
-export { BloomFilter, DEFAULT_HASH, MAX_FILTER_BITS, MAX_SEGMENT_BITS, type BloomFilterOptions, type BloomFilterSize, type HashStrategy, type SharedBloomFilterHandle } from "./bloom-filter.js";
+export { BloomFilter, DEFAULT_HASH, DEFAULT_STRATEGY, MAX_FILTER_BITS, MAX_SEGMENT_BITS, type BloomFilterOptions, type BloomFilterSize, type HashStrategy, type SharedBloomFilterHandle } from "./bloom-filter.js";
 export { hash, hashMany, hashPacked, hashNames, hashBits, isSeeded, type HashName, type Hash32Name, type Hash64Name } from "./hash.js";
 export { optimal, falsePositiveRateFor, doubleHashingExcess, MAX_HASHES, type OptimalInput, type OptimalParameters } from "./optimal.js";
 export type { Key } from "./keys.js";

@@ -4,6 +4,7 @@
 import { defaultArena } from "./memory.js";
 import { MAX_BATCH_KEYS } from "./keys.js";
 import { SOURCE_U32 } from "./constants.generated.js";
+import { STRATEGY_CODE } from "./hashing.js";
 import { concat, forEachChunk, type KeyHash, type KeySource } from "./batch.js";
 
 /** A Bloom filter's numbers without its bits: enough to place keys, in the filter itself or in a copy kept elsewhere (Redis). */
@@ -14,6 +15,8 @@ export interface BloomShape {
   readonly baseBits?: number;
   readonly segments: number;
   readonly hashes: number;
+  /** How the k indices follow from the key hash. */
+  readonly strategy: "triple" | "double";
   /** The key hash and seed (the seed also mixes integer keys). */
   readonly keyHash: KeyHash;
 }
@@ -48,14 +51,14 @@ export function forEachPlacement(shape: BloomShape, source: KeySource, visit: (p
     for (let first = 0; first < chunk.count; first += perCall) {
       const n = Math.min(perCall, chunk.count - first);
       const hashes2 = chunk.hashes2 === 0 ? 0 : chunk.hashes2 + first * 8;
-      arena.core.bloomIndicesOf(shape.segmentBits, shape.baseBits ?? shape.segmentBits, k, shape.keyHash.seed, chunk.source, chunk.src + first * width, hashes2, n, out);
+      arena.core.bloomIndicesOf(shape.segmentBits, shape.baseBits ?? shape.segmentBits, k, shape.keyHash.seed, STRATEGY_CODE[shape.strategy], chunk.source, chunk.src + first * width, hashes2, n, out);
       indices.set(arena.f64().subarray(out / 8, out / 8 + n * k), first * k);
     }
     visit({ first: chunk.first, count: chunk.count, segmentOf, indices });
   });
 }
 
-/** Key i's k indices at [k·i, k·(i+1)), over the whole filter: segment s's start at s · segmentBits. Double hashing only. */
+/** Key i's k indices at [k·i, k·(i+1)), over the whole filter: segment s's start at s · segmentBits. Triple or double hashing only. */
 export function segmentIndices(shape: BloomShape, source: KeySource): Float64Array {
   const k = shape.hashes;
   const parts: Float64Array[] = [];

@@ -62,8 +62,9 @@ const EXCESS_MEASURED_FROM_BITS = 1000;
 const EXCESS_FILL_SPREAD = 0.1;
 
 /**
- * About what double hashing (BloomFilter's and CountingBloomFilter's way of
- * picking k positions from two hashes) adds to the formula's rate for n keys
+ * About what double hashing (strategy "double": BloomFilter's and
+ * CountingBloomFilter's way of picking k positions from two hashes before
+ * triple hashing became the default) adds to the formula's rate for n keys
  * in m bits with k hashes: 3/(k·m) (README, "How it works": measured 2 to 5
  * over k·m, for m from 1,918 to 3.8 million bits about half set).
  * undefined outside what was measured: m below 1,000 bits, or a fill at n

@@ -23,8 +23,8 @@ import {
   type Loader,
   type RecordSource,
 } from "./format.js";
-import { HASHING_OPTION_NAMES, hashingDifference, hashingOptions, readHashing, resolveHashing, writeHashing, type Hashing, type HashingOptions } from "./hashing.js";
-import { hashId } from "./hash.js";
+import { HASHING_OPTION_NAMES, hashesOnce, hashingDifference, hashingOptions, readHashing, resolveHashing, writeHashing, type Hashing, type HashingOptions, type HashStrategy } from "./hashing.js";
+import { hashId, type HashName } from "./hash.js";
 import { isBytes, keyRoom, maxKeyBytes, roomTakes, holdScratchDuring, writeKey, type Key, type KeyRoom } from "./keys.js";
 import { forEachChunk, placeChunk, saveChunk, sourceLength, concat, type Chunk, type KeyHash, type KeySource, type SavedChunk } from "./batch.js";
 import { FilterBase, type Filter } from "./filter.js";
@@ -99,7 +99,7 @@ function layerLimit(initialCapacity: number, p: number, growth: number, tighteni
     const capacity = capacityOf(initialCapacity, growth, i);
     const rate = rateOf(p, tightening, i);
     // Rates far above 2^−256 are reachable for any capacity; only the smallest need the exact bound.
-    const smallest = hashing.strategy === "double" && rate < SURELY_REACHABLE ? smallestRate(capacity) : Number.MIN_VALUE;
+    const smallest = hashesOnce(hashing) && rate < SURELY_REACHABLE ? smallestRate(capacity) : Number.MIN_VALUE;
     if (!(rate >= smallest)) {
       throw new RangeError(
         `options.tightening = ${tightening} with falsePositiveRate = ${p}: layer ${i}'s rate p·(1 − r)·r^${i} = ${rate} is below ${smallest}, ` +
@@ -167,7 +167,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     checkMadeBy(typeof initialCapacity === "number" && typeof hashing === "object" && hashing !== null, "ScalableBloomFilter", "ScalableBloomFilter.create(initialCapacity, falsePositiveRate) or deserialize(bytes)");
     super();
     this.#maxLayers = layerLimit(initialCapacity, p, growth, tightening, hashing);
-    this.#keyHash = hashing.strategy === "double" ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;
+    this.#keyHash = hashesOnce(hashing) ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;
     this.#initialCapacity = initialCapacity;
     this.#p = p;
     this.#growth = growth;
@@ -184,7 +184,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     if (growth < 1) throw new RangeError(`options.growth must be at least 1, got ${growth}`);
     const tightening = checked.tightening === undefined ? 0.85 : checkProbability("options.tightening", checked.tightening);
     const hashing = resolveHashing(checked);
-    if (hashing.strategy === "double") checkReachable("initialCapacity", "falsePositiveRate", n, p);
+    if (hashesOnce(hashing)) checkReachable("initialCapacity", "falsePositiveRate", n, p);
     const filter = new ScalableBloomFilter(Math.ceil(n), p, growth, tightening, hashing);
     filter.#addLayer();
     return filter;
@@ -275,6 +275,21 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     return this.#tightening;
   }
 
+  /** The hash name (triple or double hashing) or the list of names (independent), as every layer's. */
+  get hash(): HashName | readonly HashName[] {
+    return hashesOnce(this.#hashing) ? this.#hashing.names[0] : this.#hashing.names;
+  }
+
+  /** The hash seed. */
+  get seed(): number {
+    return this.#hashing.seed;
+  }
+
+  /** How every layer derives a key's indices from its hash. */
+  get strategy(): HashStrategy {
+    return this.#hashing.strategy;
+  }
+
   /** The rate now, from each layer's fill: 1 − Π(1 − (X_i/m_i)^k_i). */
   falsePositiveRate(): number {
     return anyOf(this.#live().map((layer) => layer.falsePositiveRate()));
@@ -362,7 +377,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     this.#run({ kind: "lines", buffer }, false, visit);
   }
 
-  /** Adds integer keys (as BloomFilter.addInts: a 64-bit mix of the value, not its bytes). Double hashing only. */
+  /** Adds integer keys (as BloomFilter.addInts: a 64-bit mix of the value, not its bytes). Triple or double hashing only. */
   addInts(keys: Uint32Array | BigUint64Array): this {
     this.testAndAddInts(keys);
     return this;

@@ -1,5 +1,5 @@
 // `bloomkit calc`: the parameter calculator of hur.st/bloomfilter, from any three of n, p, m, k.
-import { MAX_HASHES, doubleHashingExcess, optimal, type OptimalInput } from "bloomkit";
+import { MAX_HASHES, optimal, type OptimalInput } from "bloomkit";
 import { NumberTooLarge, UsageError, hasByteUnit, inOptionWords, parseBytes, parseCount, parseProbability, type OptionSpec, type Parsed } from "./args.js";
 import { printOut } from "./io.js";
 import { count, fmt, formatBytes } from "./words.js";
@@ -63,16 +63,8 @@ export async function calc({ options, positionals }: Parsed): Promise<void> {
       `k = ${result.k}${cappedNote(input, result)}\n` +
       // An n far past m (--n 1e300 --m 1000) leaves too few bits an item for 2 decimals to show any.
       `bits per item = ${result.bitsPerItem < 0.005 ? result.bitsPerItem.toPrecision(3) : result.bitsPerItem.toFixed(2)}\n` +
-      `size = ${count(bytes, "byte")}\n` +
-      doubleHashingNote(result),
+      `size = ${count(bytes, "byte")}\n`,
   );
-}
-
-/** What double hashing adds to p (doubleHashingExcess), said under the table when it is a tenth of p or more. */
-function doubleHashingNote({ n, m, k, p }: { n: number; m: number; k: number; p: number }): string {
-  const added = doubleHashingExcess(n, m, k);
-  if (added === undefined || added < p / 10) return "";
-  return `note: bloomkit's BloomFilter (double hashing) adds about 3/(k·m) = ${added.toPrecision(2)} to p: expect about ${(p + added).toPrecision(2)}\n`;
 }
 
 /**

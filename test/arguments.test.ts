@@ -282,7 +282,7 @@ describe("a disposed filter", () => {
         else if (typeof value === "function") await settle((value as (...a: unknown[]) => unknown).apply(filter, args));
       } catch (error) {
         // (Integer keys on a filter of independent hashes are refused before anything else: no call of them can work.)
-        if (!(error instanceof TypeError) || !/disposed|integer keys need double hashing/.test((error as Error).message)) problems.push(`${type}#${method}: ${(error as Error)?.constructor?.name}: ${(error as Error).message}`);
+        if (!(error instanceof TypeError) || !/disposed|integer keys need triple or double hashing/.test((error as Error).message)) problems.push(`${type}#${method}: ${(error as Error)?.constructor?.name}: ${(error as Error).message}`);
       }
       (other as { dispose(): void }).dispose();
     }

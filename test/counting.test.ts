@@ -269,3 +269,41 @@ describe("CountingBloomFilter in segments (larger than one wasm memory)", () => 
     }
   });
 });
+
+describe("CountingBloomFilter: keys whose indices repeat, under triple and double hashing", () => {
+  // In 24 counters, 8 indices a key often repeat one: each distinct counter is counted once, by add and by remove
+  // alike, whether the kernel found them apart at once or took the path that removes repeats.
+  it.each(["triple", "double"] as const)("%s: adds and removes in any order leave no false negative, and every counter at 0 at the end", (strategy) => {
+    const random = rng(strategy === "triple" ? 71 : 72);
+    for (let round = 0; round < 20; round++) {
+      const filter = CountingBloomFilter.withSize(24, 8, { strategy, counterBits: 16 });
+      // One key in an empty filter: one count on each of its distinct counters.
+      const alone = CountingBloomFilter.withSize(24, 8, { strategy, counterBits: 16 }).add(`alone-${round}`);
+      const sum = (values: Uint8Array | Uint16Array) => values.reduce((total, c) => total + c, 0);
+      expect(sum(alone.counterValues())).toBe(new Set(alone.positions(`alone-${round}`)).size);
+      alone.dispose();
+      const added: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const key = `key-${round}-${Math.floor(random() * 6)}`;
+        if (i % 3 === 2) filter.addInts(BigUint64Array.of(BigInt(i) * 977n));
+        else filter.add(key);
+        added.push(i % 3 === 2 ? `int:${i}` : key);
+        const distinct = new Set(filter.positions(key)).size;
+        expect(distinct).toBeGreaterThanOrEqual(1);
+      }
+      // Remove in a shuffled order; every key not yet removed stays present.
+      const order = added.map((key, i) => ({ key, i, r: random() })).sort((a, b) => a.r - b.r);
+      for (let j = 0; j < order.length; j++) {
+        const { key, i } = order[j];
+        const removed = key.startsWith("int:") ? filter.removeInts(BigUint64Array.of(BigInt(i) * 977n))[0] : Number(filter.remove(key));
+        expect(removed, `${strategy} round ${round} remove ${key}`).toBe(1);
+        for (const { key: left, i: at } of order.slice(j + 1)) {
+          const present = left.startsWith("int:") ? filter.hasInts(BigUint64Array.of(BigInt(at) * 977n))[0] : Number(filter.has(left));
+          expect(present, `${strategy} round ${round}: ${left} after removing ${key}`).toBe(1);
+        }
+      }
+      expect(Array.from(filter.counterValues()).every((c) => c === 0), `${strategy} round ${round}`).toBe(true);
+      filter.dispose();
+    }
+  });
+});

@@ -11,7 +11,7 @@ const encoder = new TextEncoder();
 
 /** A local filter with the Redis filter's parameters and segments. */
 export function localTwin(filter: RedisBloomFilter): BloomFilter {
-  return BloomFilter.inSegments(filter.bits, filter.hashes, resolveHashing({ hash: filter.hash, seed: filter.seed }), filter.segmentCount);
+  return BloomFilter.inSegments(filter.bits, filter.hashes, resolveHashing({ hash: filter.hash, seed: filter.seed, strategy: filter.strategy }), filter.segmentCount);
 }
 
 /**

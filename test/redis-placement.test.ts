@@ -29,15 +29,17 @@ function setBits(array: Uint8Array): Set<number> {
 
 describe("Redis placement", () => {
   const cases = [
-    { bits: 95_851, hashes: 7, hash: "xxh64", seed: 0, segments: 1 },
-    { bits: 64 * 5 * 3001, hashes: 10, hash: "murmur3_128", seed: 42, segments: 5 },
-    { bits: 64 * 7 * 999, hashes: 3, hash: "xxh3", seed: 9, segments: 7 },
+    { bits: 95_851, hashes: 7, hash: "xxh64", seed: 0, segments: 1, strategy: "triple" },
+    { bits: 64 * 5 * 3001, hashes: 10, hash: "murmur3_128", seed: 42, segments: 5, strategy: "triple" },
+    { bits: 64 * 7 * 999, hashes: 3, hash: "xxh3", seed: 9, segments: 7, strategy: "triple" },
+    { bits: 95_851, hashes: 7, hash: "xxh64", seed: 0, segments: 1, strategy: "double" },
+    { bits: 64 * 5 * 3001, hashes: 10, hash: "murmur3_128", seed: 42, segments: 5, strategy: "double" },
   ] as const;
   for (const c of cases) {
-    it(`matches a local filter of ${c.bits} bits in ${c.segments} segment(s), ${c.hash} seed ${c.seed}`, () => {
-      const hashing = resolveHashing({ hash: c.hash, seed: c.seed });
+    it(`matches a local filter of ${c.bits} bits in ${c.segments} segment(s), ${c.hash} seed ${c.seed}, ${c.strategy} hashing`, () => {
+      const hashing = resolveHashing({ hash: c.hash, seed: c.seed, strategy: c.strategy });
       const local = BloomFilter.inSegments(c.bits, c.hashes, hashing, c.segments);
-      const shape: BloomShape = { segmentBits: c.bits / c.segments, segments: c.segments, hashes: c.hashes, keyHash: { id: hashId(c.hash), seed: c.seed } };
+      const shape: BloomShape = { segmentBits: c.bits / c.segments, segments: c.segments, hashes: c.hashes, strategy: c.strategy, keyHash: { id: hashId(c.hash), seed: c.seed } };
       // 40,000 keys: more than one chunk of the batch layer (16,384), so chunk offsets are exercised.
       const keys = urls(40_000, "placement", c.segments);
       const sources: KeySource[] = [

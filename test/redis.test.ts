@@ -93,7 +93,7 @@ describeWithRedis("RedisBloomFilter", () => {
     expect(filter.bits / filter.segmentCount).toBeLessThanOrEqual(REDIS_SEGMENT_BITS);
     expect((filter.bits / filter.segmentCount) % 64).toBe(0);
     const params = await redis.hGetAll("{huge}:meta");
-    expect(params).toMatchObject({ format: "bloomkit:bloom", version: "1", bits: String(filter.bits), segments: String(filter.segmentCount), hash: "xxh3", seed: "0" });
+    expect(params).toMatchObject({ format: "bloomkit:bloom", version: "2", strategy: "triple", bits: String(filter.bits), segments: String(filter.segmentCount), hash: "xxh3", seed: "0" });
     // Queries read (and allocate) nothing; offsets near the top of a string must be accepted.
     expect(ones(await filter.hasMany(urls(2000, "huge", 5)))).toBe(0);
     expect(await redis.exists(["{huge}:bits:0", "{huge}:bits:1", "{huge}:bits:2"])).toBe(0);
@@ -207,7 +207,7 @@ describeWithRedis("RedisBloomFilter", () => {
     await first.addMany(["a", "b"]);
     const opened = await RedisBloomFilter.open(redis, "crawl:seen");
     expect(opened.toJSON()).toEqual(first.toJSON());
-    expect(inspect(opened)).toBe('RedisBloomFilter {name: "crawl:seen", bits: 143776, hashes: 10, hash: "xxh3", seed: 5, segments: 1}');
+    expect(inspect(opened)).toBe('RedisBloomFilter {name: "crawl:seen", bits: 143776, hashes: 10, hash: "xxh3", seed: 5, strategy: "triple", segments: 1}');
     expect(await opened.hasMany(["a", "b", "c"])).toEqual(new Uint8Array([1, 1, 0]));
     const again = await RedisBloomFilter.create(redis, "crawl:seen", 10_000, 0.001, { seed: 5 });
     expect(await again.has("a")).toBe(true);
@@ -223,8 +223,8 @@ describeWithRedis("RedisBloomFilter", () => {
     await expect(RedisBloomFilter.create(redis, "string", 10, 0.1)).rejects.toThrow(/holds a string, not a bloomkit filter/);
     await redis.hSet("{other}:meta", { format: "someone-else" });
     await expect(RedisBloomFilter.open(redis, "other")).rejects.toThrow(/is not a bloomkit filter: its format field is "someone-else"/);
-    await redis.hSet("{future}:meta", { format: "bloomkit:bloom", version: "2" });
-    await expect(RedisBloomFilter.open(redis, "future")).rejects.toThrow(/layout version "2"; this bloomkit reads version 1/);
+    await redis.hSet("{future}:meta", { format: "bloomkit:bloom", version: "3" });
+    await expect(RedisBloomFilter.open(redis, "future")).rejects.toThrow(/layout version "3"; this bloomkit reads versions 1 and 2/);
     await RedisBloomFilter.create(redis, "sized", 1000, 0.01);
     const conflict = RedisBloomFilter.create(redis, "sized", 2000, 0.01);
     await expect(conflict).rejects.toThrow(RedisFilterError);
@@ -639,7 +639,10 @@ describeWithRedis("RedisBloomFilter", () => {
       ["bits", "0x100", /bits = "0x100" is not a whole number/],
       ["hashes", "07", /hashes = "07" is not a whole number from 1 to 256/],
       ["segments", " 1", /" 1" segments/],
-      ["hash", "fnv1a_32", /hash = "fnv1a_32" gives 32 bits; a filter kept in Redis uses double hashing, which needs 64 or 128/],
+      ["hash", "fnv1a_32", /hash = "fnv1a_32" gives 32 bits; a filter kept in Redis uses triple hashing, which needs 64 or 128/],
+      ["strategy", "independent", /strategy = "independent" is not one a layout version 2 filter has \(triple, double\)/],
+      ["strategy", "", /strategy = "" is not one a layout version 2 filter has/],
+      ["version", "1", /strategy = "triple" is not one a layout version 1 filter has \(none\)/],
       ["hash", "md5", /hash = "md5" is not a hash this bloomkit knows/],
     ];
     for (const [field, value, why] of cases) {
@@ -655,6 +658,37 @@ describeWithRedis("RedisBloomFilter", () => {
     await original.drop();
   });
 
+  it("opens filters made before triple hashing (layout version 1: double hashing) as they are, and writes them so", async () => {
+    // What a bloomkit before triple hashing wrote: no strategy field, version 1.
+    const old = await RedisBloomFilter.create(redis, "old", 2_000, 0.001, { strategy: "double" });
+    expect(old.strategy).toBe("double");
+    const fields = await redis.hGetAll("{old}:meta");
+    expect(fields.version).toBe("1");
+    expect(fields.strategy).toBeUndefined();
+    const keys = urls(2_000, "old-keys", 91);
+    await old.addMany(keys);
+    // Its bits are those of a local double-hashing filter, and a worker that upgraded opens it as it is.
+    const local = BloomFilter.withSize(old.bits, old.hashes, { strategy: "double" }).addMany(keys);
+    expect(firstDifference((await old.toBloomFilter()).bitArray(), local.bitArray())).toBe(-1);
+    const reopened = await RedisBloomFilter.create(redis, "old", 2_000, 0.001);
+    expect(reopened.strategy).toBe("double");
+    expect((await RedisBloomFilter.open(redis, "old")).strategy).toBe("double");
+    expect(ones(await reopened.hasMany(keys))).toBe(keys.length);
+    await expect(RedisBloomFilter.create(redis, "old", 2_000, 0.001, { strategy: "triple" })).rejects.toThrow(/other parameters \(strategy triple vs double, asked vs existing\)/);
+    // A triple-hashing filter is version 2: a bloomkit that knows only version 1 refuses it rather than testing other bits.
+    const fresh = await RedisBloomFilter.create(redis, "fresh", 2_000, 0.001);
+    expect(fresh.strategy).toBe("triple");
+    expect(await redis.hGetAll("{fresh}:meta")).toMatchObject({ version: "2", strategy: "triple" });
+    await expect(RedisBloomFilter.create(redis, "fresh", 2_000, 0.001, { strategy: "double" })).rejects.toThrow(/strategy double vs triple/);
+    // An upload keeps the local filter's strategy.
+    const up = await RedisBloomFilter.fromBloomFilter(redis, "up-double", local);
+    expect(up.strategy).toBe("double");
+    expect((await redis.hGetAll("{up-double}:meta")).version).toBe("1");
+    expect(ones(await up.hasMany(keys))).toBe(keys.length);
+    local.dispose();
+    await Promise.all([old.drop(), fresh.drop(), up.drop()]);
+  });
+
   it("names create()'s arguments when no filter reaches the rate, and offers no strategy it does not take", async () => {
     // The same refusal as a local filter's, in the same words.
     const local = (() => {
@@ -667,7 +701,12 @@ describeWithRedis("RedisBloomFilter", () => {
     expect(local?.message).toMatch(/^falsePositiveRate = 1e-300 needs k = \d+ hash functions.*possible for expectedItems = 10 is /);
     await expect(RedisBloomFilter.create(redis, "x", 10, 1e-300)).rejects.toThrow(local);
     const thirtyTwo = RedisBloomFilter.create(redis, "x", 10, 0.1, { hash: "fnv1a_32" });
-    await expect(thirtyTwo).rejects.toThrow(/options.hash "fnv1a_32" gives 32 bits; double hashing needs a 64- or 128-bit hash \(fnv1a_64, murmur3_128, xxh64, xxh3\)$/);
+    await expect(thirtyTwo).rejects.toThrow(/options.hash "fnv1a_32" gives 32 bits; triple hashing needs a 64- or 128-bit hash \(fnv1a_64, murmur3_128, xxh64, xxh3\)$/);
+    for (const strategy of ["independent", "quadruple"]) {
+      await expect(RedisBloomFilter.create(redis, "x", 10, 0.1, { strategy } as object)).rejects.toThrow(
+        new RangeError(`options.strategy must be "triple" or "double" (a filter kept in Redis uses one key hash), got "${strategy}"`),
+      );
+    }
     expect(await redis.keys("{x}:*")).toEqual([]);
   });
 

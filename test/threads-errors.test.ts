@@ -88,13 +88,14 @@ describe("shared filters refuse bad input", () => {
       { ...handle.params, hashes: handle.params.hashes - 1 },
       { ...handle.params, hashing: { ...hashing, seed: 7 } },
       { ...handle.params, hashing: { ...hashing, names: ["xxh64"] } },
+      { ...handle.params, hashing: { ...hashing, strategy: hashing.strategy === "triple" ? "double" : "triple" } },
       { ...handle.params, hashing: { ...hashing, strategy: "independent", names: ["fnv1a_32", "xxh32"] } },
       { ...handle.params, baseBits: handle.params.baseBits * 2 },
     ]) {
       expect(() => BloomFilter.fromShared({ ...handle, params } as never), JSON.stringify(params)).toThrow(/^handle\.params \(.*\) do not match the filter in the 1 shared memory it holds$/);
     }
     expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, hashing: { ...hashing, strategy: "x" } } } as never)).toThrow(
-      new RangeError(`handle.params.hashing is not a hashing share() records: options.strategy must be "double" or "independent", got "x"`),
+      new RangeError(`handle.params.hashing is not a hashing share() records: options.strategy must be "triple", "double" or "independent", got "x"`),
     );
     expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, hashing: { ...hashing, names: [] } } })).toThrow(/handle\.params\.hashing must be the hashing share\(\) recorded/);
     using same = BloomFilter.fromShared(handle);

@@ -1,7 +1,7 @@
 // The bloomkit page: a filter from the library's browser build (the same wasm
 // core), the cells a key maps to and why, verdicts, bulk keys, and the fill
 // and false-positive rate beside their formulas as keys are added.
-import { BloomFilter, CountingBloomFilter, CuckooFilter, DEFAULT_HASH, doubleHashingExcess, falsePositiveRateFor, fingerprintBitsFor, hash, hashBits, hashNames, optimal } from "/dist/index.js";
+import { BloomFilter, CountingBloomFilter, CuckooFilter, DEFAULT_HASH, falsePositiveRateFor, fingerprintBitsFor, hash, hashBits, hashNames, optimal } from "/dist/index.js";
 import { layout, cellBox, scrollFor, scrollHeight, sheetTop } from "./grid.js";
 import { colors, paint } from "./draw.js";
 import { drawChart } from "./chart.js";
@@ -218,18 +218,12 @@ function optimalFor(n, p) {
 /** The formula's fill of m cells at n keys, 1 − e^(−kn/m): about half at the n that m and k are meant for, more when k is large for m (8 bits, 32 hashes: 98% at 1 key). */
 const fillAt = (n, m, k) => -Math.expm1((-k * n) / m);
 
-/** What double hashing adds to the rate of a filter sized by n and p (doubleHashingExcess), said where it is a tenth of p or more, as in small filters at a low p, where the measured rate shows it. */
-function doubleHashingNote(n, p, m, k) {
-  const added = doubleHashingExcess(n, m, k);
-  return added !== undefined && added >= p / 10 ? `; double hashing adds about 3/(k·m) = ${rate(added)} to it` : "";
-}
-
 function showDerived() {
   try {
     const { type, n, p, m, k, sizedFor } = parameters();
     $("derived").textContent =
       type === "cuckoo" ? `cuckoo: buckets of 4 fingerprints, fingerprints sized from p (see “How full, how wrong”)`
-      : sizing() === "np" ? `m = ${cellsText(m, type)} (${perKey(m / n)} per key), k = ${k}: p = ${rate(p)} at n = ${count(n)}${doubleHashingNote(n, p, m, k)}`
+      : sizing() === "np" ? `m = ${cellsText(m, type)} (${perKey(m / n)} per key), k = ${k}: p = ${rate(p)} at n = ${count(n)}`
       : `meant for about ${plural(sizedFor, "key")} (${percent(fillAt(sizedFor, m, k))} of the ${cellWord(type)} set); p there: ${rate(falsePositiveRateFor(sizedFor, m, k))}`;
   } catch (error) {
     $("derived").textContent = error.message;
@@ -360,10 +354,10 @@ function showKey(k, action, before = { wasSet: 0, known: false }, stored = true)
   state.frames = [];
   const full = BigInt(hash(filter.hash, k, filter.seed));
   const digest = hex(BigInt.asUintN(64, full), 16);
-  // A 128-bit hash's upper half is h₂ itself (a 64-bit hash's h₂ is mixed from h₁ inside the filter): shown, the positions can be worked out from the page.
+  // A 128-bit hash's upper half is h₂ itself (a 64-bit hash's h₂ is mixed from h₁ inside the filter, as h₃ from h₂): shown, with the mixes, the positions can be worked out.
   const second = hashBits(filter.hash) === 128 ? hex(full >> 64n, 16) : undefined;
   $("explain").replaceChildren(
-    ...explainPositions({ key: k, cells, action, before, m: cellsOf(filter), k: filter.hashes, hashName: filter.hash, digest, second, fill: filter.fillRatio, known: state.exact.has(k), counting: state.type === "counting" }),
+    ...explainPositions({ key: k, cells, action, before, m: cellsOf(filter), k: filter.hashes, hashName: filter.hash, strategy: filter.strategy, digest, second, fill: filter.fillRatio, known: state.exact.has(k), counting: state.type === "counting" }),
   );
 }
 

@@ -15,11 +15,15 @@ export function el(tag, attributes = {}, ...children) {
   return element;
 }
 
+/** The i-th position before scaling, as triple or double hashing makes it. */
+const positionsFormula = (strategy) => (strategy === "triple" ? "h₁ + i·h₂ + i(i−1)/2·h₃" : "h₁ + i·h₂");
+
 /**
  * Bits or counters: `cells` = [{ index, set, counter? }] in hash order; `action`
- * "add" | "query" | "remove"; `before` an add: { wasSet: how many were set, known: whether the key had been added }.
+ * "add" | "query" | "remove"; `before` an add: { wasSet: how many were set, known: whether the key had been added };
+ * `strategy` "triple" or "double", how the positions follow from the hash.
  */
-export function explainPositions({ key, cells, action, before, m, k, hashName, digest, second, fill, known, counting }) {
+export function explainPositions({ key, cells, action, before, m, k, hashName, strategy, digest, second, fill, known, counting }) {
   const unset = cells.filter((cell) => !cell.set);
   const chips = el(
     "ol",
@@ -40,8 +44,8 @@ export function explainPositions({ key, cells, action, before, m, k, hashName, d
     `${quoted(key)} hashed with ${hashName} gives h₁ = `,
     el("code", {}, digest),
     ...(second === undefined
-      ? [`; from it, double hashing makes its k = ${k} positions h₁ + i·h₂ (i = 0 … ${k - 1}), h₂ mixed from h₁, each scaled into 0 … ${count(m - 1)}:`]
-      : [" and h₂ = ", el("code", {}, second), `, its two 64-bit halves; from them, double hashing makes its k = ${k} positions h₁ + i·h₂ (i = 0 … ${k - 1}), each scaled into 0 … ${count(m - 1)}:`]),
+      ? [`; from it, ${strategy} hashing makes its k = ${k} positions ${positionsFormula(strategy)} (i = 0 … ${k - 1}), ${strategy === "triple" ? "h₂ mixed from h₁ and h₃ from h₂" : "h₂ mixed from h₁"}, each scaled into 0 … ${count(m - 1)}:`]
+      : [" and h₂ = ", el("code", {}, second), `, its two 64-bit halves; from them, ${strategy} hashing makes its k = ${k} positions ${positionsFormula(strategy)} (i = 0 … ${k - 1}),${strategy === "triple" ? " h₃ mixed from h₂," : ""} each scaled into 0 … ${count(m - 1)}:`]),
   );
   const word = counting ? "counter" : "bit";
   let why;

@@ -50,8 +50,8 @@ const COUNTING = "cannot count its bits";
 
 const ALREADY_EXISTS = "a filter of that name already exists in Redis; drop() it first or choose another name";
 
-/** Options of RedisBloomFilter.create: the hash and seed, as BloomFilter's (double hashing only). */
-export type RedisBloomFilterOptions = Omit<HashingOptions, "strategy">;
+/** Options of RedisBloomFilter.create: the hash, seed and strategy, as BloomFilter's (triple or double hashing: one key hash). */
+export type RedisBloomFilterOptions = Omit<HashingOptions, "strategy" | "hash"> & { hash?: HashName; strategy?: "triple" | "double" };
 
 /** A failure of Redis or of the connection to it, naming the filter; `cause` is the client's error. */
 export class RedisFilterError extends Error {
@@ -118,6 +118,7 @@ export class RedisBloomFilter {
       segmentBits: params.bits / params.segments,
       segments: params.segments,
       hashes: params.hashes,
+      strategy: params.hashing.strategy as "triple" | "double",
       keyHash: { id: hashId(params.hashing.names[0]), seed: params.hashing.seed },
     };
     this.#meta = metaKey(name);
@@ -132,26 +133,30 @@ export class RedisBloomFilter {
    * parameters it is opened (so every worker may call create); with other
    * parameters, or when the name holds something else, create throws.
    * Without `options.hash`, an existing filter's hash is taken whatever it
-   * is: filters made before xxh3 became the default (with xxh64) open as
-   * they are in workers that upgrade one by one.
+   * is, and without `options.strategy` its strategy: filters made before
+   * xxh3 became the default (with xxh64), or before triple hashing (with
+   * double), open as they are in workers that upgrade one by one.
    */
   static async create(redis: RedisClientLike, name: string, expectedItems: number, falsePositiveRate: number, options?: RedisBloomFilterOptions): Promise<RedisBloomFilter> {
     const commands = commandsOf(redis);
     checkName(name);
     const n = checkPositive("expectedItems", expectedItems);
     const p = checkProbability("falsePositiveRate", falsePositiveRate);
-    const checked = checkOptions("options", options, [...HASHING_OPTION_NAMES.filter((o) => o !== "strategy"), "segmentBits"]);
-    if (Array.isArray(checked.hash)) throw new TypeError(`options.hash must be one hash name: a filter kept in Redis uses double hashing, got ${describe(checked.hash)}`);
-    const hashing = resolveHashing({ hash: checked.hash, seed: checked.seed }, true);
+    const checked = checkOptions("options", options, [...HASHING_OPTION_NAMES, "segmentBits"]);
+    if (Array.isArray(checked.hash)) throw new TypeError(`options.hash must be one hash name: a filter kept in Redis uses triple or double hashing, got ${describe(checked.hash)}`);
+    if (checked.strategy !== undefined && checked.strategy !== "triple" && checked.strategy !== "double") {
+      throw new RangeError(`options.strategy must be "triple" or "double" (a filter kept in Redis uses one key hash), got ${describe(checked.strategy)}`);
+    }
+    const hashing = resolveHashing({ hash: checked.hash, seed: checked.seed, strategy: checked.strategy }, true);
     checkReachable("expectedItems", "falsePositiveRate", n, p);
     // Internal: tests split small filters over several keys with a smaller limit than Redis's.
     const limit = checked.segmentBits === undefined ? REDIS_SEGMENT_BITS : checkInteger("options.segmentBits", checked.segmentBits, 64, REDIS_SEGMENT_BITS);
     const { bits, hashes, segments } = BloomFilter.sizing(n, p, hashing, false, limit);
-    return RedisBloomFilter.#create(commands, name, { bits, hashes, hashing, segments, id: uploadId() }, checked.hash !== undefined);
+    return RedisBloomFilter.#create(commands, name, { bits, hashes, hashing, segments, id: uploadId() }, { hash: checked.hash !== undefined, strategy: checked.strategy !== undefined });
   }
 
-  /** Writes the meta hash unless it exists; an equal filter is opened (of any hash unless `hashChosen`), anything else refused. */
-  static async #create(commands: Commands, name: string, params: Parameters, hashChosen: boolean): Promise<RedisBloomFilter> {
+  /** Writes the meta hash unless it exists; an equal filter is opened (of any hash or strategy unless `chosen` says it was asked for), anything else refused. */
+  static async #create(commands: Commands, name: string, params: Parameters, chosen: { hash: boolean; strategy: boolean }): Promise<RedisBloomFilter> {
     const key = metaKey(name);
     let reply: unknown[];
     try {
@@ -164,7 +169,10 @@ export class RedisBloomFilter {
     if (kind !== "hash") throw new RedisFilterError(name, `cannot create it: Redis key ${key} exists and holds a ${kind}, not a bloomkit filter`);
     const existing = parseMeta(fieldsOf(flat));
     if (typeof existing === "string") throw new RedisFilterError(name, `cannot create it: Redis key ${key} exists and is not a bloomkit filter (${existing})`);
-    const asked = hashChosen ? params : { ...params, hashing: { ...params.hashing, names: existing.hashing.names } };
+    const asked = {
+      ...params,
+      hashing: { ...params.hashing, names: chosen.hash ? params.hashing.names : existing.hashing.names, strategy: chosen.strategy ? params.hashing.strategy : existing.hashing.strategy },
+    };
     const differs = difference(asked, existing);
     if (differs) throw new RedisFilterError(name, `a filter of that name already exists in Redis with other parameters (${differs}, asked vs existing)`);
     return new RedisBloomFilter(commands, name, existing);
@@ -204,7 +212,7 @@ export class RedisBloomFilter {
     checkName(name);
     if (!(filter instanceof BloomFilter)) throw new TypeError(`filter must be a BloomFilter, got ${describe(filter)}`);
     if (filter.disposed) throw new TypeError("filter was disposed: fromBloomFilter() needs a live BloomFilter");
-    if (filter.strategy !== "double") throw new RangeError("a filter kept in Redis uses double hashing; this BloomFilter uses the independent strategy");
+    if (filter.strategy === "independent") throw new RangeError("a filter kept in Redis uses triple or double hashing; this BloomFilter uses the independent strategy");
     if (filter.baseBits !== filter.bits) throw new RangeError(`a folded BloomFilter (${filter.baseBits} bits folded to ${filter.bits}) cannot be kept in Redis`);
     const segments = filter.segmentCount;
     const segmentBits = filter.bits / segments;
@@ -271,6 +279,11 @@ export class RedisBloomFilter {
   /** The hash seed. */
   get seed(): number {
     return this.#params.hashing.seed;
+  }
+
+  /** How the k indices follow from the key hash: "triple", or "double" for filters made before triple hashing (or asked for it). */
+  get strategy(): "triple" | "double" {
+    return this.#shape.strategy;
   }
 
   /** Redis keys the bits are split over (1 up to 2^32 bits). */
@@ -425,7 +438,7 @@ export class RedisBloomFilter {
 
   /** The parameters (never the bits): name, bits, hashes, hash, seed, segments. */
   toJSON(): Record<string, unknown> {
-    return { name: this.#name, bits: this.bits, hashes: this.hashes, hash: this.hash, seed: this.seed, segments: this.segmentCount };
+    return { name: this.#name, bits: this.bits, hashes: this.hashes, hash: this.hash, seed: this.seed, strategy: this.strategy, segments: this.segmentCount };
   }
 
   /** console.log and util.inspect show the parameters, as for a local filter. */

@@ -3,7 +3,7 @@
 // filter's keys share one Redis Cluster slot) and the meta hash's fields.
 import { describe } from "../errors.js";
 import { hashBits, hashNames, isSeeded, type HashName } from "../hash.js";
-import { resolveHashing, type Hashing } from "../hashing.js";
+import { resolveHashing, type Hashing, type HashStrategy } from "../hashing.js";
 import { MAX_HASHES } from "../optimal.js";
 
 /** Bits one Redis string holds: 512 MiB. */
@@ -15,8 +15,19 @@ export const REDIS_MAX_BITS = REDIS_MAX_SEGMENTS * REDIS_SEGMENT_BITS;
 
 /** What `{N}:meta`'s format field holds for a filter written by this code. */
 export const META_FORMAT = "bloomkit:bloom";
-/** Version of the layout of the keys and fields; a newer one is refused rather than misread. */
-export const META_VERSION = 1;
+/**
+ * Versions of the layout of the keys and fields; a newer one is refused
+ * rather than misread. Version 1 has no strategy field: its filters use
+ * double hashing (every filter before triple hashing). Version 2 names its
+ * strategy: a triple-hashing filter is written as version 2, so a bloomkit
+ * that knows only double hashing refuses it instead of testing other bits;
+ * a double-hashing one is still written as version 1, which both read.
+ */
+export const META_VERSION = 2;
+/** The layout version of filters with double hashing and no strategy field. */
+const META_VERSION_DOUBLE = 1;
+/** The strategies a filter kept in Redis can have. */
+const REDIS_STRATEGIES: readonly HashStrategy[] = ["triple", "double"];
 
 /**
  * Creates the meta hash unless the key exists; returns the key's type and,
@@ -126,7 +137,7 @@ export function metaFields(p: Parameters): string[] {
   return [
     ...(p.id ? ["id", p.id] : []),
     "format", META_FORMAT,
-    "version", String(META_VERSION),
+    ...(p.hashing.strategy === "double" ? ["version", String(META_VERSION_DOUBLE)] : ["version", String(META_VERSION), "strategy", p.hashing.strategy]),
     "bits", String(p.bits),
     "hashes", String(p.hashes),
     "hash", p.hashing.names[0],
@@ -138,6 +149,7 @@ export function metaFields(p: Parameters): string[] {
 /** The first way two filters' numbers differ, or undefined. */
 export function difference(a: Parameters, b: Parameters): string | undefined {
   if (a.bits !== b.bits) return `bits ${a.bits} vs ${b.bits}`;
+  if (a.hashing.strategy !== b.hashing.strategy) return `strategy ${a.hashing.strategy} vs ${b.hashing.strategy}`;
   if (a.hashes !== b.hashes) return `hashes ${a.hashes} vs ${b.hashes}`;
   if (a.hashing.names[0] !== b.hashing.names[0]) return `hash ${a.hashing.names[0]} vs ${b.hashing.names[0]}`;
   if (a.hashing.seed !== b.hashing.seed) return `seed ${a.hashing.seed} vs ${b.hashing.seed}`;
@@ -158,7 +170,11 @@ function wholeNumber(text: string | undefined): number {
  */
 export function parseMeta(fields: Record<string, string>): Parameters | string {
   if (fields.format !== META_FORMAT) return `its format field is ${describe(fields.format)}, not "${META_FORMAT}"`;
-  if (fields.version !== String(META_VERSION)) return `it has layout version ${describe(fields.version)}; this bloomkit reads version ${META_VERSION}`;
+  if (fields.version !== String(META_VERSION) && fields.version !== String(META_VERSION_DOUBLE)) {
+    return `it has layout version ${describe(fields.version)}; this bloomkit reads versions ${META_VERSION_DOUBLE} and ${META_VERSION}`;
+  }
+  const strategy = fields.version === String(META_VERSION_DOUBLE) ? (fields.strategy === undefined ? "double" : undefined) : REDIS_STRATEGIES.find((s) => s === fields.strategy);
+  if (strategy === undefined) return `strategy = ${describe(fields.strategy)} is not one a layout version ${fields.version} filter has (${fields.version === String(META_VERSION_DOUBLE) ? "none" : REDIS_STRATEGIES.join(", ")})`;
   const bits = wholeNumber(fields.bits);
   const hashes = wholeNumber(fields.hashes);
   const seed = wholeNumber(fields.seed);
@@ -171,13 +187,13 @@ export function parseMeta(fields: Record<string, string>): Parameters | string {
   }
   if (!hashNames.includes(fields.hash as HashName)) return `hash = ${describe(fields.hash)} is not a hash this bloomkit knows (${hashNames.join(", ")})`;
   const hash = fields.hash as HashName;
-  if (hashBits(hash) < 64) return `hash = ${describe(hash)} gives ${hashBits(hash)} bits; a filter kept in Redis uses double hashing, which needs 64 or 128`;
+  if (hashBits(hash) < 64) return `hash = ${describe(hash)} gives ${hashBits(hash)} bits; a filter kept in Redis uses ${strategy} hashing, which needs 64 or 128`;
   if (seed !== 0 && !isSeeded(hash)) return `seed = ${seed}, but ${hash} takes no seed`;
-  return { bits, hashes, hashing: resolveHashing({ hash, seed }, true), segments, id: fields.id ?? "" };
+  return { bits, hashes, hashing: resolveHashing({ strategy, hash, seed }, true), segments, id: fields.id ?? "" };
 }
 
 /** What a handle checks `{N}:meta` still says before each batch (the batch script's guard): the id and the numbers, as HMGET gives them. */
-export const IDENTITY_FIELDS = ["id", "bits", "hashes", "hash", "seed", "segments"] as const;
+export const IDENTITY_FIELDS = ["id", "bits", "hashes", "hash", "seed", "segments", "strategy"] as const;
 
 /** The values of IDENTITY_FIELDS for these parameters, as metaFields writes them ("" for a field it leaves out: the id of a filter made before ids). */
 export function identityOf(p: Parameters): string[] {
