@@ -39,6 +39,8 @@ export {
   fuseSeedLow,
   fuseSeedHigh,
   fuseSetSeed,
+  fuseSetLayout,
+  halvedSegmentLength,
   fuseRun,
   fuseHasKey,
   fuseSetVersion,

@@ -78,6 +78,16 @@ function layoutOf(size: number, bits: 8 | 16): { segmentLength: number; segmentC
   };
 }
 
+/**
+ * The other layout a build may give the same slots (assembly/binary-fuse.ts,
+ * halvedSegmentLength): segments half as long, 2 · count + 2 of them; none
+ * when the segments are as short as they get.
+ */
+function halvedLayout(layout: { segmentLength: number; segmentCount: number }): { segmentLength: number; segmentCount: number } | undefined {
+  const segmentLength = defaultArena().core.halvedSegmentLength(layout.segmentLength) >>> 0;
+  return segmentLength === 0 ? undefined : { segmentLength, segmentCount: layout.segmentCount * 2 + 2 };
+}
+
 /** A static set of keys in fingerprints: no false negatives, false positives at 2^-fingerprintBits. */
 export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
   readonly #size: number;
@@ -294,10 +304,14 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     if (reserved.some((byte) => byte !== 0)) throw new FormatError("corrupted: reserved parameter bytes are not 0");
     if (size > FUSE_MAX_SIZE) throw new FormatError(`corrupted: size = ${size} is out of range`);
     const expected = layoutOf(size, bits);
-    if (segmentLength !== expected.segmentLength || segmentCount !== expected.segmentCount || arrayLength !== expected.arrayLength) {
+    const halved = halvedLayout(expected);
+    const isLayout = (layout: { segmentLength: number; segmentCount: number } | undefined) =>
+      layout !== undefined && segmentLength === layout.segmentLength && segmentCount === layout.segmentCount;
+    if (!(isLayout(expected) || isLayout(halved)) || arrayLength !== expected.arrayLength) {
+      const other = halved === undefined ? "" : ` or (${halved.segmentLength}, ${halved.segmentCount}, ${expected.arrayLength})`;
       throw new FormatError(
         `corrupted: segment length ${segmentLength}, segment count ${segmentCount} and array length ${arrayLength} ` +
-          `are not the layout of ${size} keys (${expected.segmentLength}, ${expected.segmentCount}, ${expected.arrayLength})`,
+          `are not a layout of ${size} keys (${expected.segmentLength}, ${expected.segmentCount}, ${expected.arrayLength})${other}`,
       );
     }
     if (header.payloadLength !== arrayLength * (bits / 8)) {
@@ -310,6 +324,8 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     const filter = new BinaryFuseFilter(MADE_HERE, size, bits, header.version);
     const ptr = filter.live();
     filter.core.fuseSetSeed(ptr, seedLow, seedHigh);
+    // The constructor laid the filter out as the paper does; a build that peeled in the halved layout says so.
+    if (!isLayout(expected)) filter.core.fuseSetLayout(ptr, segmentLength, segmentCount);
     const bytes = arrayLength * (bits / 8);
     return {
       target: [{ arena: filter.arena, ptr: ptr + FUSE_HEADER, bytes }],
