@@ -36,8 +36,22 @@ export interface BinaryFuseFilterOptions {
  * filters (xxh64, integers through intHash) still load and answer as built.
  */
 const KEY_HASHES: Record<number, KeyHash> = { 1: { id: HASH_XXH64, seed: 0 }, 2: { id: HASH_XXH3, seed: 0 } };
-/** Builds start their sequence of seeds here, so the same keys always give the same filter. */
+/**
+ * Builds start their sequence of seeds here, so the same keys always give
+ * the same filter; except keys crafted against this sequence, which then
+ * build from a start of RANDOM_STARTS.
+ */
 const BUILD_SEED = 0;
+/**
+ * Random starts of the sequence tried after BUILD_SEED's failed. Its seeds
+ * are public: two keys that share all three slots under a seed (chosen
+ * through the mix, a bijection) make that seed fail, so 200 crafted keys
+ * failed every build of theirs. A start no one knows beforehand cannot be
+ * crafted against.
+ */
+const RANDOM_STARTS = 3;
+/** fuseBuild's result when no seed peeled the keys. */
+const NOT_PEELED = 3;
 /**
  * The constructor's first argument from build() and deserialize(): a filter
  * is only made with its fingerprints, so `new BinaryFuseFilter(10, 8)` from
@@ -62,6 +76,16 @@ function countLines(buffer: Uint8Array): number {
   let lines = 0;
   for (let at = buffer.indexOf(10); at >= 0; at = buffer.indexOf(10, at + 1)) lines++;
   return buffer.length > 0 && buffer[buffer.length - 1] !== 10 ? lines + 1 : lines;
+}
+
+/** Two random u32, the start of a sequence of seeds: crypto's where there is one. */
+function randomSeedStart(): [number, number] {
+  const crypto = (globalThis as { crypto?: { getRandomValues(array: Uint32Array): Uint32Array } }).crypto;
+  if (crypto) {
+    const [low, high] = crypto.getRandomValues(new Uint32Array(2));
+    return [low, high];
+  }
+  return [Math.floor(Math.random() * 2 ** 32), Math.floor(Math.random() * 2 ** 32)];
 }
 
 /** The layout a build gives `size` keys (segment length, segment count, fingerprints), computed in a scratch header. */
@@ -195,8 +219,14 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     arena.free(sortTemp);
     const layout = layoutOf(size, bits);
     const block = hold(layout.blockBytes);
+    const slotHashes = hold(core.fuseSlotHashBytes(size));
+    const temp = hold(core.fuseTempBytes(size));
     // fuseBuild writes the header (fuseInit) itself.
-    const result = core.fuseBuild(block, hashes, size, bits, hold(core.fuseSlotHashBytes(size)), hold(core.fuseTempBytes(size)), BUILD_SEED, 0);
+    let result = core.fuseBuild(block, hashes, size, bits, slotHashes, temp, BUILD_SEED, 0);
+    for (let start = 0; result === NOT_PEELED && start < RANDOM_STARTS; start++) {
+      const [low, high] = randomSeedStart();
+      result = core.fuseBuild(block, hashes, size, bits, slotHashes, temp, low, high);
+    }
     if (result !== 0) throw new Error(`internal error: the binary fuse filter build failed (${BUILD_ERRORS[result] ?? result})`);
     const filter = new BinaryFuseFilter(MADE_HERE, size, bits);
     filter.arena.u8().set(arena.u8().subarray(block, block + layout.blockBytes), filter.live());

@@ -206,6 +206,54 @@ describe("no false negatives", () => {
   });
 });
 
+describe("keys crafted against the build's fixed sequence of seeds", () => {
+  it("still build: 200 distinct u64 keys, two sharing all three slots under each of the 100 seeds, hold every key", () => {
+    // The seeds a build tries are splitmix64 of BUILD_SEED (0) + k · 0x9E3779B97F4A7C15, attempts 2, 6, … in the
+    // halved layout (docs/FORMAT.md); fmix64 is a bijection, so a key can be chosen for any mixed hash.
+    const inverse = (a: bigint) => {
+      let x = a;
+      for (let i = 0; i < 7; i++) x = (x * (2n - a * x)) & M;
+      return x;
+    };
+    const [i1, i2] = [inverse(0xff51afd7ed558ccdn), inverse(0xc4ceb9fe1a85ec53n)];
+    const unfmix = (x: bigint) => {
+      x ^= x >> 33n;
+      x = (x * i2) & M;
+      x ^= x >> 33n;
+      x = (x * i1) & M;
+      return x ^ (x >> 33n);
+    };
+    const splitmix = (z: bigint) => {
+      z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & M;
+      z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & M;
+      return z ^ (z >> 31n);
+    };
+    const n = 200;
+    const record = new DataView(BinaryFuseFilter.buildInts(spreadInts(1, n)).serialize().buffer);
+    const [length, count] = [BigInt(record.getUint32(12 + 20, true)), BigInt(record.getUint32(12 + 24, true))];
+    expect([length, count]).toEqual([64n, 3n]);
+    const keys = new BigUint64Array(n);
+    let m = 0x1234n;
+    for (let attempt = 1n; attempt <= 100n; attempt++) {
+      const seed = splitmix((0x9e3779b97f4a7c15n * attempt) & M);
+      const firstRange = attempt % 4n === 2n ? (2n * count + 2n) * (length / 2n) : count * length;
+      // Two mixed hashes a bit apart above bit 36: the same three slots, so neither can ever be peeled.
+      do m = fmix(m + 1n);
+      while ((m * firstRange) >> 64n !== ((m ^ (1n << 40n)) * firstRange) >> 64n);
+      keys[2 * Number(attempt - 1n)] = (unfmix(m) - seed) & M;
+      keys[2 * Number(attempt - 1n) + 1] = (unfmix(m ^ (1n << 40n)) - seed) & M;
+    }
+    for (const fingerprintBits of BITS) {
+      const filter = BinaryFuseFilter.buildInts(keys, { fingerprintBits });
+      expect([filter.size, ones(filter.hasInts(keys))]).toEqual([n, n]);
+      const copy = BinaryFuseFilter.deserialize(filter.serialize());
+      expect(ones(copy.hasInts(keys))).toBe(n);
+      filter.dispose();
+      copy.dispose();
+    }
+  });
+});
+
 describe("duplicates", () => {
   it("count once, in every input form, and give the filter of the distinct keys", () => {
     const distinct = urls(3_000, "dup", 184);
