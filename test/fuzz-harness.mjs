@@ -359,6 +359,8 @@ export async function runSeed(lib, config, seed, { steps = 40, big = true, long 
   const isCuckoo = config.kind === "cuckoo";
   const note = (text) => log.push(text);
   const held = () => [...model.entries()].filter(([, n]) => n > 0).map(([id]) => keysById.get(id));
+  /** Copies the model holds in all: a cuckoo filter's size exactly (every stored add is one fingerprint, every remove one less). */
+  const copiesHeld = () => [...model.values(), ...intModel.values()].reduce((sum, n) => sum + n, 0);
 
   const batchOf = () => {
     const r = random();
@@ -395,6 +397,7 @@ export async function runSeed(lib, config, seed, { steps = 40, big = true, long 
 
   /** Every route answers has() the same for probes, and no held key answers absent. */
   const checkProbes = (target, probes, where) => {
+    if (isCuckoo) check(target.size === copiesHeld(), `${where}: size ${target.size}, the model holds ${copiesHeld()} copies`);
     const reference = Array.from(target.hasMany(probes.map((key) => key.bytes)));
     probes.forEach((key, i) => {
       if ((model.get(key.id) ?? 0) > 0) check(reference[i] === 1, `${where}: false negative for ${describeKey(key)} (hasMany bytes)`);
@@ -585,6 +588,17 @@ export async function runSeed(lib, config, seed, { steps = 40, big = true, long 
       const answers = runRoute(filter, "remove", useKeys, route, random);
       useKeys.forEach((key, i) => check(answers[i] === 1, `${where}: remove via ${route} of held ${describeKey(key)} answered ${answers[i]}`));
       for (const key of useKeys) model.set(key.id, model.get(key.id) - 1);
+      // Removes of keys never added that count 0 (no fingerprint or counter of theirs is there): each answers 0 and nothing changes.
+      const strangers = Array.from({ length: Math.floor(random() * 20) }, (_, i) => fromString(`never-${seed}-${step}-${i}`));
+      const strangerCounts = filter.countMany(strangers.map((key) => key.bytes));
+      const zero = strangers.filter((_, i) => strangerCounts[i] === 0);
+      if (zero.length) {
+        const strangerRoute = ["single", "manyMixed", "packed", "linesLF"][Math.floor(random() * 4)];
+        const unchanged = snapshot();
+        const got = runRoute(filter, "remove", routeKeys(strangerRoute, zero), strangerRoute, random);
+        check(got.every((answer) => answer === 0), `${where}: remove via ${strangerRoute} of keys never added, counting 0, answered ${got}`);
+        check(unchanged.equals(Buffer.from(filter.serialize())), `${where}: removes via ${strangerRoute} of keys never added changed the filter`);
+      }
       if (config.ints && intModel.size && random() < 0.5) {
         const ints = [...intModel.entries()].filter(([, n]) => n > 0).map(([v]) => v).slice(0, 10);
         const got = Array.from(filter.removeInts(BigUint64Array.from(ints)));

@@ -5,7 +5,9 @@
 // sequence, folds, unions and intersections, against an exact model: no false
 // negatives on any path, every path answers as hasMany does, testAndAdd says
 // "present" for every key held, removes of held keys succeed and keep the rest,
-// a refused cuckoo batch changes nothing, copies answer as the original.
+// a refused cuckoo batch changes nothing, a cuckoo filter's size is the copies
+// the model holds, removes of keys never added that count 0 answer 0 and change
+// nothing, copies answer as the original.
 // Keys include empty ones, lone surrogates (and their U+FFFD bytes), raw bytes
 // with "\n" and "\r" inside, views at offsets, and 100 KB keys. A plain node
 // loop over dist/ runs many more seeds: node test/fuzz-seeds.mjs (its head says how).
