@@ -440,7 +440,7 @@ describe("CuckooFilter records", () => {
   });
 
   it("refuses a header for more buckets than a filter holds as corrupted, before allocating them", async () => {
-    // 2^29 buckets of four 32-bit fingerprints: 8 GiB, which create and withSize refuse. Parameters as FORMAT.md's type 3
+    // 2^29 buckets of four 32-bit fingerprints: 8 GiB, which create and withSize refuse. Parameters as FORMAT.md's type 4
     // gives them: buckets, fingerprint bits, 3 reserved bytes, size, then the hashing (double, xxh3, seed 0).
     const real = CuckooFilter.withSize(8, 32).serialize();
     const { params, version, type } = parseRecord(real);
