@@ -33,10 +33,15 @@ export const buildOptions: OptionSpec[] = [
   { name: "type", short: "t", value: "TYPE", help: "bloom (default), counting, cuckoo, scalable, split-block, fuse8 or fuse16 (static: a binary fuse filter of exactly the input's keys)" },
   { name: "n", value: "N", help: "expected keys (default: the input's line count); for scalable, its first layer's keys (default: 100,000)" },
   { name: "p", value: "P", help: "false-positive rate (default 0.01)" },
+  { name: "strategy", value: "S", help: "triple (default) or double, for --type bloom, counting and scalable: how a key's k bits follow from its hash; double gives files that merge with those built before bloomkit used triple hashing" },
   { ...threadsOption, help: "threads that hash and add lines, for --type bloom (default: the number of cores); the filter's bits are the same" },
   { name: "quiet", short: "q", flag: true, help: "no progress line" },
 ];
-export const buildUsage = "bloomkit build input|- -o f.bloom [--type bloom|counting|cuckoo|scalable|split-block|fuse8|fuse16] [--n N] [--p P] [--threads N]";
+export const buildUsage = "bloomkit build input|- -o f.bloom [--type bloom|counting|cuckoo|scalable|split-block|fuse8|fuse16] [--n N] [--p P] [--strategy triple|double] [--threads N]";
+/** The strategies --strategy takes: the ones of one key hash (the independent strategy's lists of hashes are the library's). */
+const BUILD_STRATEGIES = ["triple", "double"] as const;
+/** The types --strategy applies to: those indexed like a Bloom filter. */
+const STRATEGY_TYPES: readonly string[] = ["bloom", "counting", "scalable"];
 export const queryOptions: OptionSpec[] = [
   ...redisOptions,
   { ...threadsOption, help: "threads that hash the lines of standard input once 4 MiB of it have come, for standard and split-block filters (default: the number of cores); the output is the same" },
@@ -130,6 +135,7 @@ export async function build(parsed: Parsed): Promise<void> {
   if (!(FILTER_TYPES as readonly string[]).includes(type)) throw new UsageError(`${typedName(parsed, "type")} must be one of ${FILTER_TYPES.join(", ")}, got "${type}"`);
   // Every option is checked before the input is read: a malformed --threads is a usage error, not one found after the count.
   const threads = parseThreads(options);
+  const strategy = parseStrategy(parsed, type);
   if (type === "fuse8" || type === "fuse16") return buildFuse(input, output, type, options);
   const p = options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.01;
   const givenN = options.has("n") ? parseCount("n", String(options.get("n"))) : undefined;
@@ -139,11 +145,11 @@ export async function build(parsed: Parsed): Promise<void> {
   const make = (n: number, nPhrase: string, shared: boolean) =>
     sizedByOptions(
       () =>
-        type === "bloom" ? BloomFilter.create(n, p, { shared })
-        : type === "counting" ? CountingBloomFilter.create(n, p)
+        type === "bloom" ? BloomFilter.create(n, p, { shared, strategy })
+        : type === "counting" ? CountingBloomFilter.create(n, p, { strategy })
         : type === "cuckoo" ? CuckooFilter.create(n, p)
         : type === "split-block" ? SplitBlockBloomFilter.create(n, p, { powerOfTwo: false }) // sized to meet --p; Parquet's power-of-two rounding is for its writers
-        : ScalableBloomFilter.create(n, p),
+        : ScalableBloomFilter.create(n, p, { strategy }),
       { p: pPhrase, n: nPhrase },
     );
   // A size no filter has is wrong usage, refused before the input is opened: with --n (or a scalable filter's first
@@ -214,6 +220,16 @@ export async function build(parsed: Parsed): Promise<void> {
   process.stderr.write(`${nameOf(output, "standard output")}: ${describeFilter(filter).split("\n")[0]}, ${count(lines, "line")} read\n`);
   if (type !== "scalable") warnIfOverfilled(output, filter, lines, n!, p, sizedFor);
   filter.dispose();
+}
+
+/** --strategy, checked against the type before anything is read: undefined for the library's default. */
+function parseStrategy(parsed: Parsed, type: string): (typeof BUILD_STRATEGIES)[number] | undefined {
+  if (!parsed.options.has("strategy")) return undefined;
+  const given = String(parsed.options.get("strategy"));
+  if (!STRATEGY_TYPES.includes(type)) throw new UsageError(`${typedName(parsed, "strategy")} does not apply to --type ${type}: it applies to ${STRATEGY_TYPES.join(", ")}`);
+  const strategy = BUILD_STRATEGIES.find((s) => s === given);
+  if (strategy === undefined) throw new UsageError(`${typedName(parsed, "strategy")} must be ${BUILD_STRATEGIES.join(" or ")}, got "${given}"`);
+  return strategy;
 }
 
 /**
@@ -493,6 +509,7 @@ const DESCRIPTIONS: Record<string, (filter: never) => string[]> = {
   ScalableBloomFilter: (filter: ScalableBloomFilter) => [
     `n ${count(filter.size, "key")} added`,
     `m ${count(filter.bits, "bit")} in ${count(filter.layers, "layer")}`,
+    `k per layer (${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed})`,
     `capacity ${count(filter.capacity, "key")} before the next layer`,
     `current FPR ${pct(filter.falsePositiveRate())} (target ${pct(filter.targetFalsePositiveRate)})`,
   ],
@@ -568,7 +585,9 @@ export async function merge(parsed: Parsed): Promise<void> {
   try {
     merged = a.union(b);
   } catch (error) {
-    throw new CliError(`cannot merge ${nameOf(positionals[0], "standard input")} and ${nameOf(positionals[1], "standard input")}: ${(error as Error).message}`);
+    // Files built before triple hashing use double hashing: say how to build one that merges with them.
+    const hint = a.strategy !== b.strategy && a.strategy !== "independent" && b.strategy !== "independent" ? ` (build the ${a.strategy === "triple" ? "first" : "second"} again with --strategy double)` : "";
+    throw new CliError(`cannot merge ${nameOf(positionals[0], "standard input")} and ${nameOf(positionals[1], "standard input")}: ${(error as Error).message}${hint}`);
   }
   await save(output, merged);
   process.stderr.write(`${nameOf(output, "standard output")}: ${describeFilter(merged).split("\n").slice(0, 2).join(", ")}\n`);

@@ -3,6 +3,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { BloomFilter, deserialize, MAX_SEGMENT_BITS, SplitBlockBloomFilter, splitBlockFalsePositiveRate } from "../bindings/index.js";
 import { rng } from "./helpers.js";
@@ -228,6 +229,39 @@ describe("bloomkit build, query, info, merge", () => {
     expect(run(["query", file("m3.bloom"), "key-0", "key-29999", "zzz"]).stdout).toBe(
       "key-0\tprobably present\nkey-29999\tprobably present\nzzz\tdefinitely absent\n",
     );
+  });
+
+  it("builds with --strategy double a file that merges with one built before triple hashing, and says so when a merge needs it", () => {
+    // test/fixtures/bloom-double-strings.bin: BloomFilter.create(1000, 0.001) of these lines, written at 641c217 (double hashing).
+    const old = fileURLToPath(new URL("./fixtures/bloom-double-strings.bin", import.meta.url));
+    writeFileSync(file("fixture-keys.txt"), Array.from({ length: 1000 }, (_, i) => `https://example.com/fixture/${i}`).join("\n") + "\n");
+    writeFileSync(file("more-keys.txt"), "https://example.com/more/1\nhttps://example.com/more/2\n");
+    expect(run(["build", file("more-keys.txt"), "-o", file("more-triple.bloom"), "--n", "1000", "--p", "0.001"]).code).toBe(0);
+    const refused = run(["merge", old, file("more-triple.bloom"), "-o", file("merged-double.bloom")]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(`bloomkit: cannot merge ${old} and ${file("more-triple.bloom")}: cannot union filters with different strategy: double vs triple (build the second again with --strategy double)\n`);
+    expect(existsSync(file("merged-double.bloom"))).toBe(false);
+    expect(run(["build", file("more-keys.txt"), "-o", file("more-double.bloom"), "--n", "1000", "--p", "0.001", "--strategy", "double"]).code).toBe(0);
+    expect(run(["info", file("more-double.bloom")]).stdout).toContain("(double hashing, xxh3, seed 0)");
+    expect(run(["merge", old, file("more-double.bloom"), "-o", file("merged-double.bloom")]).code).toBe(0);
+    const answers = run(["query", file("merged-double.bloom"), "-"], readFileSync(file("fixture-keys.txt"), "utf8") + "https://example.com/more/2\n").stdout;
+    expect(answers.split("\n").filter((line) => line.endsWith("\tprobably present"))).toHaveLength(1001);
+    // The same lines built with --strategy double give the old file byte for byte.
+    expect(run(["build", file("fixture-keys.txt"), "-o", file("again.bloom"), "--n", "1000", "--p", "0.001", "--strategy", "double"]).code).toBe(0);
+    expect(readFileSync(file("again.bloom")).equals(readFileSync(old))).toBe(true);
+    expect(run(["info", file("more-triple.bloom")]).stdout).toContain("(triple hashing, xxh3, seed 0)");
+  });
+
+  it("refuses --strategy it does not take, and for types it does not apply to, before reading anything", () => {
+    const wrong = run(["build", file("keys1.txt"), "-o", file("s.bloom"), "--strategy", "independent"]);
+    expect([wrong.code, wrong.stderr]).toEqual([2, expect.stringContaining('--strategy must be triple or double, got "independent"')]);
+    const cuckoo = run(["build", file("keys1.txt"), "-o", file("s.bloom"), "--type", "cuckoo", "--strategy", "double"]);
+    expect([cuckoo.code, cuckoo.stderr]).toEqual([2, expect.stringContaining("--strategy does not apply to --type cuckoo: it applies to bloom, counting, scalable")]);
+    expect(existsSync(file("s.bloom"))).toBe(false);
+    for (const type of ["counting", "scalable"]) {
+      expect(run(["build", file("keys1.txt"), "-o", file(`s-${type}.bloom`), "--type", type, "--strategy", "double"]).code).toBe(0);
+      expect(run(["info", file(`s-${type}.bloom`)]).stdout).toMatch(/double hashing|strategy double/);
+    }
   });
 });
 
