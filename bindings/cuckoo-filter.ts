@@ -90,7 +90,8 @@ function cuckooHashing(checked: CuckooFilterOptions): Hashing {
   if (checked.hash === "fnv1a_64") {
     throw new RangeError('options.hash "fnv1a_64" does not spread a cuckoo filter\'s keys over its buckets (its low bits follow the low bits of the key\'s bytes: keys "user-0", "user-1", … filled the 256 buckets sized for 900 of them to 69%, xxh3 to 97%); use "xxh3" (the default), "xxh64" or "murmur3_128"');
   }
-  return resolveHashing({ ...checked, strategy: "double" }, true, ["murmur3_128", "xxh64", "xxh3"]);
+  // One hash gives the fingerprint and both buckets: "double" is how the format records a single hash.
+  return resolveHashing({ ...checked, strategy: "double" }, true, ["murmur3_128", "xxh64", "xxh3"], "a cuckoo filter");
 }
 /** Bytes before the slots (assembly/cuckoo.ts's header). */
 const HEADER_BYTES = CUCKOO_HEADER;

@@ -65,9 +65,11 @@ const KEY_HASHES: readonly HashName[] = ["fnv1a_64", "murmur3_128", "xxh64", "xx
 /**
  * Checks the hashing options (RangeError/TypeError naming the bad value);
  * `oneHashOnly` for callers that offer no independent strategy, `offered` the
- * hashes a 32-bit hash's message suggests (a cuckoo filter takes no fnv1a_64).
+ * hashes a 32-bit hash's message suggests (a cuckoo filter takes no fnv1a_64),
+ * `user` what a 32-bit hash's message says needs a wide one (by default the
+ * strategy: "triple hashing").
  */
-export function resolveHashing(options: Record<string, unknown>, oneHashOnly = false, offered: readonly HashName[] = KEY_HASHES): Hashing {
+export function resolveHashing(options: Record<string, unknown>, oneHashOnly = false, offered: readonly HashName[] = KEY_HASHES, user?: string): Hashing {
   const seed = options.seed === undefined ? 0 : checkInteger("options.seed", options.seed, 0, 0xffffffff);
   const list = Array.isArray(options.hash);
   const strategy = (options.strategy === undefined ? (list ? "independent" : DEFAULT_STRATEGY) : options.strategy) as HashStrategy;
@@ -81,7 +83,7 @@ export function resolveHashing(options: Record<string, unknown>, oneHashOnly = f
     hashId(name, "options.hash");
     if (hashBits(name) < 64) {
       throw new RangeError(
-        `options.hash ${describe(name)} gives 32 bits; ${strategy} hashing needs a 64- or 128-bit hash ` +
+        `options.hash ${describe(name)} gives 32 bits; ${user ?? `${strategy} hashing`} needs a 64- or 128-bit hash ` +
           `(${offered.join(", ")})${oneHashOnly ? "" : `, or use strategy: "independent"`}`,
       );
     }

@@ -377,10 +377,10 @@ describe("CuckooFilter answers", () => {
 
   it("rejects bad arguments", () => {
     // A cuckoo filter takes no strategy option: the message offers none.
-    expect(() => CuckooFilter.create(100, 0.01, { hash: "djb" as "xxh64" })).toThrow(/gives 32 bits; double hashing needs a 64- or 128-bit hash \([^)]*\)$/);
+    expect(() => CuckooFilter.create(100, 0.01, { hash: "djb" as "xxh64" })).toThrow(/gives 32 bits; a cuckoo filter needs a 64- or 128-bit hash \([^)]*\)$/);
     // The hashes it offers are the ones a cuckoo filter takes: not fnv1a_64, which it refuses.
     for (const make of [() => CuckooFilter.create(100, 0.01, { hash: "xxh32" as "xxh64" }), () => CuckooFilter.withSize(64, 16, { hash: "djb" as "xxh64" })]) {
-      expect(make).toThrow(/gives 32 bits; double hashing needs a 64- or 128-bit hash \(murmur3_128, xxh64, xxh3\)$/);
+      expect(make).toThrow(/gives 32 bits; a cuckoo filter needs a 64- or 128-bit hash \(murmur3_128, xxh64, xxh3\)$/);
     }
     expect(() => BloomFilter.create(100, 0.01, { hash: "djb" as "xxh64" })).toThrow(/gives 32 bits; .*, or use strategy: "independent"$/);
     expect(() => CuckooFilter.create(100, 0.01, { hash: ["xxh64"] as unknown as "xxh64" })).toThrow(TypeError);
