@@ -640,7 +640,10 @@ describeWithRedis("RedisBloomFilter", () => {
       ["hashes", "07", /hashes = "07" is not a whole number from 1 to 256/],
       ["segments", " 1", /" 1" segments/],
       ["hash", "fnv1a_32", /hash = "fnv1a_32" gives 32 bits; a filter kept in Redis uses triple hashing, which needs 64 or 128/],
-      ["strategy", "independent", /strategy = "independent" is not one a layout version 2 filter has \(triple, double\)/],
+      ["strategy", "independent", /strategy = "independent" is not one a layout version 2 filter has \(triple\)/],
+      // bloomkit writes a double-hashing filter as version 1, with no strategy field: opened, a version 2 "double"
+      // failed every call after it with GONE (its batches compare the fields they expect, with no strategy field).
+      ["strategy", "double", /strategy = "double" is not one a layout version 2 filter has \(triple\)/],
       ["strategy", "", /strategy = "" is not one a layout version 2 filter has/],
       ["version", "1", /strategy = "triple" is not one a layout version 1 filter has \(none\)/],
       ["hash", "md5", /hash = "md5" is not a hash this bloomkit knows/],

@@ -26,8 +26,12 @@ export const META_FORMAT = "bloomkit:bloom";
 export const META_VERSION = 2;
 /** The layout version of filters with double hashing and no strategy field. */
 const META_VERSION_DOUBLE = 1;
-/** The strategies a filter kept in Redis can have. */
-const REDIS_STRATEGIES: readonly HashStrategy[] = ["triple", "double"];
+/**
+ * The strategies a layout version 2 filter names: triple alone, since metaFields
+ * writes a double-hashing filter as version 1 (whose identity has no strategy
+ * field, so a version 2 "double" would fail every batch's check).
+ */
+const META_V2_STRATEGIES: readonly HashStrategy[] = ["triple"];
 
 /**
  * Creates the meta hash unless the key exists; returns the key's type and,
@@ -173,8 +177,8 @@ export function parseMeta(fields: Record<string, string>): Parameters | string {
   if (fields.version !== String(META_VERSION) && fields.version !== String(META_VERSION_DOUBLE)) {
     return `it has layout version ${describe(fields.version)}; this bloomkit reads versions ${META_VERSION_DOUBLE} and ${META_VERSION}`;
   }
-  const strategy = fields.version === String(META_VERSION_DOUBLE) ? (fields.strategy === undefined ? "double" : undefined) : REDIS_STRATEGIES.find((s) => s === fields.strategy);
-  if (strategy === undefined) return `strategy = ${describe(fields.strategy)} is not one a layout version ${fields.version} filter has (${fields.version === String(META_VERSION_DOUBLE) ? "none" : REDIS_STRATEGIES.join(", ")})`;
+  const strategy = fields.version === String(META_VERSION_DOUBLE) ? (fields.strategy === undefined ? "double" : undefined) : META_V2_STRATEGIES.find((s) => s === fields.strategy);
+  if (strategy === undefined) return `strategy = ${describe(fields.strategy)} is not one a layout version ${fields.version} filter has (${fields.version === String(META_VERSION_DOUBLE) ? "none" : META_V2_STRATEGIES.join(", ")})`;
   const bits = wholeNumber(fields.bits);
   const hashes = wholeNumber(fields.hashes);
   const seed = wholeNumber(fields.seed);
