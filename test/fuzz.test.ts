@@ -1,5 +1,6 @@
 // Seeded model-based random testing (test/fuzz-harness.mjs): every filter type
-// and hashing strategy, every key path (single keys as strings or bytes, arrays
+// and hashing strategy (triple, the default, and double, which records written
+// before it keep), every key path (single keys as strings or bytes, arrays
 // of strings, bytes or both, packed, lines with "\n" and "\r\n", integers,
 // key hashes, the line callbacks, dedupLines), round trips in the middle of a
 // sequence, folds, unions and intersections, against an exact model: no false
