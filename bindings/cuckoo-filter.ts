@@ -451,7 +451,9 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     r.end();
     if (header.version !== 1) throw new FormatError(`corrupted: a cuckoo record of version ${header.version}`);
     // Fingerprint and buckets come from one 64- or 128-bit hash: readHashing has refused 32-bit ones for double hashing.
-    if (hashing.strategy !== "double") throw new FormatError("corrupted: a cuckoo filter uses one hash (strategy double), not independent hashes");
+    if (hashing.strategy !== "double") {
+      throw new FormatError(`corrupted: a cuckoo filter uses one hash (strategy double), not ${hashing.strategy === "independent" ? "independent hashes" : `${hashing.strategy} hashing`}`);
+    }
     if (buckets < 1 || buckets > MAX_BUCKETS || (buckets & (buckets - 1)) !== 0) throw new FormatError(`corrupted: buckets = ${buckets}`);
     if (fingerprintBits !== 8 && fingerprintBits !== 16 && fingerprintBits !== 32) throw new FormatError(`corrupted: fingerprint bits = ${fingerprintBits}`);
     const length = blockBytes(buckets, fingerprintBits) - HEADER_BYTES;

@@ -178,6 +178,12 @@ describe("cuckoo records", () => {
     refused(withHashing(0, [RS]), /corrupted/, "32-bit hash id");
     refused(withHashing(0, [RS, XXH64, FNV1A_64]), /corrupted/, "double with 3 hashes");
   });
+
+  it("strategy 2 (triple hashing, a Bloom filter's) is refused, named as what it is", () => {
+    // The message said "not independent hashes" for any strategy but double.
+    refused(withHashing(2, [XXH64]), /^corrupted: a cuckoo filter uses one hash \(strategy double\), not triple hashing$/, "triple");
+    refused(withHashing(1, [XXH64]), /^corrupted: a cuckoo filter uses one hash \(strategy double\), not independent hashes$/, "independent");
+  });
 });
 
 describe("split-block records", () => {
