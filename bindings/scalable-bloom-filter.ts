@@ -529,6 +529,9 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       layers: this.#layers.length,
       size: this.size,
       bits: this.bits,
+      hash: this.hash,
+      seed: this.seed,
+      strategy: this.strategy,
     };
   }
 

@@ -511,6 +511,8 @@ const DESCRIPTIONS: Record<string, (filter: never) => string[]> = {
     `m ${count(filter.bits, "bit")} in ${count(filter.layers, "layer")}`,
     `k per layer (${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed})`,
     `capacity ${count(filter.capacity, "key")} before the next layer`,
+    // Every layer hashes as the first: a file written before triple hashing keeps double hashing in each.
+    `every layer: ${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed}`,
     `current FPR ${pct(filter.falsePositiveRate())} (target ${pct(filter.targetFalsePositiveRate)})`,
   ],
 };

@@ -265,6 +265,38 @@ describe("bloomkit build, query, info, merge", () => {
   });
 });
 
+describe("files written before triple hashing (double hashing, test/fixtures/*-double-*.bin from 641c217)", () => {
+  const fixture = (name: string) => new URL(`./fixtures/${name}`, import.meta.url).pathname;
+  const members = Array.from({ length: 1000 }, (_, i) => `https://example.com/fixture/${i}`);
+
+  it.each(["bloom-double-strings.bin", "counting-double-strings.bin", "scalable-double-strings.bin"])("%s: info says double hashing, query finds every key", (name) => {
+    const info = run(["info", fixture(name)]);
+    expect(info.code).toBe(0);
+    // A scalable file said nothing of its hashing: a double and a triple one read the same.
+    expect(info.stdout).toMatch(/\n(k \d+ \(double hashing, xxh3, seed 0\)|every layer: double hashing, xxh3, seed 0)\n/);
+    const queried = run(["query", fixture(name), "-"], members.join("\n") + "\n");
+    expect(queried.code).toBe(0);
+    expect(queried.stdout.split("\n").filter((line) => line.endsWith("\tprobably present")).length).toBe(members.length);
+  });
+
+  it("a scalable file built now says triple hashing", () => {
+    expect(run(["build", file("keys1.txt"), "-o", file("triple.scalable"), "--type", "scalable"]).code).toBe(0);
+    expect(run(["info", file("triple.scalable")]).stdout).toMatch(/\nevery layer: triple hashing, xxh3, seed 0\n/);
+  });
+
+  it("merges two double-hashing files into a double-hashing file, and refuses a double and a triple one", () => {
+    writeFileSync(file("members.txt"), members.join("\n") + "\n");
+    expect(run(["merge", fixture("bloom-double-strings.bin"), fixture("bloom-double-strings.bin"), "-o", file("dd.bloom")]).code).toBe(0);
+    expect(run(["info", file("dd.bloom")]).stdout).toMatch(/\nk 10 \(double hashing, xxh3, seed 0\)\n/);
+    expect(run(["query", file("dd.bloom"), members[0], members[999]]).stdout).toBe(`${members[0]}\tprobably present\n${members[999]}\tprobably present\n`);
+    expect(run(["build", file("members.txt"), "-o", file("t.bloom"), "--n", "1000", "--p", "0.001"]).code).toBe(0);
+    const mixed = run(["merge", fixture("bloom-double-strings.bin"), file("t.bloom"), "-o", file("dt.bloom")]);
+    expect(mixed.code).toBe(1);
+    expect(mixed.stderr).toMatch(/different strategy: double vs triple/);
+    expect(existsSync(file("dt.bloom"))).toBe(false);
+  });
+});
+
 describe("query with - among its keys", () => {
   it("answers the keys before -, standard input's lines in its place, then the keys after (the README's query urls.bloom https://example.com/ -)", () => {
     writeFileSync(file("some.txt"), "url1\nurl7\n");

@@ -1,9 +1,19 @@
 // ScalableBloomFilter: grows by layers while its false-positive rate stays ≤ p.
+import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { ScalableBloomFilter } from "../bindings/index.js";
 import { ones, pack, randomBytes, urls } from "./helpers.js";
 
 describe("ScalableBloomFilter", () => {
+  it("names its hashing in toJSON and console.log, as BloomFilter does (a double-hashing record read the same as a triple one)", () => {
+    for (const strategy of ["triple", "double"] as const) {
+      const filter = ScalableBloomFilter.create(100, 0.01, { strategy, hash: "xxh64", seed: 9 });
+      expect(filter.toJSON()).toMatchObject({ hash: "xxh64", seed: 9, strategy });
+      expect(inspect(filter)).toContain(`hash: "xxh64", seed: 9, strategy: "${strategy}"`);
+      filter.dispose();
+    }
+  });
+
   it("grows to 100× its initial capacity with no false negatives and an FPR ≤ p", () => {
     const filter = ScalableBloomFilter.create(1000, 0.01);
     const keys = urls(100_000, "scalable", 41);
