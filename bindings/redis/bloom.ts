@@ -7,7 +7,8 @@
 //
 // Keys of a filter named N, all with the hash tag {N} so that they share one
 // Redis Cluster slot:
-//   {N}:meta      a hash: format, version, bits, hashes, hash, seed, segments
+//   {N}:meta      a hash: id, format, version, bits, hashes, hash, seed, segments, and
+//                 for triple hashing (version 2) strategy (meta.ts)
 //   {N}:bits:s    segment s's bits, byte for byte as a local filter's (see bits.ts)
 // A Redis string holds at most 2^32 bits; a larger filter is split into
 // segments by key hash exactly as a local BloomFilter in as many segments
@@ -436,7 +437,7 @@ export class RedisBloomFilter {
     this.#dropped = true;
   }
 
-  /** The parameters (never the bits): name, bits, hashes, hash, seed, segments. */
+  /** The parameters (never the bits): name, bits, hashes, hash, seed, strategy, segments. */
   toJSON(): Record<string, unknown> {
     return { name: this.#name, bits: this.bits, hashes: this.hashes, hash: this.hash, seed: this.seed, strategy: this.strategy, segments: this.segmentCount };
   }
