@@ -509,7 +509,6 @@ const DESCRIPTIONS: Record<string, (filter: never) => string[]> = {
   ScalableBloomFilter: (filter: ScalableBloomFilter) => [
     `n ${count(filter.size, "key")} added`,
     `m ${count(filter.bits, "bit")} in ${count(filter.layers, "layer")}`,
-    `k per layer (${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed})`,
     `capacity ${count(filter.capacity, "key")} before the next layer`,
     // Every layer hashes as the first: a file written before triple hashing keeps double hashing in each.
     `every layer: ${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed}`,

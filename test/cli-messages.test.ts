@@ -360,7 +360,7 @@ describe("grammar and readable sizes", () => {
   it("build and info: 1 layer, 1 key, 1 bucket", () => {
     writeFileSync(file("k.txt"), "k\n");
     expect(run(["build", file("k.txt"), "-o", file("k.scalable"), "--type", "scalable", "--n", "1"]).stderr).toMatch(/, 1 line read\n$/);
-    expect(run(["info", file("k.scalable")]).stdout).toMatch(/^type ScalableBloomFilter\nn 1 key added\nm [\d,]+ bits in 1 layer\nk per layer \(triple hashing, xxh3, seed 0\)\ncapacity 1 key before the next layer\n/);
+    expect(run(["info", file("k.scalable")]).stdout).toMatch(/^type ScalableBloomFilter\nn 1 key added\nm [\d,]+ bits in 1 layer\ncapacity 1 key before the next layer\nevery layer: triple hashing, xxh3, seed 0\n/);
     expect(run(["build", file("k.txt"), "-o", file("k.cuckoo"), "--type", "cuckoo", "--n", "1"]).code).toBe(0);
     expect(run(["info", file("k.cuckoo")]).stdout).toMatch(/^type CuckooFilter\nn 1 fingerprint stored\nm 4 slots \(1 bucket of 4\)/);
   });
