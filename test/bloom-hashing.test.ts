@@ -4,29 +4,11 @@
 import { describe, expect, it } from "vitest";
 import { BloomFilter, CountingBloomFilter, DEFAULT_STRATEGY, hash, type HashName } from "../bindings/index.js";
 import { ones, pack, urls } from "./helpers.js";
+import { indicesOf, secondOf } from "./reference-indices.js";
 
 const members = urls(100_000, "hashing-member", 21);
 const probes = urls(500_000, "hashing-absent", 22);
 const MASK64 = (1n << 64n) - 1n;
-
-/** (a · b) mod 2^64. */
-const mul64 = (a: bigint, b: bigint) => (a * b) & MASK64;
-/** The second hash of a 64-bit key hash, as README's "How it works" defines it: splitmix64's first xor-shift-multiply round and a final xor-shift. */
-const secondOf = (h: bigint) => {
-  const x = mul64(h ^ (h >> 31n), 0xbf58476d1ce4e5b9n);
-  return x ^ (x >> 29n);
-};
-/** The third hash of triple hashing from the second: murmur3's finaliser's first round. */
-const thirdOf = (h2: bigint) => {
-  const x = mul64(h2 ^ (h2 >> 33n), 0xff51afd7ed558ccdn);
-  return x ^ (x >> 33n);
-};
-/** Index i for m bits: ⌊g_i · m / 2^64⌋ with g_i = h1 + i·h2 + i(i−1)/2·h3 mod 2^64 (h3 = 0: double hashing). */
-const indexOf = (h1: bigint, h2: bigint, h3: bigint, i: number, m: number) => {
-  const n = BigInt(i);
-  const g = (h1 + n * h2 + ((n * (n - 1n)) / 2n) * h3) & MASK64;
-  return Number((g * BigInt(m)) >> 64n);
-};
 
 describe("triple and double hashing over each wide hash", () => {
   it.each([
@@ -54,8 +36,7 @@ describe("triple and double hashing over each wide hash", () => {
     for (const key of urls(200, "km", 23)) {
       const h = hash("murmur3_128", key, 5);
       const [h1, h2] = [h & MASK64, h >> 64n];
-      const h3 = strategy === "triple" ? thirdOf(h2) : 0n;
-      const want = Array.from({ length: 9 }, (_, i) => indexOf(h1, h2, h3, i, m));
+      const want = indicesOf(h1, h2, strategy, 9, m);
       expect(filter.positions(key)).toEqual(want);
       expect(counting.positions(key)).toEqual(want);
     }
@@ -66,9 +47,7 @@ describe("triple and double hashing over each wide hash", () => {
     const filter = BloomFilter.withSize(m, 12, { hash: "xxh64", seed: 7, strategy });
     for (const key of urls(200, "km-xxh64", 24)) {
       const h1 = hash("xxh64", key, 7);
-      const h2 = secondOf(h1);
-      const h3 = strategy === "triple" ? thirdOf(h2) : 0n;
-      expect(filter.positions(key)).toEqual(Array.from({ length: 12 }, (_, i) => indexOf(h1, h2, h3, i, m)));
+      expect(filter.positions(key)).toEqual(indicesOf(h1, secondOf(h1), strategy, 12, m));
     }
   });
 

@@ -8,6 +8,7 @@ import { mkdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS, serve } from "./page-helpers.js";
+import { indicesOf } from "./reference-indices.js";
 
 const ARTIFACTS = new URL("./.artifacts/", import.meta.url).pathname;
 // Outside CI a machine without Chromium skips these, and says so; in CI a missing browser is a failure.
@@ -175,10 +176,7 @@ function described(page: Page) {
     expect(shown, explained).not.toBeNull();
     expect(explained).toContain("h₃ mixed from h₂");
     const [h1, h2] = [BigInt(shown![1]), BigInt(shown![2])];
-    // h₃: murmur3's finaliser's first round over h₂ (README, "How it works").
-    const mixed = ((h2 ^ (h2 >> 33n)) * 0xff51afd7ed558ccdn) % 2n ** 64n;
-    const h3 = mixed ^ (mixed >> 33n);
-    const worked = Array.from({ length: 7 }, (_, i) => Number((((h1 + BigInt(i) * h2 + (BigInt(i * (i - 1)) / 2n) * h3) % 2n ** 64n) * 1000n) / 2n ** 64n));
+    const worked = indicesOf(h1, h2, "triple", 7, 1000);
     const chips = await fresh.locator("#positions li").evaluateAll((items) => items.map((item) => Number((item as HTMLElement).dataset.index)));
     expect(chips).toEqual(worked);
     await fresh.close();

@@ -6,28 +6,20 @@
 import { describe, expect, it } from "vitest";
 import { BloomFilter, CountingBloomFilter, CuckooFilter, DEFAULT_HASH, ScalableBloomFilter, deserialize, hash } from "../bindings/index.js";
 import { ones, pack, urls } from "./helpers.js";
+import { indicesOf, secondOf } from "./reference-indices.js";
 
 const members = urls(100_000, "xxh3-member", 131);
 const probes = urls(500_000, "xxh3-absent", 132);
-const MASK64 = (1n << 64n) - 1n;
 const encoder = new TextEncoder();
 
-/** The library's h2 for a 64-bit h1 (assembly/indices.ts): the splitmix64 finaliser's first two steps. */
-function secondHash(h: bigint): bigint {
-  h ^= h >> 31n;
-  h = (h * 0xbf58476d1ce4e5b9n) & MASK64;
-  return h ^ (h >> 29n);
-}
 
 describe("filters with hash xxh3", () => {
-  it("BloomFilter index i is ⌊(h1 + i·h2 mod 2^64) · m / 2^64⌋ with h1 = xxh3(key, seed)", () => {
+  it.each(["triple", "double"] as const)("BloomFilter index i is ⌊(h1 + i·h2 + i(i−1)/2·h3 mod 2^64) · m / 2^64⌋ with h1 = xxh3(key, seed) (%s hashing)", (strategy) => {
     const m = 1_000_003;
-    const filter = BloomFilter.withSize(m, 7, { hash: "xxh3", seed: 9 });
+    const filter = BloomFilter.withSize(m, 7, { hash: "xxh3", seed: 9, strategy });
     for (const key of ["", "a", "布隆过滤器", "x".repeat(300), ...urls(200, "xxh3-km", 133)]) {
       const h1 = hash("xxh3", key, 9);
-      const h2 = secondHash(h1);
-      const want = Array.from({ length: 7 }, (_, i) => Number((((h1 + BigInt(i) * h2) & MASK64) * BigInt(m)) >> 64n));
-      expect(filter.positions(key), key.slice(0, 20)).toEqual(want);
+      expect(filter.positions(key), key.slice(0, 20)).toEqual(indicesOf(h1, secondOf(h1), strategy, 7, m));
     }
   });
 
