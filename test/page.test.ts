@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS, serve } from "./page-helpers.js";
 import { indicesOf } from "./reference-indices.js";
+import { BloomFilter } from "../dist/index.js";
 
 const ARTIFACTS = new URL("./.artifacts/", import.meta.url).pathname;
 // Outside CI a machine without Chromium skips these, and says so; in CI a missing browser is a failure.
@@ -192,6 +193,28 @@ function described(page: Page) {
     expect(await page.locator("#explain").textContent()).toContain("definitely never added");
     await press(page, "hello", "Query");
     await expect.poll(() => status(page)).toBe("probably present");
+  });
+
+  it("counts a key's cells, not its positions, when two positions fall on one cell (bit, or counter counted once)", async () => {
+    // The page's first filter: n = 100, p = 1% gives m = 959, k = 7; about 1 key in 45 has two positions on one bit.
+    const reference = BloomFilter.withSize(959, 7);
+    const key = Array.from({ length: 10_000 }, (_, i) => `key${i}`).find((candidate) => new Set(reference.positions(candidate)).size === 6)!;
+    const cells = new Set(reference.positions(key)).size;
+    reference.dispose();
+    const fresh = await open(1280, 900);
+    const why = async () => (await fresh.locator("#explain p").last().textContent())!;
+    await press(fresh, key, "Query");
+    await expect.poll(() => status(fresh)).toBe("definitely not present");
+    expect(await why()).toMatch(new RegExp(`^Its 7 positions fall on ${cells} bits \\(bit [\\d,]+ twice\\)\\. Bit [\\d,]+ and ${cells - 1} others are 0\\.`));
+    await press(fresh, key, "Add");
+    await press(fresh, key, "Query");
+    expect(await why()).toContain(`All ${cells} bits are set, as adding “${key}” left them.`);
+    await fresh.getByLabel("Filter type").selectOption("counting");
+    await press(fresh, key, "Add");
+    expect(await why()).toContain(`Add counted each of these ${cells} counters up by one.`);
+    const counters = await fresh.evaluate(() => Array.from((window as unknown as { bloomkitPage: PageHook }).bloomkitPage.state.counters!));
+    expect(counters.filter((c) => c === 1)).toHaveLength(cells); // one add, each of its counters up by one, the shared one too
+    await fresh.close();
   });
 
   it("refuses an empty key and changes nothing", async () => {

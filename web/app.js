@@ -367,10 +367,10 @@ function verdict(text, kind = "") {
   element.className = kind;
 }
 
-/** How many of the key's positions are set now (before an add). */
+/** How many of the key's cells are set now (before an add): a cell two of its positions share counts once. */
 function positionsSet(k) {
   if (state.type === "cuckoo") return 0;
-  return state.filter.positions(k).filter(isSet).length;
+  return [...new Set(state.filter.positions(k))].filter(isSet).length;
 }
 
 /** Copies of key `k` in its cuckoo buckets, and the most they hold: 8, or 4 when its two buckets are one. */

@@ -24,7 +24,9 @@ const positionsFormula = (strategy) => (strategy === "triple" ? "h₁ + i·h₂ 
  * `strategy` "triple" or "double", how the positions follow from the hash.
  */
 export function explainPositions({ key, cells, action, before, m, k, hashName, strategy, digest, second, fill, known, counting }) {
-  const unset = cells.filter((cell) => !cell.set);
+  // Two of the k positions may land on one cell (m of 959, k of 7: about 1 key in 45); the filter sets or counts it once, so the words count cells.
+  const distinct = [...new Map(cells.map((cell) => [cell.index, cell])).values()];
+  const unset = distinct.filter((cell) => !cell.set);
   const chips = el(
     "ol",
     { id: "positions", "aria-label": "Positions of the key" },
@@ -48,36 +50,48 @@ export function explainPositions({ key, cells, action, before, m, k, hashName, s
       : [" and h₂ = ", el("code", {}, second), `, its two 64-bit halves; from them, ${strategy} hashing makes its k = ${k} positions ${positionsFormula(strategy)} (i = 0 … ${k - 1}),${strategy === "triple" ? " h₃ mixed from h₂," : ""} each scaled into 0 … ${count(m - 1)}:`]),
   );
   const word = counting ? "counter" : "bit";
+  const cellCount = distinct.length;
+  // "All 7 bits", or "All 6 bits" of a key whose 7 positions fall on 6 bits.
+  const all = `All ${cellCount} ${word}s`;
   let why;
   if (action === "add") {
     why = counting
-      ? `Add counted each of these ${plural(k, "counter")} up by one.`
-      : `Add set these bits to 1${alreadySet(key, k, before)}.`;
+      ? `Add counted each of these ${plural(cellCount, "counter")} up by one.`
+      : `Add set these bits to 1${alreadySet(key, cellCount, before)}.`;
   } else if (action === "remove") {
     why = `Remove counted each of these counters down by one; a position stays “set” while another key still counts there.`;
   } else if (unset.length > 0) {
     why = `${word === "bit" ? "Bit" : "Counter"} ${count(unset[0].index)}${unset.length > 1 ? ` and ${plural(unset.length - 1, "other")}` : ""} ${unset.length > 1 ? "are" : "is"} 0. ` +
       `Adding ${quoted(key)} would have set ${unset.length > 1 ? "them" : "it"}, so it was definitely never added.`;
   } else if (known) {
-    why = `All ${k} ${word}s are set, as adding ${quoted(key)} left them.`;
+    why = `${all} are set, as adding ${quoted(key)} left them.`;
   } else {
     // A counting filter's key may have been added and removed since: "never added" would not be true of it.
     const absent = counting ? `${quoted(key)} is not in the filter (never added, or removed since)` : `${quoted(key)} was never added`;
-    const stuck = counting ? cells.filter((cell) => cell.counter >= COUNTER_MAX).length : 0;
+    const stuck = counting ? distinct.filter((cell) => cell.counter >= COUNTER_MAX).length : 0;
     // A counter that reached its maximum stops counting, so removes leave it set: other keys' adds, or removes it ignored, keep it above 0.
     why = stuck > 0
-      ? `All ${k} counters are set, yet ${absent}: other keys set them, or kept them set through removes: ${stuck === cells.length ? (k === 1 ? "its counter" : "all of them") : `${stuck} of them`} reached ${COUNTER_MAX} and stopped counting, so removes no longer count ${stuck === 1 ? "it" : "them"} down. A false positive.`
-      : `All ${k} ${word}s are set, yet ${absent}: other keys set them. With ${percent(fill)} of the ${word}s set, ` +
+      ? `${all} are set, yet ${absent}: other keys set them, or kept them set through removes: ${stuck === cellCount ? (cellCount === 1 ? "its counter" : "all of them") : `${stuck} of them`} reached ${COUNTER_MAX} and stopped counting, so removes no longer count ${stuck === 1 ? "it" : "them"} down. A false positive.`
+      : `${all} are set, yet ${absent}: other keys set them. With ${percent(fill)} of the ${word}s set, ` +
         `a key never added finds all ${k} set about ${rate(fill ** k)} of the time (the fill to the power k).`;
   }
-  return [how, chips, el("p", {}, why)];
+  return [how, chips, el("p", {}, sharedCells(cells, word) + why)];
 }
 
-/** Which of an added key's bits were 1 before, and who set them: the key itself when it had been added, else other keys. */
-function alreadySet(key, k, { wasSet, known }) {
+/** "Its 7 positions fall on 6 bits (bit 490 twice). ", or "" when every position has a cell of its own. */
+function sharedCells(cells, word) {
+  const times = new Map();
+  for (const { index } of cells) times.set(index, (times.get(index) ?? 0) + 1);
+  if (times.size === cells.length) return "";
+  const repeats = [...times].filter(([, n]) => n > 1).map(([index, n]) => `${word} ${count(index)} ${n === 2 ? "twice" : `${n} times`}`);
+  return `Its ${cells.length} positions fall on ${plural(times.size, word)} (${repeats.join(", ")}). `;
+}
+
+/** Which of an added key's `cellCount` bits were 1 before, and who set them: the key itself when it had been added, else other keys. */
+function alreadySet(key, cellCount, { wasSet, known }) {
   if (wasSet === 0) return "";
-  if (known) return ` (all ${k} were 1 already: ${quoted(key)} had been added before, and set them itself)`;
-  if (wasSet >= k) return ` (all ${k} were 1 already, set by other keys: until this add, ${quoted(key)} was a false positive)`;
+  if (known) return ` (all ${cellCount} were 1 already: ${quoted(key)} had been added before, and set them itself)`;
+  if (wasSet >= cellCount) return ` (all ${cellCount} were 1 already, set by other keys: until this add, ${quoted(key)} was a false positive)`;
   return ` (${wasSet} of them were 1 already, set by other keys)`;
 }
 
