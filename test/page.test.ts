@@ -242,6 +242,10 @@ function described(page: Page) {
     const fill = await page.evaluate(() => (window as unknown as { bloomkitPage: { state: { filter: { fillRatio: number } } } }).bloomkitPage.state.filter.fillRatio);
     expect(Math.abs(parseFloat(measured) - 100 * fill ** 7)).toBeLessThan(3);
     expect(Math.abs(parseFloat(measured) - parseFloat(formula.split("= ")[1]))).toBeLessThan(15);
+    // The warning's rate follows from the fill it gives ("X% of its bits are set, so … Y%"): Y is X^k, not the formula's rate at n.
+    const warned = /(\d+(?:\.\d+)?)% of its bits are set, so a key never added now looks present about (\d+(?:\.\d+)?)% of the time/.exec((await warning.textContent())!);
+    expect(warned, (await warning.textContent())!).not.toBeNull();
+    expect(Math.abs(parseFloat(warned![2]) - 100 * fill ** 7)).toBeLessThan(0.06);
     for (const text of [measured, formula, await warning.textContent()]) expect(text).not.toMatch(/\de[+-]\d/);
     // 301 keys in a filter for 100: many absent keys now look present, and the page says which are false positives.
     let falsePositive = false;

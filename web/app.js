@@ -578,7 +578,8 @@ function showWarning(n, fill) {
   } else if (state.type === "cuckoo" && overfull()) {
     text = `Nearly full: ${percent(fill)} of slots are taken; adds will soon start to fail. Make a new filter with a larger n.`;
   } else if (overfull()) {
-    text = `Overfull: ${plural(n, "key")} in a filter sized for ${count(state.sizedFor)}. ${percent(fill)} of its ${state.type === "counting" ? "counters" : "bits"} are set, so a key never added now looks present ${rate(theory(n))} of the time. ` +
+    // The rate this fill gives, fill^k, as the words say ("so"): the formula's rate at n is the fill's expected value's, which this filter's own fill may miss by points.
+    text = `Overfull: ${plural(n, "key")} in a filter sized for ${count(state.sizedFor)}. ${percent(fill)} of its ${state.type === "counting" ? "counters" : "bits"} are set, so a key never added now looks present about ${rate(fill ** state.filter.hashes)} of the time. ` +
       `Make a new filter with n of at least ${count(n)}.`;
   }
   if (state.type === "counting" && state.filter.saturatedCounters > 0) {
