@@ -166,6 +166,20 @@ function described(page: Page) {
     await fresh.close();
   });
 
+  it("the cell view, which Tab reaches to scroll it by keyboard, has the name a screen reader announces there", async () => {
+    const fresh = await open(1280, 900);
+    await makeDirectly(fresh, "standard", 1_000_000, 7);
+    // A name on an element with no role is dropped (ARIA prohibits naming a generic div): focus on it announced nothing.
+    const view = fresh.getByRole("group", { name: "The filter's cells; scroll to see them all" });
+    expect(await view.count()).toBe(1);
+    await fresh.getByLabel("Zoom").focus();
+    await fresh.keyboard.press("Tab");
+    expect(await view.evaluate((element) => element === document.activeElement)).toBe(true);
+    await fresh.keyboard.press("PageDown");
+    await expect.poll(() => view.evaluate((element) => element.scrollTop)).toBeGreaterThan(0);
+    await fresh.close();
+  });
+
   it("with murmur3_128, shows h₂ beside h₁: the positions follow from them as the page says, ⌊((h₁ + i·h₂ + i(i−1)/2·h₃) mod 2^64) · m / 2^64⌋", async () => {
     const fresh = await open(1280, 900);
     await fresh.getByLabel("Hash function").selectOption("murmur3_128");
