@@ -822,6 +822,26 @@ function described(page: Page) {
     await fresh.close();
   });
 
+  it("a cuckoo filter's second copy of a key is named where it went, not only where the first one sits", async () => {
+    const fresh = await open(1280, 900);
+    await fresh.getByLabel("Start from").selectOption("cuckoo");
+    const slotsOf = () =>
+      fresh.evaluate(() => {
+        const { state } = (window as unknown as { bloomkitPage: PageHook }).bloomkitPage;
+        const { fingerprint, buckets } = state.filter.locate("twice");
+        return [...new Set(buckets)].flatMap((bucket) => [0, 1, 2, 3].map((j) => bucket * 4 + j)).filter((slot) => state.slots![slot] === fingerprint);
+      });
+    const named = (slot: number) => `bucket ${Math.floor(slot / 4).toLocaleString("en-US")}, slot ${slot % 4}`;
+    await press(fresh, "twice", "Add");
+    const first = await slotsOf();
+    expect(await fresh.locator("#explain p").last().textContent()).toBe(`Add stored the fingerprint; it now sits in ${named(first[0])}.`);
+    await press(fresh, "twice", "Add");
+    const both = await slotsOf();
+    expect(both).toHaveLength(2);
+    expect(await fresh.locator("#explain p").last().textContent()).toBe(`Add stored another copy of the fingerprint; its 2 copies now sit in ${named(both[0])} and ${named(both[1])}.`);
+    await fresh.close();
+  });
+
   it("a cuckoo filter's load says how full it will be at its n, not that it was sized for 95%", async () => {
     const fresh = await open(1280, 900);
     await fresh.getByLabel("Start from").selectOption("cuckoo");

@@ -136,8 +136,9 @@ export function explainBuckets({ key, fingerprint, buckets, slots, fingerprintBi
     ` and may live in bucket b₁ = ${count(buckets[0])} or b₂ = b₁ XOR hash(fingerprint) = ${count(buckets[1])}:`,
   );
   let why;
-  const where = found.length > 0 ? `bucket ${count(Math.floor(found[0] / 4))}, slot ${found[0] % 4}` : "";
-  if (action === "add" && stored) why = `Add stored the fingerprint; it now sits in ${where}.`;
+  // Every slot holding it: a key added twice has two copies, and the one just stored need not be the first.
+  const where = found.map((slot) => `bucket ${count(Math.floor(slot / 4))}, slot ${slot % 4}`).join(" and ");
+  if (action === "add" && stored) why = found.length > 1 ? `Add stored another copy of the fingerprint; its ${found.length} copies now sit in ${where}.` : `Add stored the fingerprint; it now sits in ${where}.`;
   else if (action === "add" && found.length >= distinct.length * 4) {
     why = `Add was refused: every slot of ${distinct.length > 1 ? "both buckets" : "its bucket"} holds this fingerprint already, ${found.length} copies of ${quoted(key)}, the most one key can have. Remove a copy to add it again.`;
   } else if (action === "add") why = `Neither bucket had room, even after moving other fingerprints: the filter is full.`;
