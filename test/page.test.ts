@@ -459,6 +459,24 @@ function described(page: Page) {
     }
   });
 
+  it("\"Your own settings\" that cannot be made leaves the list at the preset whose filter, story and keys stay", async () => {
+    const fresh = await open(1280, 900);
+    await fresh.getByLabel("Start from").selectOption("crawler");
+    await expect.poll(() => fresh.locator('dd[data-stat="n"]').textContent()).toMatch(/^5,000 of/);
+    await fresh.getByLabel("n (expected keys)").fill("0");
+    await fresh.getByLabel("Start from").selectOption("own");
+    await expect.poll(() => status(fresh)).toMatch(/^n \(expected keys\) must be a whole number/);
+    expect(await fresh.getByLabel("Start from").inputValue()).toBe("crawler");
+    expect(await fresh.locator("#story").textContent()).toMatch(/^A web crawler/);
+    expect(await fresh.locator('dd[data-stat="n"]').textContent()).toMatch(/^5,000 of/);
+    // Made once the fields are good: the list says so.
+    await fresh.getByLabel("n (expected keys)").fill("100");
+    await fresh.getByLabel("Start from").selectOption("own");
+    await expect.poll(() => fresh.locator('dd[data-stat="n"]').textContent()).toMatch(/^0 of the 100/);
+    expect(await fresh.getByLabel("Start from").inputValue()).toBe("own");
+    await fresh.close();
+  });
+
   it("explains a counting filter's key that stays present after as many removes as adds: its counters stopped at 15", async () => {
     await makeDirectly(page, "counting", 8, 1);
     for (let i = 0; i < 17; i++) await press(page, "s", "Add");

@@ -230,9 +230,12 @@ function showDerived() {
   }
 }
 
+/** The preset (or OWN_SETTINGS) the filter in use was made from: what the list shows again when a pick cannot be made. */
+let presetInUse = presets[0].id;
+
 /** A filter made from the controls is no longer the preset's: its title and story (keys it says were added) give way. */
 function leavePreset() {
-  $("preset").value = OWN_SETTINGS.id;
+  $("preset").value = presetInUse = OWN_SETTINGS.id;
   $("story").textContent = OWN_SETTINGS.story;
 }
 
@@ -243,7 +246,12 @@ function createFromControls() {
 
 function usePreset(id) {
   const preset = presets.find((candidate) => candidate.id === id);
-  if (!preset) return createFromControls();
+  if (!preset) {
+    // "Your own settings" that cannot be made: the list goes back to the preset whose filter, story and keys stay.
+    if (!create()) $("preset").value = presetInUse;
+    else leavePreset();
+    return;
+  }
   $("type").value = preset.type;
   document.querySelector('input[name="sizing"][value="np"]').checked = true;
   $("n").value = String(preset.n);
@@ -252,6 +260,7 @@ function usePreset(id) {
   $("story").textContent = preset.story;
   syncSizing();
   if (!create()) return;
+  presetInUse = id;
   const sample = preset.sample();
   if (sample.length > 0) addBulk(sample);
   $("key").value = preset.key;
