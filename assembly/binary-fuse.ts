@@ -175,6 +175,11 @@ export function halvedSegmentLength(segmentLength: u32): u32 {
   return segmentLength > MIN_SEGMENT_LENGTH ? segmentLength >> 1 : 0;
 }
 
+/** Segments of the halved layout of `segmentCount` segments: 2 · count + 2, the same slots in segments half as long. */
+export function halvedSegmentCount(segmentCount: u32): u32 {
+  return segmentCount * 2 + 2;
+}
+
 
 
 export function fuseSize(filter: usize): u32 {

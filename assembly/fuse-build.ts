@@ -19,6 +19,7 @@ import {
   fuseInit,
   fuseMix,
   fuseSetLayout,
+  halvedSegmentCount,
   halvedSegmentLength,
   secondSlot,
   segmentCountFor,
@@ -112,8 +113,8 @@ export function fuseSlotHashBytes(size: u32): f64 {
 /** Bytes of the other temp block fuseBuild needs for `size` distinct keys: about 5 per slot. */
 export function fuseTempBytes(size: u32): f64 {
   const slots = arrayLengthFor(size);
-  // Groups for the halved layout's 2 · S + 2 segments, which an attempt may take.
-  const groups = <u64>1 << groupBitsFor(segmentCountFor(size, segmentLengthFor(size)) * 2 + 2);
+  // Groups for the halved layout's segments, which an attempt may take.
+  const groups = <u64>1 << groupBitsFor(halvedSegmentCount(segmentCountFor(size, segmentLengthFor(size))));
   return <f64>((slots * 5 + 4 + (groups << 3) + 7) & ~7);
 }
 
@@ -138,7 +139,7 @@ export function fuseBuild(filter: usize, hashes: usize, size: u32, fingerprintBi
   for (let attempt: u32 = 0; attempt < MAX_ATTEMPTS; attempt++) {
     state += GOLDEN;
     const seed = splitmix(state);
-    if (halved != 0 && attempt % HALVED_EVERY == HALVED_AT) fuseSetLayout(filter, halved, segmentCount * 2 + 2);
+    if (halved != 0 && attempt % HALVED_EVERY == HALVED_AT) fuseSetLayout(filter, halved, halvedSegmentCount(segmentCount));
     else fuseSetLayout(filter, segmentLength, segmentCount);
     groupByFirstSlot(filter, hashes, size, temp, seed);
     if (peelAll(filter, hashes, size, slotHashes, temp, seed)) {

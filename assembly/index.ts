@@ -40,6 +40,7 @@ export {
   fuseSeedHigh,
   fuseSetSeed,
   fuseSetLayout,
+  halvedSegmentCount,
   halvedSegmentLength,
   fuseRun,
   fuseHasKey,

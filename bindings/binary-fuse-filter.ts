@@ -108,8 +108,9 @@ function layoutOf(size: number, bits: 8 | 16): { segmentLength: number; segmentC
  * when the segments are as short as they get.
  */
 function halvedLayout(layout: { segmentLength: number; segmentCount: number }): { segmentLength: number; segmentCount: number } | undefined {
-  const segmentLength = defaultArena().core.halvedSegmentLength(layout.segmentLength) >>> 0;
-  return segmentLength === 0 ? undefined : { segmentLength, segmentCount: layout.segmentCount * 2 + 2 };
+  const { core } = defaultArena();
+  const segmentLength = core.halvedSegmentLength(layout.segmentLength) >>> 0;
+  return segmentLength === 0 ? undefined : { segmentLength, segmentCount: core.halvedSegmentCount(layout.segmentCount) >>> 0 };
 }
 
 /** A static set of keys in fingerprints: no false negatives, false positives at 2^-fingerprintBits. */
