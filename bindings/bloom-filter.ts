@@ -16,7 +16,7 @@ import { combineInto } from "./combine.js";
 import { segmentIndices } from "./indices.js";
 import { checkReachable, checkSizable, filterSizing, MAX_HASHES, rateFor } from "./optimal.js";
 import type { Filter } from "./filter.js";
-import { hashId, type HashName } from "./hash.js";
+import type { HashName } from "./hash.js";
 import {
   FilterType,
   FormatError,
@@ -33,6 +33,8 @@ import {
 import {
   HASHING_OPTION_NAMES,
   hashesOnce,
+  hashOf,
+  keyHashOf,
   hashingDifference,
   writeIndexHeader,
   readHashing,
@@ -145,7 +147,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     if (!(placement && "attach" in placement)) {
       for (const block of this.segments()) writeIndexHeader(block.arena.core, block.ptr, segmentBits, hashes, hashing, baseBits / segments);
     }
-    this.#keyHash = hashesOnce(hashing) ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;
+    this.#keyHash = keyHashOf(hashing);
     this.#bits = bits;
     this.#segmentBits = segmentBits;
     this.#hashes = hashes;
@@ -290,8 +292,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
 
   /** The hash name (triple or double hashing) or the list of names (independent). */
   get hash(): HashName | readonly HashName[] {
-    const { names } = this.#hashing;
-    return hashesOnce(this.#hashing) ? names[0] : names;
+    return hashOf(this.#hashing);
   }
 
   /** How indices are derived from the key. */

@@ -24,8 +24,8 @@ import {
   type Loader,
   type RecordSource,
 } from "./format.js";
-import { HASHING_OPTION_NAMES, hashesOnce, readHashing, resolveHashing, writeHashing, writeIndexHeader, type Hashing, type HashingOptions, type HashStrategy } from "./hashing.js";
-import { hashId, type HashName } from "./hash.js";
+import { HASHING_OPTION_NAMES, hashesOnce, hashOf, keyHashOf, readHashing, resolveHashing, writeHashing, writeIndexHeader, type Hashing, type HashingOptions, type HashStrategy } from "./hashing.js";
+import type { HashName } from "./hash.js";
 
 export type CounterBits = 4 | 8 | 16;
 
@@ -83,7 +83,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     super(Array.from({ length: segments }, () => bytes), () => `a counting Bloom filter of ${counters} ${width}-bit counters (${formatBytes(segments * bytes)})`);
     for (const block of this.segments()) writeIndexHeader(block.arena.core, block.ptr, perSegment, hashes, hashing);
     this.#segmentCounters = perSegment;
-    this.#keyHash = hashesOnce(hashing) ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;
+    this.#keyHash = keyHashOf(hashing);
     this.#counters = counters;
     this.#hashes = hashes;
     this.#width = width;
@@ -156,7 +156,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
   }
 
   get hash(): HashName | readonly HashName[] {
-    return hashesOnce(this.#hashing) ? this.#hashing.names[0] : this.#hashing.names;
+    return hashOf(this.#hashing);
   }
 
   get strategy(): HashStrategy {

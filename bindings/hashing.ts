@@ -4,6 +4,7 @@ import { checkInteger, describe } from "./errors.js";
 import { FormatError, type ParamReader, type ParamWriter } from "./format.js";
 import { hashBits, hashId, hashNames, isSeeded, type HashName } from "./hash.js";
 import type { Core } from "./core.generated.js";
+import type { KeyHash } from "./batch.js";
 import { MAX_INDEPENDENT as CORE_MAX_INDEPENDENT, STRATEGY_DOUBLE, STRATEGY_INDEPENDENT, STRATEGY_TRIPLE } from "./constants.generated.js";
 
 /**
@@ -149,7 +150,17 @@ export function writeIndexHeader(core: Core, ptr: number, bits: number, hashes: 
   if (strategy === "independent") names.forEach((name, i) => core.bloomSetIndependentHash(ptr, i, hashId(name)));
 }
 
+/** The one key hash of triple or double hashing as the batch layer takes it (id and seed); null for independent hashes, whose kernels read the key's bytes. */
+export function keyHashOf(hashing: Hashing): KeyHash | null {
+  return hashesOnce(hashing) ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;
+}
+
+/** The hash as a filter's `hash` reports it and `options.hash` takes it: one name for triple or double hashing, the list for independent. */
+export function hashOf(hashing: Hashing): HashName | readonly HashName[] {
+  return hashesOnce(hashing) ? hashing.names[0] : hashing.names;
+}
+
 /** The options that recreate a hashing choice. */
 export function hashingOptions(hashing: Hashing): HashingOptions {
-  return { strategy: hashing.strategy, hash: hashesOnce(hashing) ? hashing.names[0] : hashing.names, seed: hashing.seed };
+  return { strategy: hashing.strategy, hash: hashOf(hashing), seed: hashing.seed };
 }

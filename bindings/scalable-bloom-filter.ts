@@ -23,8 +23,8 @@ import {
   type Loader,
   type RecordSource,
 } from "./format.js";
-import { HASHING_OPTION_NAMES, hashesOnce, hashingDifference, hashingOptions, readHashing, resolveHashing, writeHashing, type Hashing, type HashingOptions, type HashStrategy } from "./hashing.js";
-import { hashId, type HashName } from "./hash.js";
+import { HASHING_OPTION_NAMES, hashesOnce, hashOf, hashingDifference, keyHashOf, hashingOptions, readHashing, resolveHashing, writeHashing, type Hashing, type HashingOptions, type HashStrategy } from "./hashing.js";
+import type { HashName } from "./hash.js";
 import { isBytes, keyRoom, maxKeyBytes, roomTakes, holdScratchDuring, writeKey, type Key, type KeyRoom } from "./keys.js";
 import { forEachChunk, placeChunk, saveChunk, sourceLength, concat, type Chunk, type KeyHash, type KeySource, type SavedChunk } from "./batch.js";
 import { FilterBase, type Filter } from "./filter.js";
@@ -167,7 +167,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     checkMadeBy(typeof initialCapacity === "number" && typeof hashing === "object" && hashing !== null, "ScalableBloomFilter", "ScalableBloomFilter.create(initialCapacity, falsePositiveRate) or deserialize(bytes)");
     super();
     this.#maxLayers = layerLimit(initialCapacity, p, growth, tightening, hashing);
-    this.#keyHash = hashesOnce(hashing) ? { id: hashId(hashing.names[0]), seed: hashing.seed } : null;
+    this.#keyHash = keyHashOf(hashing);
     this.#initialCapacity = initialCapacity;
     this.#p = p;
     this.#growth = growth;
@@ -277,7 +277,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
 
   /** The hash name (triple or double hashing) or the list of names (independent), as every layer's. */
   get hash(): HashName | readonly HashName[] {
-    return hashesOnce(this.#hashing) ? this.#hashing.names[0] : this.#hashing.names;
+    return hashOf(this.#hashing);
   }
 
   /** The hash seed. */
