@@ -38,19 +38,6 @@ import {
 // @ts-ignore: decorator
 @inline const FUSE_ERROR_NOT_PEELED: u32 = 3;
 
-/**
- * Seeds tried before giving up. With distinct hashes nearly every seed
- * peels (measured: 1.03 seeds per build on average over 3,800 builds of 2 to
- * 20 keys, at most 4; 1.01 for 10^3 to 10^4 keys; 1 for 10^5 and 10^6), so
- * 100 failures in a row do not happen; duplicate hashes, which no seed can
- * peel, are removed beforehand by fuseSortUnique. Not so just past the step
- * to 1,024-slot segments (about 11,200 to 12,400 keys), where a few percent
- * of seeds peel the paper's layout and a fifth of the sets of 11,500 random
- * keys failed all 100: there the attempts that take the halved layout peel.
- */
-// @ts-ignore: decorator
-@inline const MAX_ATTEMPTS: u32 = 100;
-
 /** Attempts HALVED_AT, HALVED_AT + HALVED_EVERY, … take the halved layout (halvedSegmentLength); the others the paper's. */
 // @ts-ignore: decorator
 @inline const HALVED_EVERY: u32 = 4;
@@ -124,10 +111,11 @@ export function fuseTempBytes(size: u32): f64 {
  * reordered), with fuseSlotHashBytes(size) bytes at `slotHashes` and
  * fuseTempBytes(size) at `temp`. Seeds come from
  * splitmix64 started at (seedHigh · 2^32 + seedLow), so a build is
- * reproducible. Returns FUSE_OK, or FUSE_ERROR_NOT_PEELED when MAX_ATTEMPTS
- * seeds failed (which duplicate hashes cause).
+ * reproducible. Returns FUSE_OK, or FUSE_ERROR_NOT_PEELED when `attempts`
+ * seeds failed (which duplicate hashes cause); the caller decides how many
+ * to try from which start (bindings/binary-fuse-filter.ts).
  */
-export function fuseBuild(filter: usize, hashes: usize, size: u32, fingerprintBits: u32, slotHashes: usize, temp: usize, seedLow: u32, seedHigh: u32): u32 {
+export function fuseBuild(filter: usize, hashes: usize, size: u32, fingerprintBits: u32, slotHashes: usize, temp: usize, seedLow: u32, seedHigh: u32, attempts: u32): u32 {
   if (fingerprintBits != 8 && fingerprintBits != 16) return FUSE_ERROR_FINGERPRINT_BITS;
   if (size > FUSE_MAX_SIZE) return FUSE_ERROR_SIZE;
   fuseInit(filter, size, fingerprintBits);
@@ -136,7 +124,7 @@ export function fuseBuild(filter: usize, hashes: usize, size: u32, fingerprintBi
   const segmentCount = load<u32>(filter, FUSE_SEGMENT_COUNT);
   const halved = halvedSegmentLength(segmentLength);
   let state = (<u64>seedHigh << 32) | seedLow;
-  for (let attempt: u32 = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  for (let attempt: u32 = 0; attempt < attempts; attempt++) {
     state += GOLDEN;
     const seed = splitmix(state);
     if (halved != 0 && attempt % HALVED_EVERY == HALVED_AT) fuseSetLayout(filter, halved, halvedSegmentCount(segmentCount));

@@ -207,35 +207,40 @@ describe("no false negatives", () => {
 });
 
 describe("keys crafted against the build's fixed sequence of seeds", () => {
-  it("still build: 200 distinct u64 keys, two sharing all three slots under each of the 100 seeds, hold every key", () => {
-    // The seeds a build tries are splitmix64 of BUILD_SEED (0) + k · 0x9E3779B97F4A7C15, attempts 2, 6, … in the
-    // halved layout (docs/FORMAT.md); fmix64 is a bijection, so a key can be chosen for any mixed hash.
-    const inverse = (a: bigint) => {
-      let x = a;
-      for (let i = 0; i < 7; i++) x = (x * (2n - a * x)) & M;
-      return x;
-    };
-    const [i1, i2] = [inverse(0xff51afd7ed558ccdn), inverse(0xc4ceb9fe1a85ec53n)];
-    const unfmix = (x: bigint) => {
-      x ^= x >> 33n;
-      x = (x * i2) & M;
-      x ^= x >> 33n;
-      x = (x * i1) & M;
-      return x ^ (x >> 33n);
-    };
-    const splitmix = (z: bigint) => {
-      z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & M;
-      z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & M;
-      return z ^ (z >> 31n);
-    };
-    const n = 200;
+  // The seeds a build tries are splitmix64 of BUILD_SEED (0) + k · 0x9E3779B97F4A7C15, attempts 2, 6, … in the
+  // halved layout (docs/FORMAT.md); fmix64 is a bijection, so a key can be chosen for any mixed hash.
+  const inverse = (a: bigint) => {
+    let x = a;
+    for (let i = 0; i < 7; i++) x = (x * (2n - a * x)) & M;
+    return x;
+  };
+  const [i1, i2] = [inverse(0xff51afd7ed558ccdn), inverse(0xc4ceb9fe1a85ec53n)];
+  const unfmix = (x: bigint) => {
+    x ^= x >> 33n;
+    x = (x * i2) & M;
+    x ^= x >> 33n;
+    x = (x * i1) & M;
+    return x ^ (x >> 33n);
+  };
+  const splitmix = (z: bigint) => {
+    z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & M;
+    z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & M;
+    return z ^ (z >> 31n);
+  };
+  const fixedSeed = (attempt: bigint) => splitmix((0x9e3779b97f4a7c15n * attempt) & M);
+  const seedOf = (filter: BinaryFuseFilter) => {
+    const record = new DataView(filter.serialize().buffer);
+    return (BigInt(record.getUint32(12 + 4, true)) << 32n) | BigInt(record.getUint32(12, true));
+  };
+  /** Two keys for each of the first `attempts` seeds, sharing all three slots under it, so none of them can peel. */
+  const crafted = (attempts: number) => {
+    const n = 2 * attempts;
     const record = new DataView(BinaryFuseFilter.buildInts(spreadInts(1, n)).serialize().buffer);
     const [length, count] = [BigInt(record.getUint32(12 + 20, true)), BigInt(record.getUint32(12 + 24, true))];
-    expect([length, count]).toEqual([64n, 3n]);
     const keys = new BigUint64Array(n);
     let m = 0x1234n;
-    for (let attempt = 1n; attempt <= 100n; attempt++) {
-      const seed = splitmix((0x9e3779b97f4a7c15n * attempt) & M);
+    for (let attempt = 1n; attempt <= BigInt(attempts); attempt++) {
+      const seed = fixedSeed(attempt);
       const firstRange = attempt % 4n === 2n ? (2n * count + 2n) * (length / 2n) : count * length;
       // Two mixed hashes a bit apart above bit 36: the same three slots, so neither can ever be peeled.
       do m = fmix(m + 1n);
@@ -243,15 +248,32 @@ describe("keys crafted against the build's fixed sequence of seeds", () => {
       keys[2 * Number(attempt - 1n)] = (unfmix(m) - seed) & M;
       keys[2 * Number(attempt - 1n) + 1] = (unfmix(m ^ (1n << 40n)) - seed) & M;
     }
-    for (const fingerprintBits of BITS) {
-      const filter = BinaryFuseFilter.buildInts(keys, { fingerprintBits });
-      expect([filter.size, ones(filter.hasInts(keys))]).toEqual([n, n]);
-      const copy = BinaryFuseFilter.deserialize(filter.serialize());
-      expect(ones(copy.hasInts(keys))).toBe(n);
-      filter.dispose();
-      copy.dispose();
-    }
+    return keys;
+  };
+  const fixedSeeds = new Set(Array.from({ length: 100 }, (_, a) => fixedSeed(BigInt(a + 1))));
+
+  it("random keys build from the fixed sequence, so the same keys give the same filter", () => {
+    const keys = spreadInts(5, 11_400);
+    const [first, second] = [BinaryFuseFilter.buildInts(keys), BinaryFuseFilter.buildInts(keys)];
+    expect(fixedSeeds.has(seedOf(first))).toBe(true);
+    expect(first.serialize()).toEqual(second.serialize());
   });
+
+  for (const attempts of [24, 100]) {
+    it(`still build: ${2 * attempts} distinct u64 keys against the first ${attempts} seeds, from a random start, every key held`, () => {
+      const keys = crafted(attempts);
+      for (const fingerprintBits of BITS) {
+        const filter = BinaryFuseFilter.buildInts(keys, { fingerprintBits });
+        expect([filter.size, ones(filter.hasInts(keys))]).toEqual([keys.length, keys.length]);
+        // After the first 24 fail the build leaves the public sequence: the rest of it could have been crafted against too.
+        expect(fixedSeeds.has(seedOf(filter))).toBe(false);
+        const copy = BinaryFuseFilter.deserialize(filter.serialize());
+        expect(ones(copy.hasInts(keys))).toBe(keys.length);
+        filter.dispose();
+        copy.dispose();
+      }
+    });
+  }
 });
 
 describe("duplicates", () => {
@@ -338,7 +360,7 @@ describe("kernel: sort-unique and build over chosen hashes", () => {
         const filter = arena.alloc(core.fuseBlockBytes(distinct.length, bits));
         const slotHashes = arena.alloc(core.fuseSlotHashBytes(distinct.length));
         const temp = arena.alloc(core.fuseTempBytes(distinct.length));
-        expect(core.fuseBuild(filter, hashes, distinct.length, bits, slotHashes, temp, 0, 0)).toBe(0);
+        expect(core.fuseBuild(filter, hashes, distinct.length, bits, slotHashes, temp, 0, 0, 100)).toBe(0);
         const out = arena.alloc(distinct.length);
         expect(core.fuseRun(filter, 0, hashes, distinct.length, out)).toBe(distinct.length);
         for (const ptr of [hashes, filter, slotHashes, temp, out]) arena.free(ptr);
@@ -370,7 +392,7 @@ describe("kernel: sort-unique and build over chosen hashes", () => {
     const filter = arena.alloc(core.fuseBlockBytes(2, 8));
     const slotHashes = arena.alloc(core.fuseSlotHashBytes(2));
     const temp = arena.alloc(core.fuseTempBytes(2));
-    expect(core.fuseBuild(filter, hashes, 2, 8, slotHashes, temp, 0, 0)).toBe(0);
+    expect(core.fuseBuild(filter, hashes, 2, 8, slotHashes, temp, 0, 0, 100)).toBe(0);
     expect(core.fuseSegmentLength(filter)).toBe(4);
     const seed = (BigInt(core.fuseSeedHigh(filter) >>> 0) << 32n) | BigInt(core.fuseSeedLow(filter) >>> 0);
     expect(seed).toBe(second);
@@ -385,7 +407,7 @@ describe("kernel: sort-unique and build over chosen hashes", () => {
     const filter = arena.alloc(core.fuseBlockBytes(2, 8));
     const slotHashes = arena.alloc(core.fuseSlotHashBytes(2));
     const temp = arena.alloc(core.fuseTempBytes(2));
-    expect(core.fuseBuild(filter, hashes, 2, 8, slotHashes, temp, 0, 0)).toBe(3); // FUSE_ERROR_NOT_PEELED
+    expect(core.fuseBuild(filter, hashes, 2, 8, slotHashes, temp, 0, 0, 100)).toBe(3); // FUSE_ERROR_NOT_PEELED
     for (const ptr of [hashes, filter, slotHashes, temp]) arena.free(ptr);
   });
 });
