@@ -145,6 +145,8 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
   readonly #keyHash: KeyHash;
   /** The journal of the adding batch running, if any (see #atomically). */
   #journal: Journal | undefined;
+  /** Calls that could change the table: an insert moves other keys' fingerprints (see FilterBase.changes). */
+  #changes = 0;
 
   private constructor(buckets: number, fingerprintBits: 8 | 16 | 32, hashing: Hashing) {
     checkMadeBy(typeof buckets === "number" && typeof hashing === "object" && hashing !== null, "CuckooFilter", "CuckooFilter.create(expectedItems, falsePositiveRate), CuckooFilter.withSize(buckets, fingerprintBits) or deserialize(bytes)");
@@ -498,6 +500,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
   protected blockKernel(op: number, block: Block): Kernel {
     const { core } = block.arena;
     const ptr = block.ptr;
+    if (op !== OP_HAS && op !== OP_COUNT) this.#changes++;
     return (chunk) => {
       const journal = op === OP_ADD || op === OP_TEST_AND_ADD ? this.#journal : undefined;
       if (journal === undefined) return core.cuckooRun(ptr, op, chunk.source, chunk.src, chunk.count, chunk.scratch.out, 0, 0);
@@ -509,12 +512,17 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     return this.#keyHash;
   }
 
+  protected override get changes(): number {
+    return this.#changes;
+  }
+
   protected describeParameters(): Record<string, unknown> {
     return { buckets: this.#buckets, fingerprintBits: this.#fingerprintBits, size: this.size, capacity: this.capacity, hash: this.hash, seed: this.seed };
   }
 
   /** `op` for one key; its answer (0/1, or the count). */
   #one(op: number, key: Key): number {
+    if (op !== OP_HAS && op !== OP_COUNT) this.#changes++;
     const one = this.oneString(key);
     if (one) return one.core.cuckooKey(one.filter, op, one.room.scratch.bytes, one.room.text.utf8Write(key as string, 0), one.room.scratch.out);
     const { ptr, length, out } = this.oneKey(key);

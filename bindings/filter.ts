@@ -94,16 +94,34 @@ export abstract class FilterBase implements Disposable {
    */
   serializeChunks(chunkBytes?: number): Generator<Uint8Array> {
     // chunkBytes is checked now; the pieces are read from wasm memory as they are asked for.
-    return this.#whileLive(recordChunks(this.recordSource(), chunkBytes));
+    return this.#whileLive(recordChunks(this.recordSource(), chunkBytes), this.changes);
+  }
+
+  /**
+   * Calls so far that changed a filter whose changes move what it already
+   * holds (a cuckoo filter's inserts move fingerprints between buckets), so
+   * that pieces read before and after one can miss a key held throughout;
+   * undefined for the others, whose changes only ever add to (or take from)
+   * each piece in place. @internal
+   */
+  protected get changes(): number | undefined {
+    return undefined;
   }
 
   /**
    * The pieces while this filter is not disposed: a piece read after dispose() holds whatever took its memory
    * since (another filter's bits), and with the checksum computed over it the record loaded as a wrong filter.
+   * Nor after a change that moves what the filter holds (see `changes`): the record could miss a key.
    */
-  *#whileLive(pieces: Generator<Uint8Array>): Generator<Uint8Array> {
+  *#whileLive(pieces: Generator<Uint8Array>, changes: number | undefined): Generator<Uint8Array> {
     for (const piece of pieces) {
       if (this.disposed) throw new TypeError(`this ${this.constructor.name} was disposed while serializeChunks() was writing it; the pieces so far are not a record`);
+      if (this.changes !== changes) {
+        throw new TypeError(
+          `this ${this.constructor.name} was changed while serializeChunks() was writing it, which moves keys between the pieces; ` +
+            `the pieces so far are not a record: finish them before changing the filter`,
+        );
+      }
       yield piece;
     }
   }
