@@ -840,6 +840,22 @@ function described(page: Page) {
     await fresh.close();
   });
 
+  it("a cuckoo filter's n counts a key added twice as the two slots it takes, so the chart's formula follows the load", async () => {
+    const fresh = await open(1280, 900);
+    await fresh.getByLabel("Start from").selectOption("cuckoo");
+    await expect.poll(() => fresh.locator('dd[data-stat="n"]').textContent()).toBe("1,000");
+    await press(fresh, "again", "Add");
+    await press(fresh, "again", "Add");
+    // Before, n stayed 1,001 (distinct keys) while 1,002 slots were taken: the formula's load fell below the measured one.
+    await expect.poll(() => fresh.locator('dd[data-stat="n"]').textContent()).toBe("1,002, of them 1,001 distinct (a key added again takes another slot)");
+    const { size, n } = await fresh.evaluate(() => {
+      const { state } = (window as unknown as { bloomkitPage: { state: { filter: { size: number }; history: { n: number }[] } } }).bloomkitPage;
+      return { size: state.filter.size, n: state.history[state.history.length - 1].n };
+    });
+    expect([size, n]).toEqual([1_002, 1_002]);
+    await fresh.close();
+  });
+
   it("a cuckoo filter's second copy of a key is named where it went, not only where the first one sits", async () => {
     const fresh = await open(1280, 900);
     await fresh.getByLabel("Start from").selectOption("cuckoo");

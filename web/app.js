@@ -492,9 +492,13 @@ function randomKeys(amount, prefix) {
 }
 
 // --- Statistics ----------------------------------------------------------------------
-/** Distinct keys in the filter (as the page recorded them). */
+/**
+ * Keys in the filter (as the page recorded them): distinct ones, but for a
+ * cuckoo filter every copy, since a key added again takes another slot and
+ * the formula's load counts slots.
+ */
 function keysIn() {
-  return state.exact.size;
+  return state.type === "cuckoo" ? state.filter.size : state.exact.size;
 }
 
 /** The rate measured now on random keys never added. */
@@ -553,7 +557,7 @@ function showStats() {
   const measured = last ? `${rate(last.rate)} (${count(last.hits)} of ${count(last.probes)} random keys never added looked present)` : "—";
   const rows = cuckoo
     ? [
-        ["n", "keys added (n)", count(n)],
+        ["n", "keys added (n)", n > state.exact.size ? `${count(n)}, of them ${count(state.exact.size)} distinct (a key added again takes another slot)` : count(n)],
         ["slots", "slots", `${count(filter.capacity)}: ${plural(filter.buckets, "bucket")} of 4`],
         ["fingerprint", "fingerprint", `${filter.fingerprintBits} bits`],
         // The table is a power of two of buckets, so at its n it is anywhere from about half to 95% full.
