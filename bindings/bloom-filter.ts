@@ -36,6 +36,7 @@ import {
   hashOf,
   keyHashOf,
   hashingDifference,
+  type ParameterDifference,
   writeIndexHeader,
   readHashing,
   resolveHashing,
@@ -791,13 +792,14 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     this.live();
     if (!(other instanceof BloomFilter)) throw new TypeError(`other, the filter given to ${op}(), must be a BloomFilter, got ${describe(other)}`);
     if (other.disposed) throw new TypeError(`other, the BloomFilter given to ${op}(), was disposed`);
-    const differs =
-      this.#bits !== other.#bits ? `bits (m): ${this.#bits} vs ${other.#bits}`
-      : this.#hashes !== other.#hashes ? `hashes (k): ${this.#hashes} vs ${other.#hashes}`
-      : this.#baseBits !== other.#baseBits ? `folding: base bits ${this.#baseBits} vs ${other.#baseBits}`
-      : this.segmentCount !== other.segmentCount ? `segments: ${this.segmentCount} vs ${other.segmentCount}`
+    const differs: ParameterDifference | undefined =
+      this.#bits !== other.#bits ? { name: "bits (m)", mine: this.#bits, theirs: other.#bits }
+      : this.#hashes !== other.#hashes ? { name: "hashes (k)", mine: this.#hashes, theirs: other.#hashes }
+      : this.#baseBits !== other.#baseBits ? { name: "folding (base bits)", mine: this.#baseBits, theirs: other.#baseBits }
+      : this.segmentCount !== other.segmentCount ? { name: "segments", mine: this.segmentCount, theirs: other.segmentCount }
       : hashingDifference(this.#hashing, other.#hashing);
-    if (differs) throw new RangeError(`cannot ${op} filters with different ${differs}`);
+    // Named as the API names the argument (other), with both values: "vs" alone did not say which filter was which.
+    if (differs) throw new RangeError(`cannot ${op} filters with different ${differs.name}: this filter's is ${differs.mine}, other's is ${differs.theirs}`);
     const mine = this.segments();
     const theirs = other.segments();
     const result = new BloomFilter(this.#bits, this.#hashes, this.#hashing, this.#baseBits, mine.map((block) => block.arena), mine.length);

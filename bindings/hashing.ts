@@ -107,11 +107,18 @@ export function resolveHashing(options: Record<string, unknown>, oneHashOnly = f
 }
 
 /** The first way two hashing choices differ, or undefined when they are the same. */
-export function hashingDifference(a: Hashing, b: Hashing): string | undefined {
-  if (a.strategy !== b.strategy) return `strategy: ${a.strategy} vs ${b.strategy}`;
-  if (a.names.join() !== b.names.join()) return `hash: ${a.names.join(", ")} vs ${b.names.join(", ")}`;
-  if (a.seed !== b.seed) return `seed: ${a.seed} vs ${b.seed}`;
+export function hashingDifference(a: Hashing, b: Hashing): ParameterDifference | undefined {
+  if (a.strategy !== b.strategy) return { name: "strategy", mine: a.strategy, theirs: b.strategy };
+  if (a.names.join() !== b.names.join()) return { name: "hash", mine: a.names.join(", "), theirs: b.names.join(", ") };
+  if (a.seed !== b.seed) return { name: "seed", mine: a.seed, theirs: b.seed };
   return undefined;
+}
+
+/** A parameter two filters do not share: its name, and its value in each (this filter's, then the argument's). */
+export interface ParameterDifference {
+  readonly name: string;
+  readonly mine: string | number;
+  readonly theirs: string | number;
 }
 
 /** Format: u8 strategy, u8 count c, u16 reserved 0, u32 seed, c × u8 hash id. */

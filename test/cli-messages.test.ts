@@ -128,7 +128,7 @@ describe("messages stay one line, and name what was typed", () => {
     writeFileSync(file("merge-in.txt"), "a\nb\n");
     expect(run(["build", file("merge-in.txt"), "-o", file("p1.bloom"), "--n", "1000", "--p", "0.01"]).code).toBe(0);
     expect(run(["build", file("merge-in.txt"), "-o", file("p10.bloom"), "--n", "1000", "--p", "0.1"]).code).toBe(0);
-    expect(run(["merge", file("p1.bloom"), file("p10.bloom"), "-o", file("merged.bloom")]).stderr).toMatch(/different bits \(m\): 9586 vs 4793/);
+    expect(run(["merge", file("p1.bloom"), file("p10.bloom"), "-o", file("merged.bloom")]).stderr).toMatch(/different bits \(m\): this filter's is 9586, other's is 4793/);
   });
 });
 

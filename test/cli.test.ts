@@ -239,7 +239,7 @@ describe("bloomkit build, query, info, merge", () => {
     expect(run(["build", file("more-keys.txt"), "-o", file("more-triple.bloom"), "--n", "1000", "--p", "0.001"]).code).toBe(0);
     const refused = run(["merge", old, file("more-triple.bloom"), "-o", file("merged-double.bloom")]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toBe(`bloomkit: cannot merge ${old} and ${file("more-triple.bloom")}: cannot union filters with different strategy: double vs triple (build the second again with --strategy double)\n`);
+    expect(refused.stderr).toBe(`bloomkit: cannot merge ${old} and ${file("more-triple.bloom")}: cannot union filters with different strategy: this filter's is double, other's is triple (build the second again with --strategy double)\n`);
     expect(existsSync(file("merged-double.bloom"))).toBe(false);
     expect(run(["build", file("more-keys.txt"), "-o", file("more-double.bloom"), "--n", "1000", "--p", "0.001", "--strategy", "double"]).code).toBe(0);
     expect(run(["info", file("more-double.bloom")]).stdout).toContain("(double hashing, xxh3, seed 0)");
@@ -292,7 +292,7 @@ describe("files written before triple hashing (double hashing, test/fixtures/*-d
     expect(run(["build", file("members.txt"), "-o", file("t.bloom"), "--n", "1000", "--p", "0.001"]).code).toBe(0);
     const mixed = run(["merge", fixture("bloom-double-strings.bin"), file("t.bloom"), "-o", file("dt.bloom")]);
     expect(mixed.code).toBe(1);
-    expect(mixed.stderr).toMatch(/different strategy: double vs triple/);
+    expect(mixed.stderr).toMatch(/different strategy: this filter's is double, other's is triple/);
     expect(existsSync(file("dt.bloom"))).toBe(false);
   });
 });

@@ -77,8 +77,8 @@ describe("records written with double hashing, before triple hashing was the def
     const old = BloomFilter.deserialize(fixture("bloom-double-strings.bin"));
     const fresh = BloomFilter.create(1000, 0.001).addMany(["another key"]);
     const before = old.serialize();
-    expect(() => old.union(fresh)).toThrow(/strategy: double vs triple/);
-    expect(() => old.intersect(fresh)).toThrow(/strategy: double vs triple/);
+    expect(() => old.union(fresh)).toThrow(/strategy: this filter's is double, other's is triple/);
+    expect(() => old.intersect(fresh)).toThrow(/strategy: this filter's is double, other's is triple/);
     expect(old.serialize()).toEqual(before);
     // Created with the record's strategy, a new filter combines with it.
     const same = BloomFilter.create(1000, 0.001, { strategy: old.strategy }).addMany(["another key"]);
