@@ -147,13 +147,22 @@ const keyName = (index: number) => (index < 0 ? "key" : `keys[${index}]`);
  * built only for the error: a string per key would cost more than the check.
  */
 export function maxKeyBytes(key: unknown, index = -1): number {
+  // Numbers, booleans and the like first, on a branch of their own: under Node 20 (V8 11.3), TurboFan inlined this
+  // into keysChunks and read a small integer key's string length before its typeof test, and the process died
+  // (segfault) where this TypeError was due, after a few thousand batches. Node 24 does not.
+  if (typeof key !== "string" && typeof key !== "object") throw notAKey(key, index);
   if (typeof key === "string") return key.length * 3;
   if (isBytes(key)) {
     // An empty view may be one whose buffer was transferred: any copy of it throws, so it is refused before anything is added.
     if (key.length === 0 && isDetached(key)) throw new TypeError(`${keyName(index)} must be readable, got ${describe(key)}`);
     return key.length;
   }
-  throw new TypeError(`${keyName(index)} must be a string or a Uint8Array, got ${describe(key)}`);
+  throw notAKey(key, index);
+}
+
+/** The TypeError for a value that is not a key. */
+function notAKey(key: unknown, index: number): TypeError {
+  return new TypeError(`${keyName(index)} must be a string or a Uint8Array, got ${describe(key)}`);
 }
 
 /** A Buffer over the scratch area's key bytes, made again after the memory grew (which empties the old one); undefined outside Node. */
