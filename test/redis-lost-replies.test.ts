@@ -33,7 +33,8 @@ describeWithRedis("bloomkit/redis and replies lost with the connection", () => {
         );
         expect(refused).toBeInstanceOf(TypeError);
         expect((refused as Error).message).toBe(
-          `${method} needs an ioredis client made with autoResendUnfulfilledCommands: false: with it on (ioredis's default), a call whose reply a lost connection cut off ` +
+          `${method} needs an ioredis client made with autoResendUnfulfilledCommands: false (for a Cluster, in redisOptions), and an ioredis Cluster made with retryDelayOnFailover: 0 too: ` +
+            `otherwise (ioredis's defaults) a call whose reply a lost connection cut off ` +
             `is sent again, and that second run finds the keys the first one added, so a new key is told "present" and no client hears it as new. ` +
             "add, has and their batch forms do not depend on it",
         );
@@ -51,16 +52,19 @@ describeWithRedis("bloomkit/redis and replies lost with the connection", () => {
     }
   });
 
-  it("an ioredis Cluster resends unless its redisOptions say otherwise; node-redis clients never do", () => {
-    const cluster = new Cluster([{ host: "127.0.0.1", port: server.port }], { lazyConnect: true });
-    const careful = new Cluster([{ host: "127.0.0.1", port: server.port }], { lazyConnect: true, redisOptions: { autoResendUnfulfilledCommands: false } });
+  it("an ioredis Cluster resends unless its redisOptions say otherwise and its retryDelayOnFailover is 0 (test/redis-cluster-resends.test.ts); node-redis clients never do", () => {
+    const at = [{ host: "127.0.0.1", port: server.port }];
+    const clusters = [
+      new Cluster(at, { lazyConnect: true }),
+      new Cluster(at, { lazyConnect: true, redisOptions: { autoResendUnfulfilledCommands: false } }),
+      new Cluster(at, { lazyConnect: true, retryDelayOnFailover: 0 }),
+      new Cluster(at, { lazyConnect: true, retryDelayOnFailover: 0, redisOptions: { autoResendUnfulfilledCommands: false } }),
+    ];
     try {
-      expect(commandsOf(cluster).resends).toBe(true);
-      expect(commandsOf(careful).resends).toBe(false);
+      expect(clusters.map((cluster) => commandsOf(cluster).resends)).toEqual([true, true, true, false]);
       expect(commandsOf(admin).resends).toBe(false);
     } finally {
-      cluster.disconnect();
-      careful.disconnect();
+      for (const cluster of clusters) cluster.disconnect();
     }
   });
 

@@ -81,7 +81,8 @@ function isReplyError(error: unknown): boolean {
 /** Why `method` refuses a client that sends commands again (Commands.resends). */
 function resendsMessage(method: string): string {
   return (
-    `${method} needs an ioredis client made with autoResendUnfulfilledCommands: false: with it on (ioredis's default), a call whose reply a lost connection cut off ` +
+    `${method} needs an ioredis client made with autoResendUnfulfilledCommands: false (for a Cluster, in redisOptions), and an ioredis Cluster made with retryDelayOnFailover: 0 too: ` +
+    `otherwise (ioredis's defaults) a call whose reply a lost connection cut off ` +
     `is sent again, and that second run finds the keys the first one added, so a new key is told "present" and no client hears it as new. ` +
     "add, has and their batch forms do not depend on it"
   );

@@ -21,8 +21,9 @@ export interface Commands {
   callBytes(key: string, args: readonly RedisArgument[]): Promise<Uint8Array | null>;
   /**
    * True when the client sends a command again after a lost connection cut
-   * off its reply (ioredis's autoResendUnfulfilledCommands, on by default):
-   * the command may then run twice.
+   * off its reply (ioredis's autoResendUnfulfilledCommands, on by default,
+   * and an ioredis Cluster's retryDelayOnFailover, 100 ms by default): the
+   * command may then run twice.
    */
   readonly resends: boolean;
 }
@@ -49,14 +50,24 @@ export interface IoRedisLike {
 interface IoRedisOptions {
   autoResendUnfulfilledCommands?: boolean;
   redisOptions?: { autoResendUnfulfilledCommands?: boolean };
+  retryDelayOnFailover?: number;
 }
 
-/** True unless an ioredis client or cluster was made with autoResendUnfulfilledCommands: false (ioredis's default is true). */
+/**
+ * True unless an ioredis client was made with autoResendUnfulfilledCommands:
+ * false (ioredis's default is true); for a Cluster, unless its redisOptions
+ * say so and it was made with retryDelayOnFailover: 0 too. A Cluster's nodes
+ * do not reconnect: their calls cut off are rejected with "Connection is
+ * closed.", and the Cluster sends each of those again itself after
+ * retryDelayOnFailover ms (100 by default) whatever its nodes' option says.
+ */
 function ioRedisResends(client: object): boolean {
   const options = (client as { options?: IoRedisOptions }).options;
-  // A Cluster (the one with nodes()) gives its nodes redisOptions, and ioredis's defaults where it has none.
-  const resend = has(client, "nodes") ? options?.redisOptions?.autoResendUnfulfilledCommands : options?.autoResendUnfulfilledCommands;
-  return resend !== false;
+  // A Cluster is the one with nodes(); ioredis fills in its defaults, so an option absent here is one the caller did not change.
+  if (!has(client, "nodes")) return options?.autoResendUnfulfilledCommands !== false;
+  const retryDelay = options?.retryDelayOnFailover;
+  // ioredis retries only after a delay above 0.
+  return options?.redisOptions?.autoResendUnfulfilledCommands !== false || !(typeof retryDelay === "number" && retryDelay <= 0);
 }
 
 /** A Redis client bloomkit can use: node-redis 5's createClient() or createCluster(), or ioredis's Redis or Cluster. */
