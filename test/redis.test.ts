@@ -12,6 +12,7 @@ import { REDIS_MAX_BITS, REDIS_SEGMENT_BITS, RedisBloomFilter, RedisFilterError,
 import { redisOffset } from "../bindings/redis/bits.js";
 import { PIECE_KEYS } from "../bindings/redis/pieces.js";
 import { BATCH_SCRIPT } from "../bindings/redis/script.js";
+import { PLACE_SCRIPT } from "../bindings/redis/meta.js";
 import { firstDifference, ones, urls } from "./helpers.js";
 import { describeWithRedis, serverForBlock, startRedis, type NodeRedis, type RedisServer } from "./redis-server.js";
 import { localTwin, sameAsLocal } from "./redis-model.js";
@@ -167,18 +168,31 @@ describeWithRedis("RedisBloomFilter", () => {
     const placed = await RedisBloomFilter.fromBloomFilter(redis, "kept", local);
     expect(await Promise.all(["{kept}:meta", "{kept}:bits:0", "{kept}:bits:1", "{kept}:bits:2"].map((key) => redis.pTTL(key)))).toEqual([-1, -1, -1, -1]);
     await placed.drop();
+    /** The script call that puts an upload in place (the pieces of bits are script calls too). */
+    const placing = (args: string[]) => args[0] === "EVAL" && args[1] === PLACE_SCRIPT;
     // The connection lost as the filter is put in place: the clean-up fails too, and the uploaded keys stay, expiring.
     const cut = relay(redis, (args) => {
-      if (args[0] === "EVAL" || args[0] === "DEL") throw new Error("Socket closed unexpectedly");
+      if (placing(args) || args[0] === "DEL") throw new Error("Socket closed unexpectedly");
     });
     await expect(RedisBloomFilter.fromBloomFilter(cut, "cut", local)).rejects.toThrow(/"cut": cannot upload the filter: Socket closed unexpectedly/);
     const left = await redis.keys("{cut}:upload:*");
     expect(left).toHaveLength(3);
     for (const key of left) expect(await redis.pTTL(key)).toBeGreaterThan(23 * 3600 * 1000);
     await redis.del(left);
+    // The connection lost right after the first piece of bits reached Redis: that key expires too (its
+    // expiry was a command of its own, which never came, and the key stayed for good).
+    let sent = 0;
+    const early = relay(redis, (args) => {
+      if (args[0] !== "EXISTS" && sent++ >= 1) throw new Error("Socket closed unexpectedly");
+    });
+    await expect(RedisBloomFilter.fromBloomFilter(early, "early", local)).rejects.toThrow(/"early": cannot upload the filter: Socket closed unexpectedly/);
+    const first = await redis.keys("{early}:upload:*");
+    expect(first).toHaveLength(1);
+    expect(await redis.pTTL(first[0])).toBeGreaterThan(23 * 3600 * 1000);
+    await redis.del(first);
     // A segment's upload gone (expired) before the filter is put in place: nothing is placed, no filter lacking its keys.
     const expiring = relay(redis, async (args) => {
-      if (args[0] === "EVAL") await redis.del((await redis.keys("{late}:upload:*"))[1]);
+      if (placing(args)) await redis.del((await redis.keys("{late}:upload:*"))[1]);
     });
     await expect(RedisBloomFilter.fromBloomFilter(expiring, "late", local)).rejects.toThrow(/"late": cannot upload the filter: a segment uploaded expired before the filter was put in place \(uploads live 24 h\); nothing was placed/);
     expect(await redis.keys("{late}*")).toEqual([]);

@@ -21,7 +21,7 @@ import { HASHING_OPTION_NAMES, resolveHashing, type HashingOptions } from "../ha
 import { forEachPlacement, type BloomShape, type Placement } from "../indices.js";
 import { maxKeyBytes, type Key } from "../keys.js";
 import { concat, type KeySource } from "../batch.js";
-import { CREATE_SCRIPT, PLACE_SCRIPT, REDIS_SEGMENT_BITS, UPLOAD_TTL_MS, bitsKey, checkName, difference, fieldsOf, identityOf, metaFields, metaKey, parseMeta, uploadId, uploadKey, type Parameters } from "./meta.js";
+import { CREATE_SCRIPT, PLACE_SCRIPT, REDIS_SEGMENT_BITS, UPLOAD_PIECE_SCRIPT, UPLOAD_TTL_MS, bitsKey, checkName, difference, fieldsOf, identityOf, metaFields, metaKey, parseMeta, uploadId, uploadKey, type Parameters } from "./meta.js";
 import { pieces } from "./pieces.js";
 import { asBuffer, commandsOf, type Commands, type RedisClientLike } from "./client.js";
 import { encodeOperations, runBatchScript, runStateScript, type StateMode } from "./script.js";
@@ -241,8 +241,7 @@ export class RedisBloomFilter {
           const view = filter.segmentBytes(s).subarray(at, last + 1);
           // Redis reads a missing or short string as zero bits: only pieces with a bit set are sent.
           if (view.every((b) => b === 0)) continue;
-          await commands.call(staging[s], ["SETRANGE", staging[s], String(at), asBuffer(view.slice())]);
-          await commands.call(staging[s], ["PEXPIRE", staging[s], String(UPLOAD_TTL_MS)]);
+          await commands.call(staging[s], ["EVAL", UPLOAD_PIECE_SCRIPT, "1", staging[s], String(at), asBuffer(view.slice()), String(UPLOAD_TTL_MS)]);
           uploaded[s] = "1";
         }
       }

@@ -58,6 +58,17 @@ return fields
 export const UPLOAD_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
+ * Writes one piece of an upload's bits (KEYS[1], ARGV[1] the byte offset,
+ * ARGV[2] the bytes) and gives the key its expiry (ARGV[3] ms) in one step:
+ * sent as two commands, a connection lost between them left a key that
+ * never expired.
+ */
+export const UPLOAD_PIECE_SCRIPT = `
+redis.call('SETRANGE', KEYS[1], ARGV[1], ARGV[2])
+return redis.call('PEXPIRE', KEYS[1], ARGV[3])
+`;
+
+/**
  * Puts an upload in place unless the filter exists: KEYS are the meta hash,
  * the S segments' keys, then the S keys the bits were uploaded to (missing
  * for a segment with no bit set); ARGV[1] has a '1' for each segment uploaded
