@@ -204,9 +204,12 @@ export async function dedup(parsed: Parsed): Promise<void> {
   let described = "no input";
   if (shared) {
     const { bits, hashes, name } = shared.filter;
+    // Every bit set when this run began (size() is Infinity): each line was taken for a repeat, and how many were not cannot be told.
+    saturated = !Number.isFinite(before);
     // Other processes' lines fill the filter too: count from the keys it held when this run began.
-    loss = expectedLoss(before + kept, (x) => falsePositiveRateFor(x, bits, hashes)) - expectedLoss(before, (x) => falsePositiveRateFor(x, bits, hashes));
-    described = `the Bloom filter "${name}" in Redis, ${count(bits, "bit")} (${formatBytes(bits / 8)}), k = ${hashes}, holding about ${count(before, "line")} when this run began`;
+    loss = saturated ? repeated : expectedLoss(before + kept, (x) => falsePositiveRateFor(x, bits, hashes)) - expectedLoss(before, (x) => falsePositiveRateFor(x, bits, hashes));
+    const held = saturated ? "every bit set" : `holding about ${count(before, "line")}`;
+    described = `the Bloom filter "${name}" in Redis, ${count(bits, "bit")} (${formatBytes(bits / 8)}), k = ${hashes}, ${held} when this run began`;
     await shared.close();
   } else if (lines === 0) {
     // No input: "no input", whether the filter was made before reading (--n, standard input of unknown length) or not.
@@ -240,7 +243,7 @@ export async function dedup(parsed: Parsed): Promise<void> {
       `${thereAre(kept, "not repeated line")}.\n` +
       `${thereAre(repeated, "repeated line")}.\n` +
       (saturated
-        ? `Expected distinct lines wrongly dropped as repeats (false positives): at most ${count(loss, "line")}: the filter is saturated, every bit set, so it cannot tell how many (${described}); ${memory !== undefined ? "give it more --memory" : "give --n, the number of distinct lines it holds"}\n`
+        ? `Expected distinct lines wrongly dropped as repeats (false positives): at most ${count(loss, "line")}: the filter is saturated, every bit set, so it cannot tell how many (${described}); ${shared ? "make a larger filter under another --name" : memory !== undefined ? "give it more --memory" : "give --n, the number of distinct lines it holds"}\n`
         : `Expected distinct lines wrongly dropped as repeats (false positives): ${loss.toFixed(1)} (${described})\n`),
   );
 }

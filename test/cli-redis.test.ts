@@ -123,6 +123,27 @@ describeWithRedis("bloomkit with --redis", () => {
     await redis.quit();
   });
 
+  it("dedup into a filter whose every bit is set says it is saturated, rather than failing on its estimate of Infinity keys", async () => {
+    writeFileSync(file("in.txt"), "a\nb\n");
+    expect(cli(["dedup", file("in.txt"), "-o", file("first.txt"), "--redis", url, "--name", "full", "--n", "10", "--p", "0.5"]).code).toBe(0);
+    const redis = await createClient({ url }).connect();
+    try {
+      const bits = Number(await redis.hGet("{full}:meta", "bits"));
+      const bytes = Buffer.alloc(Math.ceil(bits / 8), 0xff);
+      if (bits % 8 !== 0) bytes[bytes.length - 1] = (1 << bits % 8) - 1;
+      await redis.set("{full}:bits:0", bytes);
+      writeFileSync(file("more.txt"), "c\nd\ne\n");
+      // Before the fix: "bloomkit: n must be a finite number ≥ 0, got NaN", exit 1.
+      const full = cli(["dedup", file("more.txt"), "-o", file("none-new.txt"), "--redis", url, "--name", "full"]);
+      expect(full.stderr).toMatch(/There are 3 repeated lines\.\nExpected distinct lines wrongly dropped as repeats \(false positives\): at most 3 lines: the filter is saturated, every bit set, so it cannot tell how many \(the Bloom filter "full" in Redis, 15 bits .*\); make a larger filter under another --name\n$/);
+      expect(full.code).toBe(0);
+      expect(readFileSync(file("none-new.txt"), "utf8")).toBe("");
+      await redis.del(["{full}:meta", "{full}:bits:0"]);
+    } finally {
+      await redis.quit();
+    }
+  });
+
   it("says in one line that the connection was lost when the server goes away mid-run, and writes no output", async () => {
     const own = await startRedis();
     try {
