@@ -43,7 +43,15 @@ export function worthThreads(threads: number, size: number | undefined): boolean
  * answers), or group a held piece by its answers; the piece's hashes come
  * back with them, for the worker to hash a later piece into.
  */
-export type LineJob = { kind: "hash"; seq: number; buffer: ArrayBuffer; length: number } | { kind: "group"; seq: number; answers: Uint8Array; hashes: ArrayBuffer };
+export type LineJob =
+  | { kind: "hash"; seq: number; buffer: ArrayBuffer; length: number }
+  | { kind: "group"; seq: number; answers: Uint8Array; hashes: ArrayBuffer }
+  | { kind: "release" };
+
+/** A worker's reply to "release": its filter is disposed (a shared filter's batch area given back). */
+export interface Released {
+  released: true;
+}
 
 /** A piece hashed for a test-and-add: each line's key hash (the worker holds the piece). */
 export interface Hashed {
@@ -179,6 +187,8 @@ export class LinePipeline {
   #seq = 0;
   #failure: Error | undefined;
   #closing = false;
+  /** True once finish() ran every piece through: the workers are idle. */
+  #finished = false;
   /** Lines, lines answered 1 and bytes of the pieces done, in input order. */
   lines = 0;
   ones = 0;
@@ -214,7 +224,8 @@ export class LinePipeline {
     if (process.env.BLOOMKIT_DEBUG) process.stderr.write(`bloomkit debug: ${workers} worker thread${workers === 1 ? "" : "s"} (${work})\n`);
     this.#workers = Array.from({ length: workers }, () => {
       const worker = new Worker(new URL("./line-worker.js", import.meta.url), { workerData: data });
-      worker.on("message", (message: Hashed | Grouped | { seq: number; error: string; code?: string; output?: number }) => {
+      worker.on("message", (message: Hashed | Grouped | Released | { seq: number; error: string; code?: string; output?: number }) => {
+        if ("released" in message) return;
         if ("error" in message) {
           const { error, code, output } = message;
           return this.#fail(output !== undefined ? cannot("write", outputs[output].path, Object.assign(new Error(error), { code })) : new CliError(`a worker thread failed: ${error}`));
@@ -280,11 +291,20 @@ export class LinePipeline {
     await this.#send();
     while (this.#hashing.length > 0) await this.#testOldest();
     while (this.#grouping.length > 0) await this.#finishOldest();
+    this.#finished = true;
   }
 
-  /** Stops the workers. */
+  /**
+   * Stops the workers. After a finish() they first dispose their filter: a
+   * worker stopped without it keeps its batch area in a shared filter's memory,
+   * and intersect's second pipeline (B's queries, over the filter of A's adds)
+   * then found the areas of the first still taken (256 at most, 3 in a filter of
+   * nearly 4 GiB). After a failure they are stopped as they are (a worker may be
+   * waiting for a turn that never comes).
+   */
   async close(): Promise<void> {
     this.#closing = true;
+    if (this.#finished && !this.#failure) await Promise.all(this.#workers.map((worker) => released(worker)));
     await Promise.all(this.#workers.map((worker) => worker.terminate()));
   }
 
@@ -348,4 +368,23 @@ export class LinePipeline {
     for (const { reject } of this.#waiting.values()) reject(error);
     this.#waiting.clear();
   }
+}
+
+/** Asks an idle worker to dispose its filter; resolves once it did (or stopped, or failed: it is terminated next anyway). */
+function released(worker: Worker): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      worker.off("message", onMessage);
+      worker.off("exit", done);
+      worker.off("error", done);
+      resolve();
+    };
+    const onMessage = (message: unknown) => {
+      if (typeof message === "object" && message !== null && "released" in message) done();
+    };
+    worker.on("message", onMessage);
+    worker.once("exit", done);
+    worker.once("error", done);
+    worker.postMessage({ kind: "release" } satisfies LineJob);
+  });
 }

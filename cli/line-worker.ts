@@ -11,7 +11,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { BloomFilter, SplitBlockBloomFilter } from "bloomkit";
 import { AnsweredLines } from "./answered-lines.js";
 import { writeAllSync } from "./write-all.js";
-import type { Grouped, Hashed, LineJob, LineWorkerData } from "./line-pool.js";
+import type { Grouped, Hashed, LineJob, LineWorkerData, Released } from "./line-pool.js";
 
 const { hashing, outputs, keepBack, front, endLines, turn, shared, annotate } = workerData as LineWorkerData;
 /** The shared filter this worker adds to or queries itself, when it was given one. */
@@ -123,6 +123,13 @@ function finish(seq: number, buffer: ArrayBuffer, length: number, ends: Uint32Ar
 }
 
 parentPort!.on("message", (job: LineJob) => {
+  if (job.kind === "release") {
+    // The pipeline is done: the shared filter's batch area goes back for the threads that use the filter next.
+    target?.dispose();
+    hasher?.dispose();
+    parentPort!.postMessage({ released: true } satisfies Released);
+    return;
+  }
   try {
     if (job.kind === "group") {
       const piece = held.get(job.seq)!;

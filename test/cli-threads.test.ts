@@ -223,6 +223,37 @@ describe("intersect --threads", () => {
   });
 });
 
+describe("the worker threads of a shared filter's pipeline (intersect's two, build's one)", () => {
+  // Each worker takes a batch area in the shared filter's memory (at most 256, fewer in a filter of nearly 4 GiB) at its
+  // first batch. Workers stopped without dispose() kept theirs: intersect's second pipeline (B's queries) then found
+  // the areas of the first (A's adds) still taken, and --threads above 128 (above 1 per pipeline for a filter of
+  // nearly 4 GiB, which has room for 3) failed with "all … batch areas … are taken".
+  it("give their batch areas back when the pipeline closes", async () => {
+    const { LinePipeline } = await import("../dist/cli/line-pool.js");
+    const { Progress } = await import("../dist/cli/io.js");
+    const { BloomFilter: BuiltBloomFilter } = await import("../dist/index.js");
+    const { BATCH_STATES_BYTE, BUSY, MAX_SCRATCH_SLOTS } = await import("../dist/shared-arena.js");
+    const filter = BuiltBloomFilter.create(200_000, 0.01, { shared: true });
+    const states = new Int32Array(filter.share().memories[0].buffer, BATCH_STATES_BYTE, MAX_SCRATCH_SLOTS);
+    const busy = () => states.filter((state) => state === BUSY).length;
+    const text = log.toString("latin1");
+    for (const op of ["add", "has"] as const) {
+      const pool = new LinePipeline({ filter, op, outputs: [] }, 2, new Progress("test", log.length, true));
+      // Pieces of whole lines, so that both workers run batches.
+      for (let at = 0; at < log.length; ) {
+        const end = Math.min(log.length, text.indexOf("\n", at + (256 << 10)) + 1 || log.length);
+        await pool.push(log.subarray(at, end));
+        at = end;
+      }
+      await pool.finish();
+      await pool.close();
+      expect(busy(), `after the pipeline that runs "${op}"`).toBe(0);
+    }
+    expect(filter.hasLines(log).every((answer) => answer === 1)).toBe(true);
+    filter.dispose();
+  });
+});
+
 describe("build --threads", () => {
   it("sets the bits one thread sets, and counts the keys within a few", () => {
     for (const type of ["split-block", "bloom"]) {
