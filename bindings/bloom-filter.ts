@@ -375,6 +375,8 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
   positions(key: Key): number[] {
     // A shared filter of the independent strategy takes the one-key path in its batch area, which holds key bytes.
     if (this.segmentCount > 1 || (this.shared && hashesOnce(this.#hashing))) return Array.from(this.indices({ kind: "keys", keys: [checkKey(key)] }));
+    // A key longer than the batch area is refused as add() and has() refuse it, naming `key`.
+    if (this.shared) this.checkShared({ kind: "keys", keys: [checkKey(key)] });
     const { ptr, length, out } = this.oneKey(key);
     // The scratch answer room holds 8 bytes per batch key, far more than 8 × MAX_HASHES.
     this.core.bloomPositions(this.live(), ptr, length, out);

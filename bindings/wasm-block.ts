@@ -330,7 +330,7 @@ export abstract class WasmBlock extends FilterBase {
   }
 
   /** For a shared structure whose kernel reads key bytes: every key must fit this thread's batch area, checked before anything runs. */
-  private checkShared(source: KeySource): void {
+  protected checkShared(source: KeySource): void {
     const blocks = this.segments();
     if (this.keyHash === null && blocks[0].arena.shared) checkKeyLengths(source, scratchOf(blocks[0].arena).capacity);
   }

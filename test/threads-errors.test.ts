@@ -418,6 +418,8 @@ describe("a shared filter of the independent strategy (its kernel reads key byte
     const holds = "more than a shared filter's batch area holds for the independent strategy (1048576 bytes)";
     expect(() => shared.addMany(["a", huge])).toThrow(new RangeError(`keys[1] is ${huge.length} bytes, ${holds}`));
     expect(() => shared.add(huge)).toThrow(new RangeError(`the key is ${huge.length} bytes, ${holds}`));
+    // positions() names its argument as add() and has() do (it said "a chunk of … key bytes").
+    expect(() => shared.positions(huge)).toThrow(new RangeError(`the key is ${huge.length} bytes, ${holds}`));
     expect(() => shared.addPacked(huge, Uint32Array.of(1, huge.length))).toThrow(new RangeError(`packed key 1 (bytes 1 to ${huge.length}) is ${huge.length - 1} bytes, ${holds}`));
     expect(() => shared.addLines(new TextEncoder().encode(`b\n${"y".repeat(2 ** 21)}\n`))).toThrow(new RangeError(`the line at byte 2 of buffer, with its line ending, is ${2 ** 21 + 1} bytes, ${holds}`));
     // A key of exactly the area's size does not fit with its "\n" (nor its "\r\n"), which the lines are split with there.
