@@ -285,7 +285,12 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
         const held = Math.min(perSegment, blocks - s * perSegment);
         return bytes === HEADER_BYTES + held * SBBF_BLOCK_BYTES && words[ptr >>> 2] === held && words[(ptr >>> 2) + 1] === blocks && words[(ptr >>> 2) + 2] === s * perSegment;
       });
-    if (!fits) throw new RangeError(`handle.params.blocks = ${blocks} does not match the ${attached.length} shared memories it holds`);
+    if (!fits) {
+      // Every segment's header records the filter's blocks in all (its second word).
+      const held = attached[0].arena.u32()[(attached[0].ptr >>> 2) + 1];
+      const memories = attached.length === 1 ? "1 shared memory" : `${attached.length} shared memories`;
+      throw new RangeError(`handle.params.blocks = ${blocks} does not match the filter in the ${memories} it holds, of ${held} blocks`);
+    }
     return new SplitBlockBloomFilter(blocks, { attach: attached });
   }
 

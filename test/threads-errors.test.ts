@@ -106,7 +106,10 @@ describe("shared filters refuse bad input", () => {
       new TypeError("handle.params.hashing must be the hashing share() recorded, got undefined"),
     );
     const blockHandle = block.share();
-    expect(() => SplitBlockBloomFilter.fromShared({ ...blockHandle, params: { blocks: blockHandle.params.blocks * 2 } })).toThrow(/does not match/);
+    // It says what the memory holds ("the 1 shared memories it holds" said neither).
+    expect(() => SplitBlockBloomFilter.fromShared({ ...blockHandle, params: { blocks: blockHandle.params.blocks * 2 } })).toThrow(
+      new RangeError(`handle.params.blocks = ${blockHandle.params.blocks * 2} does not match the filter in the 1 shared memory it holds, of ${blockHandle.params.blocks} blocks`),
+    );
   });
 
   it("a single key that is not a key is named key, on a shared filter as on a private one (not keys[0] of the batch it goes in)", () => {
