@@ -246,6 +246,42 @@ describe.each(kinds)("a shared $name", ({ name, make }) => {
   });
 });
 
+describe("shared filters under random adds from three workers, against the exact set of keys added", () => {
+  // Every key kind and hashing layout the batch area carries (one u64 hash a key, two, integers, key bytes), added in
+  // random calls by three workers at once over one key space, so that they add the same keys and touch the same
+  // words: no key any worker added may be absent (in any worker, while the others add, or here after), and the bits
+  // are exactly those of a private filter given the same keys.
+  const models = [
+    { name: "BloomFilter", label: "BloomFilter (triple, xxh3)", make: (shared: boolean) => BloomFilter.create(40_000, 0.01, { shared }) },
+    { name: "BloomFilter", label: "BloomFilter (murmur3_128)", make: (shared: boolean) => BloomFilter.create(40_000, 0.01, { shared, hash: "murmur3_128", seed: 3 }) },
+    { name: "BloomFilter", label: "BloomFilter (double, fnv1a_64)", make: (shared: boolean) => BloomFilter.create(40_000, 0.01, { shared, strategy: "double", hash: "fnv1a_64" }) },
+    { name: "BloomFilter", label: "BloomFilter (independent)", make: (shared: boolean) => BloomFilter.withSize(400_000, 3, { shared, hash: ["murmur3_32", "xxh32", "fnv1a_32"] }) },
+    { name: "SplitBlockBloomFilter", label: "SplitBlockBloomFilter", make: (shared: boolean) => SplitBlockBloomFilter.create(40_000, 0.01, { shared }) },
+  ] as const;
+
+  it.each(models)("$label", async ({ name, make }) => {
+    const filter = make(true);
+    const workers = 3;
+    const sync = new SharedArrayBuffer(4);
+    const results = await Promise.all(
+      Array.from({ length: workers }, (_, w) =>
+        run<{ strings: string[]; numbers: number[]; absent: number }>({ task: "random", type: name, handle: filter.share(), seed: 100 + w, steps: 120, keySpace: 15_000, sync, workers }),
+      ),
+    );
+    expect(results.map((result) => result.absent)).toEqual([0, 0, 0]);
+    const strings = [...new Set(results.flatMap((result) => result.strings))];
+    const numbers = Uint32Array.from(new Set(results.flatMap((result) => result.numbers)));
+    expect(filter.hasMany(strings).every((answer) => answer === 1)).toBe(true);
+    if (numbers.length > 0) expect(filter.hasInts(numbers).every((answer) => answer === 1)).toBe(true);
+    const single = make(false);
+    single.addMany(strings);
+    if (numbers.length > 0) single.addInts(numbers);
+    expect(firstDifference(bitsOf(filter), bitsOf(single))).toBe(-1);
+    filter.dispose();
+    single.dispose();
+  });
+});
+
 describe("a shared filter in segments (above 4 GiB: a shared memory per segment)", () => {
   // Wasm memory is committed as it is touched: a few thousand keys touch a few thousand pages of the 4.3 GB.
   const bits = Math.ceil((MAX_SEGMENT_BITS + 1) / 128) * 128;
