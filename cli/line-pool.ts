@@ -189,6 +189,8 @@ export class LinePipeline {
   #closing = false;
   /** True once finish() ran every piece through: the workers are idle. */
   #finished = false;
+  /** Workers that stopped: a message to one would wait for a reply forever. */
+  readonly #exited = new WeakSet<Worker>();
   /** Lines, lines answered 1 and bytes of the pieces done, in input order. */
   lines = 0;
   ones = 0;
@@ -237,6 +239,7 @@ export class LinePipeline {
       });
       worker.on("error", (error) => this.#fail(new CliError(`a worker thread failed: ${error.message}`)));
       worker.on("exit", (code) => {
+        this.#exited.add(worker);
         if (code !== 0 && !this.#closing) this.#fail(new CliError(`a worker thread stopped (exit code ${code})`));
       });
       return worker;
@@ -304,7 +307,7 @@ export class LinePipeline {
    */
   async close(): Promise<void> {
     this.#closing = true;
-    if (this.#finished && !this.#failure) await Promise.all(this.#workers.map((worker) => released(worker)));
+    if (this.#finished && !this.#failure) await Promise.all(this.#workers.filter((worker) => !this.#exited.has(worker)).map(released));
     await Promise.all(this.#workers.map((worker) => worker.terminate()));
   }
 
