@@ -137,14 +137,23 @@ export function hasByteUnit(text: string): boolean {
   return /[0-9.]\s*(?:[kmgt]i?b|b)$/i.test(text.trim());
 }
 
+/** An unsigned decimal, as in 0.01, .5, 1e-3 or 1E-3: no sign, and not Number()'s hex, binary or octal forms. */
+const UNSIGNED_DECIMAL = /^(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
+
+/** `text` (trimmed) as an unsigned decimal, else NaN: Number() alone read "0x1" as 1 and "-1" as a sign that a fraction's other sign cancelled. */
+function unsignedDecimal(text: string): number {
+  const t = text.trim();
+  return UNSIGNED_DECIMAL.test(t) ? Number(t) : NaN;
+}
+
 /** A probability: 0.01, 1e-3, 1%, or 1/1000. */
 export function parseProbability(name: string, text: string): number {
   const t = text.trim();
   let value: number;
-  const fraction = /^([0-9.e+-]+)\s*\/\s*([0-9.e+-]+)$/.exec(t);
-  if (fraction) value = Number(fraction[1]) / Number(fraction[2]);
-  else if (t.endsWith("%")) value = Number(t.slice(0, -1)) / 100;
-  else value = Number(t);
+  const fraction = /^([^/]+)\/([^/]+)$/.exec(t);
+  if (fraction) value = unsignedDecimal(fraction[1]) / unsignedDecimal(fraction[2]);
+  else if (t.endsWith("%")) value = unsignedDecimal(t.slice(0, -1)) / 100;
+  else value = unsignedDecimal(t);
   // A rate written above 0 that no number here holds (1e-400 reads as 0) is too small, not malformed.
   if (value === 0 && /[1-9]/.test(t.replace(/e.*$/i, ""))) throw new UsageError(`--${name} must be at least 5e-324, the smallest number there is here; got "${text}"`);
   if (!(value > 0 && value < 1)) throw new UsageError(`--${name} must be ${PROBABILITY_FORMS}; got "${text}"`);

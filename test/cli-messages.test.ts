@@ -184,6 +184,12 @@ describe("numbers and sizes: the errors list the forms accepted", () => {
     [["dedup", "--n", "2.5"], /--n must be a positive whole number: .*; got "2\.5"/],
     [["intersect", "a", "b", "--n", "0.0005k"], /--n must be a positive whole number: .*; got "0\.0005k"/],
     [["calc", "--n", "10k", "--p", "2"], /--p must be a probability between 0 and 1: a decimal \(0\.01, 1e-3\), a percentage \(1%\) or a fraction \(1\/1000\); got "2"/],
+    // Each part of a rate is an unsigned decimal: -1/-1000 read as 0.001, and Number() took 0x1% for 1%.
+    [["calc", "--n", "10k", "--p", "-1/-1000"], /--p must be a probability between 0 and 1: .*; got "-1\/-1000"/],
+    [["dedup", "--p", "-1/-2"], /--p must be a probability between 0 and 1: .*; got "-1\/-2"/],
+    [["calc", "--n", "10k", "--p", "0x1%"], /--p must be a probability between 0 and 1: .*; got "0x1%"/],
+    [["build", "x.txt", "-o", "x.bloom", "--p", "0b1%"], /--p must be a probability between 0 and 1: .*; got "0b1%"/],
+    [["intersect", "a", "b", "--p", "-1e-400"], /--p must be a probability between 0 and 1: .*; got "-1e-400"/],
     [["calc", "--n", "10k", "--m", "12 parsecs"], /--m must be a whole number of bits \(958506, 1e6, or with k, M, G or T: 1M\) or a size with a unit \(B, KB, MB, GB, TB, KiB, MiB, GiB or TiB: 17\.55KiB, 64MB\); got "12 parsecs"/],
     [["calc", "--n", "10k", "--m", "1M", "--k", "2.5"], /--k must be a whole number of hash functions, 1 or more \(as in 7\); got "2\.5"/],
     // Number() reads these as 16 and 3.
