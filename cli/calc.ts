@@ -10,7 +10,7 @@ export const calcOptions: OptionSpec[] = [
   { name: "m", value: "M", help: "bits (958506, 1M) or a size (17.55KiB, 64MB)" },
   { name: "k", value: "K", help: "number of hash functions" },
 ];
-export const calcUsage = "bloomkit calc [--n N] [--p P] [--m BITS|SIZE] [--k K]  (n and p, n and m, or any three)";
+export const calcUsage = "bloomkit calc [--n N] [--p P] [--m BITS|SIZE] [--k K]  (n and p, n and m, m and p, or any three)";
 
 /** The forms --m accepts, for its error message. */
 const BITS_OR_SIZE_FORMS =

@@ -282,6 +282,19 @@ describe("values that do not go together: usage errors naming the options and va
     expect(run(["help", "calc"]).stdout).toMatch(/^usage: bloomkit calc /);
   });
 
+  it("calc's usage names every pair of options it works from, and none it does not", () => {
+    const usage = run(["calc", "--help"]).stdout.split("\n")[0];
+    const values = { n: "10k", p: "0.01", m: "1M", k: "7" };
+    const names = Object.keys(values) as (keyof typeof values)[];
+    for (const [i, first] of names.entries()) {
+      for (const second of names.slice(i + 1)) {
+        const works = run(["calc", `--${first}`, values[first], `--${second}`, values[second]]).code === 0;
+        const named = usage.includes(`${first} and ${second}`) || usage.includes(`${second} and ${first}`);
+        expect(named, `${first} and ${second} in "${usage}"`).toBe(works);
+      }
+    }
+  });
+
   it("help -h and help --help print help's usage, as help help does (as calc -h prints calc's)", () => {
     const help = run(["help", "help"]);
     expect(help.stdout).toMatch(/^usage: bloomkit help /);
