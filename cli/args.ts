@@ -91,8 +91,9 @@ function splitOnce(text: string, separator: string): [string, string | undefined
 }
 
 const SI: Record<string, number> = { "": 1, k: 1e3, K: 1e3, m: 1e6, M: 1e6, g: 1e9, G: 1e9, t: 1e12, T: 1e12 };
+// kB is the SI symbol (ls -h --si and du write it); KB and kb are the spellings people type too.
 const BYTE_UNITS: Record<string, number> = {
-  b: 1, B: 1, kb: 1e3, KB: 1e3, mb: 1e6, MB: 1e6, gb: 1e9, GB: 1e9, tb: 1e12, TB: 1e12,
+  b: 1, B: 1, kb: 1e3, kB: 1e3, KB: 1e3, mb: 1e6, MB: 1e6, gb: 1e9, GB: 1e9, tb: 1e12, TB: 1e12,
   kib: 1024, KiB: 1024, mib: 1024 ** 2, MiB: 1024 ** 2, gib: 1024 ** 3, GiB: 1024 ** 3, tib: 1024 ** 4, TiB: 1024 ** 4,
 };
 

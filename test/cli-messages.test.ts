@@ -174,6 +174,12 @@ describe("numbers and sizes: the errors list the forms accepted", () => {
     expect(run(["calc", "--n", "2.5k", "--p", "0.01"]).stdout).toMatch(/^n = 2,500\n/);
   });
 
+  it("takes kB, the SI symbol of a kilobyte (as ls and du write it), as KB", () => {
+    expect(run(["calc", "--n", "1k", "--m", "1kB"])).toEqual(run(["calc", "--n", "1k", "--m", "1KB"]));
+    expect(run(["calc", "--n", "1k", "--m", "1kB"]).stdout).toContain("\nm = 8,000 bits (");
+    expect(run(["dedup", "--memory", "64kB", "-q"], "a\nb\na\n")).toMatchObject({ code: 0, stdout: "a\nb\n" });
+  });
+
   it.each([
     [["dedup", "--memory", "64M"], /--memory must be a size: a number of bytes with an optional unit, B, KB, MB, GB or TB \(powers of 1000\) or KiB, MiB, GiB or TiB \(powers of 1024\), as in 64MB, 17\.55KiB or 1GiB; got "64M"/],
     [["intersect", "a", "b", "--memory", "lots"], /--memory must be a size: .*KiB, MiB, GiB or TiB.*; got "lots"/],
