@@ -28,6 +28,27 @@ export const WRITE_BEHIND_BYTES = 4 << 20;
 /** Permissions of a new output before the umask, as for any file a program creates. */
 const NEW_FILE_MODE = 0o666;
 
+/** The longest name of one file, in bytes (NAME_MAX on Linux and macOS). */
+const NAME_MAX_BYTES = 255;
+
+/**
+ * The hidden temporary file's name beside output `name`: ".NAME.PID-RANDOM.tmp",
+ * with NAME cut (at a whole character) so that it fits in NAME_MAX_BYTES: an
+ * output named with 240 bytes or more, a name any program may write, was
+ * refused as "file name too long", the temporary's name being the longer.
+ */
+function temporaryName(name: string): string {
+  const suffix = `.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
+  let room = NAME_MAX_BYTES - 1 - Buffer.byteLength(suffix); // 1: the leading "."
+  let kept = "";
+  for (const character of name) {
+    room -= Buffer.byteLength(character);
+    if (room < 0) break;
+    kept += character;
+  }
+  return `.${kept}${suffix}`;
+}
+
 /** Most links followed from an output's name: as many as Linux follows. */
 const MAX_LINKS = 40;
 
@@ -194,7 +215,7 @@ export class AtomicFile {
       this.#unregister = () => {};
       return;
     }
-    const temporary = join(dirname(this.#target), `.${basename(this.#target)}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`);
+    const temporary = join(dirname(this.#target), temporaryName(basename(this.#target)));
     try {
       this.fd = openSync(temporary, "wx", NEW_FILE_MODE);
     } catch (error) {

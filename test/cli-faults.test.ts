@@ -458,6 +458,25 @@ describe("a command stopped mid-write leaves the old output intact", () => {
     expect(strays(dir)).toEqual([]);
   });
 
+  it("an output whose name is as long as a file's name can be (255 bytes) is written, new or replaced: its temporary name is cut to fit", () => {
+    const ascii = `${"a".repeat(251)}.txt`;
+    const wide = "例".repeat(85); // 3 bytes each in UTF-8
+    writeFileSync(file("long-in.txt"), "a\nb\na\n");
+    for (const name of [ascii, wide]) {
+      expect(Buffer.byteLength(name)).toBe(255);
+      for (const old of [false, true]) {
+        if (old) writeFileSync(file(name), OLD);
+        const result = run(["dedup", file("long-in.txt"), "-o", file(name), "-q"]);
+        expect(result.code, result.stderr).toBe(0);
+        expect(readFileSync(file(name), "utf8")).toBe("a\nb\n");
+      }
+      expect(run(["build", file("long-in.txt"), "-o", file(name), "-q"]).code).toBe(0);
+      expect(run(["query", file(name), "b"]).stdout).toBe("b\tprobably present\n");
+      rmSync(file(name));
+    }
+    expect(strays(dir)).toEqual([]);
+  });
+
   it("an output that is a symbolic link: the file it points to is replaced, the link stays a link", () => {
     writeFileSync(file("real-out.txt"), OLD);
     symlinkSync(file("real-out.txt"), file("link-out.txt"));
