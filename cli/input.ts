@@ -42,6 +42,8 @@ export async function openInput(path: string): Promise<Input> {
     } catch {
       identity = undefined; // standard input is closed: it reads as empty
     }
+    // `< folder` opens the folder, whose reads fail in a way the stream took for an end: no lines, and an emptied output.
+    if (identity?.isDirectory()) throw cannot("read", "standard input", { code: "EISDIR" });
     // Redirected from a file (`< urls.txt`), it is sized and read as a file is; it cannot be read again from the start.
     const offset = identity?.isFile() ? stdinOffset() : undefined;
     const size = offset === undefined ? undefined : Math.max(0, Number(identity!.size) - offset);

@@ -106,6 +106,32 @@ describe("inputs are checked before any output is touched", () => {
     expect(readFileSync(file("out"), "utf8")).toBe(OLD);
     expect(strays(dir)).toEqual([]);
   });
+
+  // `< folder` opens the folder: read as standard input it gave no lines, so dedup -o out emptied out.
+  beforeAll(() => {
+    expect(run(["build", file("words.txt"), "-o", file("words.bloom"), "-q"]).code).toBe(0);
+  });
+  it.each([
+    ["dedup", "-", "-o", "@out"],
+    ["dedup", "-", "-o", "@out", "--n", "10"],
+    ["build", "-", "-o", "@out", "--n", "10"],
+    ["build", "-", "-o", "@out", "--type", "fuse8"],
+    ["intersect", "-", "@words.txt", "-o", "@out"],
+    ["intersect", "@words.txt", "-", "--exact", "-o", "@out"],
+    ["query", "@words.bloom", "-"],
+    ["info", "-"],
+  ])("standard input that is a directory (%s %s … < folder) is refused as one, and the old output stays", (...args) => {
+    writeFileSync(file("out"), OLD);
+    const folder = openSync(file("a-folder"), "r");
+    try {
+      const result = run(args.map((arg) => (arg.startsWith("@") ? file(arg.slice(1)) : arg)), { stdio: [folder, "pipe", "pipe"] });
+      expectOneLineError(result, /^bloomkit: cannot read standard input: is a directory$/);
+    } finally {
+      closeSync(folder);
+    }
+    expect(readFileSync(file("out"), "utf8")).toBe(OLD);
+    expect(strays(dir)).toEqual([]);
+  });
 });
 
 describe("permission denied, as a user without root's rights", () => {
