@@ -148,6 +148,16 @@ function described(page: Page) {
     await page.screenshot({ path: `${ARTIFACTS}page-added.png`, fullPage: true });
   });
 
+  it("explains a one-hash filter's position as h₁ itself, not as a formula over i = 0 … 0", async () => {
+    const fresh = await open(1280, 900);
+    await makeDirectly(fresh, "standard", 1000, 1);
+    await press(fresh, "solo", "Add");
+    const explained = (await fresh.locator("#explain").textContent())!;
+    expect(explained).toContain("its one position (k = 1) is h₁ itself, scaled into 0 … 999:");
+    expect(explained).not.toContain("i = 0 … 0");
+    await fresh.close();
+  });
+
   it("a key's positions are buttons a screen reader names, and Enter or Space on one scrolls the view to its bit", async () => {
     const fresh = await open(1280, 900);
     await makeDirectly(fresh, "standard", 1_000_000, 7);
