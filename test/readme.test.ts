@@ -10,20 +10,45 @@ const readme = readFileSync(new URL("README.md", root), "utf8");
 const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]);
 
 /**
- * Turns `expr; // value` lines whose value is true, false, a number or
- * `Uint8Array [..]` into checks; other comments stay comments.
+ * Turns `expr; // value` lines into checks, where the value is true, false, a
+ * number, a bigint (`123n`), `Uint8Array [..]`/`Uint32Array [..]`, or a list
+ * `key: value, …` of the result's fields (numbers as written: the result's,
+ * rounded to as many significant digits, must equal them); and
+ * `console.log(a, b); // x y` (numbers, or an object literal) into a check of
+ * what it prints. Other comments stay comments.
  */
 function withChecks(code: string): string {
   const lines = code.split("\n").map((line) => {
-    const match = /^(?!\s*(?:const|let|if|import)\b)(.+?);\s*\/\/\s*(true|false|-?[\d.]+(?:e-?\d+)?|Uint8Array \[[\d, ]*\])\b(?!\s*\w)/.exec(line);
+    const logged = /^console\.log\((.+)\);\s*\/\/\s*(\{.*\}|-?[\d.]+(?: -?[\d.]+)*)\s*$/.exec(line);
+    if (logged) {
+      const [, args, expected] = logged;
+      const want = expected.startsWith("{") ? `(${expected})` : `[${expected.split(" ").join(", ")}]`;
+      return `check(${JSON.stringify(line.trim())}, ${expected.startsWith("{") ? args : `[${args}]`}, ${want});`;
+    }
+    const fields = /^(?!\s*(?:const|let|if|import)\b)(.+?);\s*\/\/\s*((?:\w+: -?[\d.]+(?:e-?\d+)?)(?:, \w+: -?[\d.]+(?:e-?\d+)?)*)\s*$/.exec(line);
+    if (fields) {
+      const [, expression, list] = fields;
+      const want = Object.fromEntries(list.split(", ").map((field) => field.split(": ")));
+      return `checkFields(${JSON.stringify(line.trim())}, ${expression}, ${JSON.stringify(want)});`;
+    }
+    const match = /^(?!\s*(?:const|let|if|import)\b)(.+?);\s*\/\/\s*(true|false|-?\d+n|-?[\d.]+(?:e-?\d+)?|Uint(?:8|32)Array \[[\d, ]*\])(?![\w.])/.exec(line);
     if (!match) return line;
     const [, expression, expected] = match;
-    const value = expected.startsWith("Uint8Array") ? `Array.from(${expression})` : expression;
-    const want = expected.startsWith("Uint8Array") ? expected.slice("Uint8Array ".length) : expected;
-    return `check(${JSON.stringify(line.trim())}, ${value}, ${want});`;
+    if (/^-?\d+n$/.test(expected)) return `check(${JSON.stringify(line.trim())}, String(${expression}) + "n", ${JSON.stringify(expected)});`;
+    const typed = /^(Uint(?:8|32)Array) (\[.*\])$/.exec(expected);
+    if (typed) return `check(${JSON.stringify(line.trim())}, typed(${expression}), [${JSON.stringify(typed[1])}, ${typed[2]}]);`;
+    return `check(${JSON.stringify(line.trim())}, ${expression}, ${expected});`;
   });
   const header = code.includes("from \"bloomkit\"") ? "" : 'import { BloomFilter, optimal, falsePositiveRateFor } from "bloomkit";\n';
-  const check = `function check(line, got, want) { if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error(line + " gave " + JSON.stringify(got)); }\n`;
+  const check =
+    `function check(line, got, want) { if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error(line + " gave " + JSON.stringify(got)); }\n` +
+    `function typed(array) { return [array.constructor.name, Array.from(array)]; }\n` +
+    `function checkFields(line, got, want) {\n` +
+    `  for (const [key, text] of Object.entries(want)) {\n` +
+    `    const digits = text.replace(/^-?0*\\.?0*/, "").replace(/e.*$/, "").replace(".", "").length;\n` +
+    `    if (typeof got[key] !== "number" || Number(got[key].toPrecision(Math.max(1, digits))) !== Number(text)) throw new Error(line + " gave " + key + " = " + got[key]);\n` +
+    `  }\n` +
+    `}\n`;
   return header + check + lines.join("\n");
 }
 
