@@ -89,3 +89,82 @@ describe("README", () => {
     expect(left).toEqual((code as string).includes("tmpdir()") ? [expect.stringMatching(/^seen-\d+\.bloom$/)] : []);
   });
 });
+
+/** GitHub's anchor for a heading: lower case, punctuation but `-` and `_` dropped, spaces as `-`. */
+function anchor(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/\s/g, "-");
+}
+
+const cli = (args: string[], input?: string) =>
+  execFileSync(process.execPath, [new URL("dist/cli/main.js", root).pathname, ...args], { cwd: root, encoding: "utf8", input, stdio: "pipe" });
+
+describe("README statements", () => {
+  it("links only to headings that exist", () => {
+    const prose = readme.replace(/```[\s\S]*?```/g, "");
+    const anchors = new Set([...prose.matchAll(/^#{1,6} (.+)$/gm)].map((match) => anchor(match[1])));
+    const links = [...prose.matchAll(/\]\(#([^)]+)\)/g)].map((match) => match[1]);
+    expect(links.length).toBeGreaterThan(10);
+    expect(links.filter((link) => !anchors.has(link))).toEqual([]);
+  });
+
+  it("shows what console.log prints for a filter", () => {
+    const quoted = /`BloomFilter\.create\(1000, 0\.01\)\.add\("x"\)` logs `(BloomFilter \{[^`]*\})`/.exec(readme);
+    expect(quoted).not.toBeNull();
+    const printed = execFileSync(
+      process.execPath,
+      ["--input-type=module", "-e", 'import { inspect } from "node:util"; import { BloomFilter } from "bloomkit"; process.stdout.write(inspect(BloomFilter.create(1000, 0.01).add("x")));'],
+      { cwd: root, encoding: "utf8" },
+    );
+    expect(printed).toBe(quoted![1]);
+  });
+
+  it("quotes the errors the library throws for the calls it describes", () => {
+    const block = /```\n(RangeError: cannot allocate[\s\S]*?)```/.exec(readme)![1].trim().split("\n");
+    const script = `
+      import { BloomFilter } from "bloomkit";
+      const message = (fn) => { try { fn(); } catch (error) { return error.constructor.name + ": " + error.message; } return "no error"; };
+      const keys = Array(40003).fill("a"); keys[40002] = 7;
+      console.log(JSON.stringify([
+        message(() => BloomFilter.create(1e12, 0.01)),
+        message(() => BloomFilter.create(1000, 1e-300)),
+        message(() => BloomFilter.create(1000, 0.01).addMany(keys)),
+      ]));`;
+    const thrown: string[] = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: root, encoding: "utf8" }));
+    // The first line depends on the machine's free memory; its shape is checked.
+    expect(block[0]).toMatch(/^RangeError: cannot allocate [\d.]+ GiB for a Bloom filter of \d+ bits \([\d.]+ GiB\): only [\d.]+ GiB of memory is free on this machine$/);
+    expect(block.slice(1)).toEqual(thrown);
+  });
+
+  it("shows the output of the calc command it runs", () => {
+    const shown = /```\n\$ bloomkit (calc [^\n]*)\n([\s\S]*?)```/.exec(readme)!;
+    expect(cli(shown[1].split(" ")).trim()).toBe(shown[2].trim());
+  });
+
+  it("uses only commands and options that exist in the command line's examples", () => {
+    const block = /```sh\n(bloomkit dedup[\s\S]*?)```/.exec(readme)![1];
+    const commands = block
+      .split("\n")
+      .map((line) => line.replace(/#.*$/, ""))
+      .flatMap((line) => [...line.matchAll(/bloomkit (\w+)([^|]*)/g)])
+      .map((match) => ({ command: match[1], flags: [...match[2].matchAll(/(?<=\s)(--?[a-z][\w-]*)/g)].map((flag) => flag[1]) }));
+    expect(commands.length).toBeGreaterThanOrEqual(9);
+    for (const { command, flags } of commands) {
+      const help = cli([command, "--help"]);
+      for (const flag of flags) expect(help, `bloomkit ${command} ${flag}`).toContain(flag);
+    }
+  });
+
+  it("names every dependency of package.json where it says what each is for", () => {
+    const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8"));
+    const paragraph = /\nDependencies:[\s\S]*?(?=\n\n|(?![\s\S]))/.exec(readme)![0];
+    const named = [...Object.keys(pkg.devDependencies ?? {}), ...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
+    expect(named.filter((name) => !paragraph.includes(`\`${name}\``))).toEqual([]);
+    for (const name of [...paragraph.matchAll(/`([@\w][\w./-]*)`/g)].map((match) => match[1]).filter((name) => /^[@a-z]/.test(name) && !name.includes("/redis"))) {
+      expect(named, `the README names ${name}`).toContain(name);
+    }
+  });
+});
