@@ -738,9 +738,12 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       while (need > 0) {
         last++;
         if (last >= this.#maxLayers) {
+          // All the layers these parameters allow, not only those made so far (capacity): a filter of one layer
+          // with room for 1,024 said its 1,024 layers held 2 keys.
+          const most = this.#capacityOfLayers(this.#maxLayers);
           throw new RangeError(
             `the scalable filter is full: ${keys} more key${keys === 1 ? "" : "s"} could need layer ${last + 1}, and these parameters allow ${this.#maxLayers} layers, ` +
-              `which hold ${this.capacity} key${this.capacity === 1 ? "" : "s"} in all; nothing was added`,
+              `which hold ${most} key${most === 1 ? "" : "s"} in all; nothing was added`,
           );
         }
         this.#reserved.push(BloomFilter.create(this.#capacityAt(last), this.layerFalsePositiveRate(last), hashingOptions(this.#hashing)));
@@ -751,6 +754,13 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       this.#reserved = [];
       throw error;
     }
+  }
+
+  /** Keys the first `layers` layers are sized for, in all. */
+  #capacityOfLayers(layers: number): number {
+    let total = 0;
+    for (let i = 0; i < layers; i++) total += this.#capacityAt(i);
+    return total;
   }
 
   /** True when the layers this filter may still add hold `need` more keys than the newest one has room for. */

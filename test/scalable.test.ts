@@ -236,3 +236,18 @@ describe("a ScalableBloomFilter at its last layer, full", () => {
     expect(filter.serialize()).toEqual(before);
   });
 });
+
+describe("a ScalableBloomFilter a batch would take past its last layer", () => {
+  it("says how many keys all the layers it may have hold, not only the layers made so far", () => {
+    // growth 1: 1,024 layers of 2 keys, 2,048 keys in all; one layer of 2 is made so far.
+    const filter = ScalableBloomFilter.create(2, 0.3, { growth: 1 });
+    expect(filter.maxLayers).toBe(1024);
+    expect(filter.capacity).toBe(2);
+    const keys = Uint32Array.from({ length: 4000 }, (_, i) => i);
+    expect(() => filter.addInts(keys)).toThrow(
+      new RangeError("the scalable filter is full: 4000 more keys could need layer 1025, and these parameters allow 1024 layers, which hold 2048 keys in all; nothing was added"),
+    );
+    expect(filter.size).toBe(0);
+    filter.dispose();
+  });
+});
