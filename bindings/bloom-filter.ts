@@ -484,10 +484,11 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
    */
   fold(factor: number): BloomFilter {
     this.live();
-    checkInteger("factor", factor, 2, Number.MAX_SAFE_INTEGER);
-    if (!Number.isInteger(Math.log2(factor)) || factor > this.maxFoldFactor) {
+    if (typeof factor !== "number") throw new TypeError(`factor must be a number, got ${describe(factor)}`);
+    // Every factor refused gets the range fold() takes: 1, 2.5 or NaN were told "an integer from 2 to 2^53 − 1".
+    if (!(factor >= 2 && Number.isInteger(Math.log2(factor)) && factor <= this.maxFoldFactor)) {
       throw new RangeError(
-        `cannot fold ${this.#bits} bits by ${factor}: the factor must be a power of two up to maxFoldFactor = ${this.maxFoldFactor} ` +
+        `cannot fold ${this.#bits} bits by ${factor}: the factor must be a power of two from 2 up to maxFoldFactor = ${this.maxFoldFactor} ` +
           `(m / factor a whole number of 64-bit words${this.segmentCount > 1 ? " in each segment" : ""}); create with { foldable: true } to allow folding`,
       );
     }

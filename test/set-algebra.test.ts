@@ -106,10 +106,26 @@ describe("fold", () => {
 
   it("rejects factors it cannot apply", () => {
     const filter = BloomFilter.create(10_000, 0.01, { foldable: true });
-    expect(() => filter.fold(3)).toThrow(/must be a power of two up to maxFoldFactor/);
+    expect(() => filter.fold(3)).toThrow(/must be a power of two from 2 up to maxFoldFactor/);
     expect(() => filter.fold(1)).toThrow(RangeError);
     expect(() => filter.fold(filter.maxFoldFactor * 2)).toThrow(/maxFoldFactor = /);
     expect(() => BloomFilter.withSize(1000, 3).fold(2)).toThrow(/cannot fold 1000 bits by 2/);
     expect(() => BloomFilter.withSize(1000, 3, { foldable: true } as object)).toThrow(/foldable is for create/);
+  });
+
+  it("says, for any factor it refuses, the factors it takes: powers of two from 2 up to maxFoldFactor, not 2 to 2^53 − 1", () => {
+    const filter = BloomFilter.create(10_000, 0.01, { foldable: true });
+    const max = filter.maxFoldFactor;
+    for (const factor of [1, 0, -2, 2.5, max * 2 + 0.5, Number.NaN]) {
+      expect(() => filter.fold(factor)).toThrow(new RangeError(
+        `cannot fold ${filter.bits} bits by ${factor}: the factor must be a power of two from 2 up to maxFoldFactor = ${max} ` +
+          "(m / factor a whole number of 64-bit words); create with { foldable: true } to allow folding",
+      ));
+    }
+    expect(() => filter.fold("2" as never)).toThrow(new TypeError('factor must be a number, got "2"'));
+    // maxFoldFactor 1: a filter that cannot fold is told so for the factor maxFoldFactor gives too.
+    const plain = BloomFilter.withSize(1000, 3);
+    expect(plain.maxFoldFactor).toBe(1);
+    expect(() => plain.fold(plain.maxFoldFactor)).toThrow(/^cannot fold 1000 bits by 1: .* up to maxFoldFactor = 1 /);
   });
 });
