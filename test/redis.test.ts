@@ -512,6 +512,37 @@ describeWithRedis("RedisBloomFilter", () => {
     expect(await redis.keys("{regrown}:*")).toEqual([]);
   });
 
+  it("create() over bits keys left without a meta hash starts from no bits; over an existing filter it keeps them", async () => {
+    // Bits keys left behind with no {name}:meta (deleted by hand, evicted under maxmemory, or written by a
+    // bloomkit without the identity check), longer than the new filter's segments, at indices it uses and not.
+    const bytes = Math.ceil(2 ** 14 / 8);
+    for (const s of [0, 1, 2, 5, 63]) await redis.set(`{leftover}:bits:${s}`, Buffer.alloc(bytes * 4, 0xff));
+    const filter = await RedisBloomFilter.create(redis, "leftover", 3_000, 0.01, { segmentBits: 2 ** 14 } as object);
+    expect(filter.segmentCount).toBe(2);
+    const keys = urls(1_000, "leftover", 88);
+    const probes = urls(2_000, "leftover-probe", 89);
+    const fresh = localTwin(filter);
+    expect(await filter.size()).toBe(0);
+    expect(ones(await filter.hasMany(probes))).toBe(0);
+    await filter.addMany(keys);
+    fresh.addMany(keys);
+    expect(await filter.hasMany(probes)).toEqual(fresh.hasMany(probes));
+    expect(await filter.size()).toBe(Math.round(fresh.estimatedCount()));
+    const copy = await filter.toBloomFilter();
+    expect(firstDifference(copy.bitArray(), fresh.bitArray())).toBe(-1);
+    // Every key a segment can have was deleted as the meta hash was written, those this filter does not use too.
+    expect((await redis.keys("{leftover}:*")).sort()).toEqual(["{leftover}:bits:0", "{leftover}:bits:1", "{leftover}:meta"]);
+    // create() of the filter that now exists opens it: its bits stay.
+    const before = await Promise.all([0, 1].map((s) => redis.get(`{leftover}:bits:${s}`)));
+    const opened = await RedisBloomFilter.create(redis, "leftover", 3_000, 0.01, { segmentBits: 2 ** 14 } as object);
+    expect(await Promise.all([0, 1].map((s) => redis.get(`{leftover}:bits:${s}`)))).toEqual(before);
+    expect(ones(await opened.hasMany(keys))).toBe(keys.length);
+    copy.dispose();
+    fresh.dispose();
+    await filter.drop();
+    expect(await redis.keys("{leftover}:*")).toEqual([]);
+  });
+
   it("a handle that dropped its filter refuses every later call with a TypeError", async () => {
     const filter = await RedisBloomFilter.create(redis, "gone", 1_000, 0.01);
     await filter.drop();

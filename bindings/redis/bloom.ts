@@ -21,7 +21,7 @@ import { HASHING_OPTION_NAMES, resolveHashing, type HashingOptions } from "../ha
 import { forEachPlacement, type BloomShape, type Placement } from "../indices.js";
 import { maxKeyBytes, type Key } from "../keys.js";
 import { concat, type KeySource } from "../batch.js";
-import { CREATE_SCRIPT, PLACE_SCRIPT, REDIS_SEGMENT_BITS, UPLOAD_PIECE_SCRIPT, UPLOAD_TTL_MS, bitsKey, checkName, difference, fieldsOf, identityOf, metaFields, metaKey, parseMeta, uploadId, uploadKey, type Parameters } from "./meta.js";
+import { CREATE_SCRIPT, allBitsKeys, PLACE_SCRIPT, REDIS_SEGMENT_BITS, UPLOAD_PIECE_SCRIPT, UPLOAD_TTL_MS, bitsKey, checkName, difference, fieldsOf, identityOf, metaFields, metaKey, parseMeta, uploadId, uploadKey, type Parameters } from "./meta.js";
 import { pieces } from "./pieces.js";
 import { asBuffer, commandsOf, type Commands, type RedisClientLike } from "./client.js";
 import { encodeOperations, runBatchScript, runStateScript, type StateMode } from "./script.js";
@@ -162,7 +162,8 @@ export class RedisBloomFilter {
     const key = metaKey(name);
     let reply: unknown[];
     try {
-      reply = (await commands.call(key, ["EVAL", CREATE_SCRIPT, "1", key, ...metaFields(params)])) as unknown[];
+      const bits = allBitsKeys(name);
+      reply = (await commands.call(key, ["EVAL", CREATE_SCRIPT, String(1 + bits.length), key, ...bits, ...metaFields(params)])) as unknown[];
     } catch (error) {
       throw new RedisFilterError(name, "cannot create it", error);
     }

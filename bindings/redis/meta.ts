@@ -36,11 +36,19 @@ const META_V2_STRATEGIES: readonly HashStrategy[] = ["triple"];
 /**
  * Creates the meta hash unless the key exists; returns the key's type and,
  * for a hash, its fields, so that create() can tell an equal filter (opened)
- * from another one (refused) in one atomic step.
+ * from another one (refused) in one atomic step. KEYS[1] is the meta hash,
+ * KEYS[2..] every key a segment's bits can have (allBitsKeys): a new filter
+ * deletes them as it writes its meta hash, since bits left there without a
+ * meta hash (deleted by hand, evicted under maxmemory, or left by a bloomkit
+ * without the identity check) would answer "present" for keys never added,
+ * and a string longer than a new segment would make size() and
+ * toBloomFilter() refuse the filter as damaged. An existing filter's keys
+ * are left alone.
  */
 export const CREATE_SCRIPT = `
 local kind = redis.call('TYPE', KEYS[1]).ok
 if kind == 'none' then
+  redis.call('DEL', unpack(KEYS, 2))
   redis.call('HSET', KEYS[1], unpack(ARGV))
   return {'created'}
 end
@@ -145,6 +153,15 @@ export function uploadId(): string {
 /** The key of segment `segment`'s bits. */
 export function bitsKey(name: string, segment: number): string {
   return `{${name}}:bits:${segment}`;
+}
+
+/**
+ * Every key a segment of the filter named `name` can have, whatever its size
+ * (segments 0 to REDIS_MAX_SEGMENTS − 1). All carry the hash tag {name}, as
+ * the meta hash does, so one script may take them all on a Redis Cluster.
+ */
+export function allBitsKeys(name: string): string[] {
+  return Array.from({ length: REDIS_MAX_SEGMENTS }, (_, s) => bitsKey(name, s));
 }
 
 /** The meta hash's fields, flat, as HSET takes them. */
