@@ -12,7 +12,7 @@ import { REDIS_MAX_BITS, REDIS_SEGMENT_BITS, RedisBloomFilter, RedisFilterError,
 import { redisOffset } from "../bindings/redis/bits.js";
 import { PIECE_KEYS } from "../bindings/redis/pieces.js";
 import { BATCH_SCRIPT } from "../bindings/redis/script.js";
-import { PLACE_SCRIPT } from "../bindings/redis/meta.js";
+import { CREATE_SCRIPT, PLACE_SCRIPT, UPLOAD_PIECE_SCRIPT } from "../bindings/redis/meta.js";
 import { firstDifference, ones, urls } from "./helpers.js";
 import { describeWithRedis, serverForBlock, startRedis, type NodeRedis, type RedisServer } from "./redis-server.js";
 import { localTwin, sameAsLocal } from "./redis-model.js";
@@ -479,6 +479,63 @@ describeWithRedis("RedisBloomFilter", () => {
     await redis.sAdd("{wrongtype}:bits:0", "member");
     await expect(filter.add("k")).rejects.toThrow(/^Redis filter "wrongtype": cannot add keys: .*WRONGTYPE/);
     await redis.flushAll();
+  });
+
+  it("a reply of a shape Redis never gives is refused with a RedisFilterError naming the command and showing the reply", async () => {
+    // Redis itself never answers so: a thin wrapper around the real client (every command still reaches the real
+    // server and runs) hands back `reply` in place of Redis's answer to the first command `match` picks, as a
+    // client of another version or a proxy in front of Redis might.
+    const replacing = (match: (args: string[]) => boolean, reply: unknown): NodeRedisClientLike => {
+      let done = false;
+      return {
+        async sendCommand(args, options) {
+          const answer = await redis.sendCommand(args as string[], options);
+          if (done || !match(args.map(String))) return answer;
+          done = true;
+          return reply;
+        },
+      };
+    };
+    const script = (text: string) => (args: string[]) => args[0] === "EVAL" && args[1] === text;
+    /** STATE_SCRIPT in `mode` (its mode is its third argument from the end), sent by EVALSHA or EVAL. */
+    const state = (mode: string) => (args: string[]) => /^EVAL(SHA)?$/.test(args[0]) && args[args.length - 3] === mode;
+    const filter = await RedisBloomFilter.create(redis, "shapes", 1_000, 0.01);
+    await filter.addMany(["a", "b"]);
+    const local = await filter.toBloomFilter();
+    const open = (client: NodeRedisClientLike) => RedisBloomFilter.open(client, "shapes");
+    const cases: [string, (args: string[]) => boolean, unknown, (client: NodeRedisClientLike) => Promise<unknown>, RegExp][] = [
+      ["create, a status", script(CREATE_SCRIPT), "OK", (c) => RedisBloomFilter.create(c, "shapes", 1_000, 0.01), /^Redis filter "shapes": cannot create it: the create script \(EVAL\) answered "OK", not /],
+      ["create, nothing", script(CREATE_SCRIPT), null, (c) => RedisBloomFilter.create(c, "shapes", 1_000, 0.01), /^Redis filter "shapes": cannot create it: the create script \(EVAL\) answered null, not /],
+      ["create, no strings", script(CREATE_SCRIPT), [1, 2], (c) => RedisBloomFilter.create(c, "shapes", 1_000, 0.01), /^Redis filter "shapes": cannot create it: the create script \(EVAL\) answered an array of length 2, not /],
+      ["open, TYPE", (a) => a[0] === "TYPE", 5, open, /^Redis filter "shapes": cannot open it: TYPE answered 5, not /],
+      ["open, HGETALL", (a) => a[0] === "HGETALL", null, open, /^Redis filter "shapes": cannot open it: HGETALL answered null, not /],
+      ["open, HGETALL odd", (a) => a[0] === "HGETALL", ["format"], open, /^Redis filter "shapes": cannot open it: HGETALL answered an array of length 1, not /],
+      ["upload, EXISTS", (a) => a[0] === "EXISTS", "no", (c) => RedisBloomFilter.fromBloomFilter(c, "shapes-copy", local), /^Redis filter "shapes-copy": cannot upload the filter: EXISTS answered "no", not /],
+      ["upload, a piece", script(UPLOAD_PIECE_SCRIPT), "OK", (c) => RedisBloomFilter.fromBloomFilter(c, "shapes-copy", local), /^Redis filter "shapes-copy": cannot upload the filter: the upload script \(EVAL\) answered "OK", not /],
+      ["upload, placing", script(PLACE_SCRIPT), "OK", (c) => RedisBloomFilter.fromBloomFilter(c, "shapes-copy", local), /^Redis filter "shapes-copy": cannot upload the filter .*: the place script \(EVAL\) answered "OK", not /],
+      ["size, CHECK", state("CHECK"), null, async (c) => (await open(c)).size(), /^Redis filter "shapes": cannot count its bits: the check script \(EVALSHA\) answered null, not "OK"$/],
+      ["copy, GETRANGE", (a) => a[0] === "GETRANGE", "text", async (c) => (await open(c)).toBloomFilter(), /^Redis filter "shapes": cannot read its bits: GETRANGE answered "text", not /],
+      ["drop, DROP", state("DROP"), "gone", async (c) => (await open(c)).drop(), /^Redis filter "shapes": cannot drop it: the drop script \(EVALSHA\) answered "gone", not /],
+      ["has, a number", (a) => a[0] === "EVALSHA" && a.includes("GET"), 1, async (c) => (await open(c)).has("a"), /^Redis filter "shapes": cannot query keys: the batch script \(EVALSHA\) answered 1, not /],
+      ["add, too short", script(BATCH_SCRIPT), "", async (c) => (await open(c)).addMany(["a", "b"]), /^Redis filter "shapes": cannot add keys \(.*\): the batch script \(EVAL\) answered "", not /],
+      ["add, not 0 or 1", script(BATCH_SCRIPT), "12", async (c) => (await open(c)).testAndAddMany(["a", "b"]), /^Redis filter "shapes": cannot add keys \(.*\): the batch script \(EVAL\) answered "12", not /],
+    ];
+    for (const [what, match, reply, call, message] of cases) {
+      const outcome = await call(replacing(match, reply)).then(() => undefined, (error: unknown) => error);
+      expect(outcome, what).toBeInstanceOf(RedisFilterError);
+      expect((outcome as Error).message, what).toMatch(message);
+      // Redis ran the command: put back what the case changed.
+      if (what === "drop, DROP") await RedisBloomFilter.fromBloomFilter(redis, "shapes", local);
+      if (what === "upload, placing") await (await RedisBloomFilter.open(redis, "shapes-copy")).drop();
+    }
+    // A batch whose reply could not be read does not blame the connection.
+    const unread = await (await open(replacing(script(BATCH_SCRIPT), 7))).add("c").catch((error: Error) => error);
+    expect((unread as Error).message).not.toMatch(/connection failed/);
+    expect(await redis.keys("{shapes-copy}*")).toEqual([]);
+    local.dispose();
+    // `filter`'s own was dropped by the DROP case and uploaded again: a handle of its own drops it.
+    await (await open(redis)).drop();
+    expect(await redis.keys("{shapes}*")).toEqual([]);
   });
 
   it("a batch whose keys span segments, one of them not a string, sets no bit in any (the types are checked first)", async () => {

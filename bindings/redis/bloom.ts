@@ -23,7 +23,7 @@ import { maxKeyBytes, type Key } from "../keys.js";
 import { concat, type KeySource } from "../batch.js";
 import { CREATE_SCRIPT, allBitsKeys, PLACE_SCRIPT, REDIS_SEGMENT_BITS, UPLOAD_PIECE_SCRIPT, UPLOAD_TTL_MS, bitsKey, checkName, difference, fieldsOf, identityOf, metaFields, metaKey, parseMeta, uploadId, uploadKey, type Parameters } from "./meta.js";
 import { pieces } from "./pieces.js";
-import { asBuffer, commandsOf, type Commands, type RedisClientLike } from "./client.js";
+import { UnexpectedReply, asBuffer, commandsOf, integerOf, type Commands, type RedisClientLike } from "./client.js";
 import { encodeOperations, runBatchScript, runStateScript, type StateMode } from "./script.js";
 import { redisOffset } from "./bits.js";
 
@@ -160,14 +160,17 @@ export class RedisBloomFilter {
   /** Writes the meta hash unless it exists; an equal filter is opened (of any hash or strategy unless `chosen` says it was asked for), anything else refused. */
   static async #create(commands: Commands, name: string, params: Parameters, chosen: { hash: boolean; strategy: boolean }): Promise<RedisBloomFilter> {
     const key = metaKey(name);
-    let reply: unknown[];
+    let reply: unknown;
     try {
       const bits = allBitsKeys(name);
-      reply = (await commands.call(key, ["EVAL", CREATE_SCRIPT, String(1 + bits.length), key, ...bits, ...metaFields(params)])) as unknown[];
+      reply = await commands.call(key, ["EVAL", CREATE_SCRIPT, String(1 + bits.length), key, ...bits, ...metaFields(params)]);
     } catch (error) {
       throw new RedisFilterError(name, "cannot create it", error);
     }
-    const [kind, ...flat] = reply.map(String);
+    if (!Array.isArray(reply) || reply.length === 0 || !reply.every((item) => typeof item === "string")) {
+      throw new RedisFilterError(name, "cannot create it", new UnexpectedReply("the create script (EVAL)", reply, "an array of text (a key type, then a hash's fields)"));
+    }
+    const [kind, ...flat] = reply as string[];
     if (kind === "created") return new RedisBloomFilter(commands, name, params);
     if (kind !== "hash") throw new RedisFilterError(name, `cannot create it: Redis key ${key} exists and holds a ${kind}, not a bloomkit filter`);
     const existing = parseMeta(fieldsOf(flat));
@@ -186,20 +189,25 @@ export class RedisBloomFilter {
     const commands = commandsOf(redis);
     checkName(name);
     const key = metaKey(name);
-    let kind: string;
-    let flat: unknown[];
+    let kind: unknown;
+    let fields: Record<string, string> = {};
     try {
-      kind = String(await commands.call(key, ["TYPE", key]));
-      flat = kind === "hash" ? ((await commands.call(key, ["HGETALL", key])) as unknown[]) : [];
+      kind = await commands.call(key, ["TYPE", key]);
+      if (typeof kind !== "string") throw new UnexpectedReply("TYPE", kind, "the name of a type");
+      if (kind === "hash") {
+        const flat = await commands.call(key, ["HGETALL", key]);
+        // Node-redis gives HGETALL as an object (RESP3) or a flat list, ioredis as a flat list: of text, fields and values in pairs.
+        const entries = Array.isArray(flat) ? flat : flat !== null && typeof flat === "object" && Object.getPrototypeOf(flat) === Object.prototype ? Object.entries(flat).flat() : undefined;
+        if (entries === undefined || entries.length % 2 !== 0 || !entries.every((item) => typeof item === "string")) throw new UnexpectedReply("HGETALL", flat, "a hash's fields and values, as text");
+        fields = fieldsOf(entries);
+      }
     } catch (error) {
       throw new RedisFilterError(name, "cannot open it", error);
     }
     // Redis has no empty hash: none read means the filter was dropped between the two commands.
-    if (kind === "hash" && Object.keys(flat).length === 0) kind = "none";
+    if (kind === "hash" && Object.keys(fields).length === 0) kind = "none";
     if (kind === "none") throw new RedisFilterError(name, `there is no such filter in Redis (no key ${key}); create it with RedisBloomFilter.create`);
     if (kind !== "hash") throw new RedisFilterError(name, `Redis key ${key} holds a ${kind}, not a bloomkit filter`);
-    // Node-redis gives HGETALL as an object, ioredis as a flat list.
-    const fields = Array.isArray(flat) ? fieldsOf(flat) : Object.fromEntries(Object.entries(flat as object).map(([f, v]) => [f, String(v)]));
     const params = parseMeta(fields);
     if (typeof params === "string") throw new RedisFilterError(name, `Redis key ${key} is not a bloomkit filter: ${params}`);
     return new RedisBloomFilter(commands, name, params);
@@ -234,7 +242,9 @@ export class RedisBloomFilter {
     const staging = Array.from({ length: segments }, (_, s) => uploadKey(name, upload, s));
     let placed: unknown;
     try {
-      if (Number(await commands.call(meta, ["EXISTS", meta])) !== 0) throw new RedisFilterError(name, ALREADY_EXISTS);
+      const exists = await commands.call(meta, ["EXISTS", meta]);
+      if (integerOf(exists) !== 0 && integerOf(exists) !== 1) throw new UnexpectedReply("EXISTS", exists, "0 or 1");
+      if (integerOf(exists) === 1) throw new RedisFilterError(name, ALREADY_EXISTS);
       const bytes = Math.ceil(segmentBits / 8);
       const uploaded = new Array<string>(segments).fill("0");
       for (let s = 0; s < segments; s++) {
@@ -242,7 +252,9 @@ export class RedisBloomFilter {
           const view = filter.segmentBytes(s).subarray(at, last + 1);
           // Redis reads a missing or short string as zero bits: only pieces with a bit set are sent.
           if (view.every((b) => b === 0)) continue;
-          await commands.call(staging[s], ["EVAL", UPLOAD_PIECE_SCRIPT, "1", staging[s], String(at), asBuffer(view.slice()), String(UPLOAD_TTL_MS)]);
+          const expiring = await commands.call(staging[s], ["EVAL", UPLOAD_PIECE_SCRIPT, "1", staging[s], String(at), asBuffer(view.slice()), String(UPLOAD_TTL_MS)]);
+          // PEXPIRE's 1: the key written was given its expiry.
+          if (integerOf(expiring) !== 1) throw new UnexpectedReply("the upload script (EVAL)", expiring, "1 (the piece written, and its key set to expire)");
           uploaded[s] = "1";
         }
       }
@@ -253,8 +265,12 @@ export class RedisBloomFilter {
       if (error instanceof RedisFilterError) throw error;
       throw new RedisFilterError(name, "cannot upload the filter", error);
     }
-    if (Number(placed) === -1) throw new RedisFilterError(name, `cannot upload the filter: a segment uploaded expired before the filter was put in place (uploads live ${UPLOAD_TTL_MS / 3_600_000} h); nothing was placed`);
-    if (Number(placed) !== 1) throw new RedisFilterError(name, ALREADY_EXISTS);
+    const outcome = integerOf(placed);
+    if (outcome !== 1 && outcome !== 0 && outcome !== -1) {
+      throw new RedisFilterError(name, "cannot upload the filter (it may or may not have been put in place)", new UnexpectedReply("the place script (EVAL)", placed, "1 (placed), 0 (the name is taken) or -1 (an uploaded segment expired)"));
+    }
+    if (outcome === -1) throw new RedisFilterError(name, `cannot upload the filter: a segment uploaded expired before the filter was put in place (uploads live ${UPLOAD_TTL_MS / 3_600_000} h); nothing was placed`);
+    if (outcome === 0) throw new RedisFilterError(name, ALREADY_EXISTS);
     return new RedisBloomFilter(commands, name, params);
   }
 
@@ -453,12 +469,17 @@ export class RedisBloomFilter {
   }
 
   /** Runs STATE_SCRIPT in `mode` on every key of the filter, once its meta hash is checked. */
-  async #state(mode: StateMode, what: string): Promise<unknown> {
+  async #state(mode: StateMode, what: string): Promise<void> {
     this.#live();
     const segmentBits = this.#shape.segmentBits;
     // The bits of a segment's last byte past its end (bit i is bit i & 7 of byte i >> 3); none when it ends on a byte.
     const padMask = segmentBits % 8 === 0 ? 0 : (0xff << segmentBits % 8) & 0xff;
-    return this.#attempt(what, () => runStateScript(this.#redis, this.#meta, this.#identity, this.#keys, mode, Math.ceil(segmentBits / 8), padMask));
+    await this.#attempt(what, async () => {
+      const reply = await runStateScript(this.#redis, this.#meta, this.#identity, this.#keys, mode, Math.ceil(segmentBits / 8), padMask);
+      // CHECK answers "OK" only once every check passed; DROP, the number of keys deleted.
+      if (mode === "CHECK" && reply !== "OK") throw new UnexpectedReply("the check script (EVALSHA)", reply, '"OK"');
+      if (mode === "DROP" && !((integerOf(reply) ?? -1) >= 0)) throw new UnexpectedReply("the drop script (EVALSHA)", reply, "a count of keys deleted");
+    });
   }
 
   /** Runs a Redis call; a failure becomes a RedisFilterError naming the filter and what was being done. */
@@ -522,7 +543,8 @@ export class RedisBloomFilter {
     }
     if (!write) return "cannot query keys";
     // A reply is an answer: that call did not run, or ran and failed before writing. A lost connection leaves the calls in flight unknown.
-    const inFlight = "the connection failed with calls in flight, which may or may not have added their keys";
+    const inFlight =
+      failure instanceof UnexpectedReply ? "a reply could not be read: its call and the others in flight may or may not have added their keys" : "the connection failed with calls in flight, which may or may not have added their keys";
     if (done === 0) return replied ? "cannot add keys" : `cannot add keys (${inFlight})`;
     return `cannot add keys (the first ${done} of the batch were added, each whole; later ones may or may not be${replied ? "" : `; ${inFlight}`})`;
   }
@@ -550,7 +572,6 @@ export class RedisBloomFilter {
     const answers =
       count === 0 ? Promise.resolve(new Uint8Array(0))
       : runBatchScript(this.#redis, this.#meta, this.#identity, used.map((s) => this.#keys[s]), write, k, used.map((s) => counts[s]), operations).then((reply) => {
-          if (reply.length !== count) throw new Error(`Redis answered for ${reply.length} keys of ${count}`);
           const out = new Uint8Array(count);
           for (let j = 0; j < count; j++) out[order[j]] = reply.charCodeAt(j) - ZERO;
           return out;
@@ -571,8 +592,8 @@ function byteRanges(bytes: number, piece: number): [number, number][] {
 /** A BITCOUNT reply as a number (clients give integers as numbers; anything else is refused rather than summed). */
 function countOf(reply: unknown): number {
   // A client may hand the integer over as text ("5"); text that is not all digits (" 5 ", "", "5e3") is no count.
-  const n = typeof reply === "number" || typeof reply === "bigint" ? Number(reply) : typeof reply === "string" && /^\d+$/.test(reply) ? Number(reply) : NaN;
-  if (!Number.isSafeInteger(n) || n < 0) throw new TypeError(`BITCOUNT answered ${describe(reply)}, not a count of bits`);
+  const n = integerOf(reply);
+  if (n === undefined || n < 0) throw new UnexpectedReply("BITCOUNT", reply, "a count of bits");
   return n;
 }
 

@@ -89,11 +89,31 @@ function has(value: object, name: string): boolean {
   return typeof (value as Record<string, unknown>)[name] === "function";
 }
 
-/** A bulk-string reply as bytes (null for a missing key). */
-function bytesOf(reply: unknown): Uint8Array | null {
+/**
+ * A reply of a shape that Redis never gives to `command` (a client of
+ * another version, or a proxy before Redis, changed it): refused, showing
+ * it, rather than read as something it is not. Redis did answer, so the
+ * command ran, but what it did cannot be told from the reply.
+ */
+export class UnexpectedReply extends Error {
+  constructor(command: string, reply: unknown, expected: string) {
+    super(`${command} answered ${describe(reply)}, not ${expected}`);
+    this.name = "UnexpectedReply";
+  }
+}
+
+/** A reply that is a whole number (clients give integers as numbers; some as bigints, or as text of digits), or undefined. */
+export function integerOf(reply: unknown): number | undefined {
+  // Text that is not all digits (" 5 ", "", "5e3", "1.0") is no integer.
+  const n = typeof reply === "number" || typeof reply === "bigint" ? Number(reply) : typeof reply === "string" && /^-?\d+$/.test(reply) ? Number(reply) : NaN;
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** `command`'s bulk-string reply as bytes (null for a missing key). */
+function bytesOf(command: unknown, reply: unknown): Uint8Array | null {
   if (reply === null || reply === undefined) return null;
   if (reply instanceof Uint8Array) return reply;
-  throw new TypeError(`expected a binary reply, got ${describe(reply)}`);
+  throw new UnexpectedReply(String(command), reply, "bytes (a binary reply)");
 }
 
 /** The adapter for `client`, or a TypeError naming what it is not. */
@@ -104,7 +124,7 @@ export function commandsOf(client: unknown, name = "redis"): Commands {
     const io = client as IoRedisLike;
     return {
       call: (_key, [command, ...args]) => io.call(command as string, ...args),
-      callBytes: async (_key, [command, ...args]) => bytesOf(await io.callBuffer(command as string, ...args)),
+      callBytes: async (_key, [command, ...args]) => bytesOf(command, await io.callBuffer(command as string, ...args)),
       resends: ioRedisResends(io),
     };
   }
@@ -113,7 +133,7 @@ export function commandsOf(client: unknown, name = "redis"): Commands {
     return {
       // isReadonly false: with useReplicas, node-redis would send read-only commands to replicas too.
       call: (key, args) => cluster.sendCommand(key, false, args),
-      callBytes: async (key, args) => bytesOf(await cluster.sendCommand(key, false, args, binary)),
+      callBytes: async (key, args) => bytesOf(args[0], await cluster.sendCommand(key, false, args, binary)),
       resends: false, // node-redis rejects the commands a lost connection cut off
     };
   }
@@ -121,7 +141,7 @@ export function commandsOf(client: unknown, name = "redis"): Commands {
     const single = client as NodeRedisClientLike;
     return {
       call: (_key, args) => single.sendCommand(args),
-      callBytes: async (_key, args) => bytesOf(await single.sendCommand(args, binary)),
+      callBytes: async (_key, args) => bytesOf(args[0], await single.sendCommand(args, binary)),
       resends: false,
     };
   }

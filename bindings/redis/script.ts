@@ -14,9 +14,8 @@
 // returns the position after what it read; each group therefore ends with
 // "GET" "u1", which makes that number the offset of one extra GET, whose
 // answer is ignored.
-import { describe } from "../errors.js";
 import type { Commands, RedisArgument } from "./client.js";
-import { asBuffer } from "./client.js";
+import { UnexpectedReply, asBuffer } from "./client.js";
 import { IDENTITY_FIELDS } from "./meta.js";
 
 /** BITFIELD operations per call of BITFIELD in the script: 4 values each stay well below the 8,000 results one Lua C call may return. */
@@ -209,7 +208,11 @@ export async function runBatchScript(redis: Commands, meta: string, identity: re
   // EVALSHA, a piece that found it forgotten (a failover, SCRIPT FLUSH) ran again after the pieces sent behind
   // it once another client had loaded it, and testAndAdd answered "present" for the earlier copy of a key.
   const reply = write ? await redis.call(keys[0], ["EVAL", BATCH_SCRIPT, ...args]) : await runScript(redis, BATCH_SCRIPT, keys[0], args);
-  if (typeof reply !== "string") throw new TypeError(`the batch script answered ${describe(reply)}, not a string`);
+  // One "0" or "1" per key sent, nothing else: a shorter, longer or other answer would be read as other keys' answers.
+  const count = counts.reduce((sum, n) => sum + n, 0);
+  if (typeof reply !== "string" || reply.length !== count || !/^[01]*$/.test(reply)) {
+    throw new UnexpectedReply(`the batch script (${write ? "EVAL" : "EVALSHA"})`, reply, `${count} characters, each 0 or 1 (one per key)`);
+  }
   return reply;
 }
 
