@@ -235,7 +235,8 @@ export class RedisBloomFilter {
     }
     const params: Parameters = { bits: filter.bits, hashes: filter.hashes, hashing: filter.hashing, segments, id: uploadId() };
     const meta = metaKey(name);
-    const keys = Array.from({ length: segments }, (_, s) => bitsKey(name, s));
+    // Every bits key the name can have: those past this filter's segments are cleared as it is placed.
+    const keys = allBitsKeys(name);
     // The bits go to keys of their own first, put in place with the meta hash in one step: nobody
     // opens a half-uploaded filter, and of two uploads under one name, one wins whole.
     const upload = uploadId();
@@ -258,7 +259,7 @@ export class RedisBloomFilter {
           uploaded[s] = "1";
         }
       }
-      placed = await commands.call(meta, ["EVAL", PLACE_SCRIPT, String(1 + 2 * segments), meta, ...keys, ...staging, uploaded.join(""), ...metaFields(params)]);
+      placed = await commands.call(meta, ["EVAL", PLACE_SCRIPT, String(1 + keys.length + segments), meta, ...keys, ...staging, uploaded.join(""), ...metaFields(params)]);
     } catch (error) {
       // Best effort: the staging keys of a failed upload are never read, only wasted, and expire if this cannot reach Redis either.
       await commands.call(meta, ["DEL", ...staging]).catch(() => {});
@@ -445,7 +446,9 @@ export class RedisBloomFilter {
   }
 
   /**
-   * Deletes every Redis key of the filter; this object can no longer be used.
+   * Deletes every Redis key of the filter, every {name}:bits:<s> a segment
+   * can have included (not only its own segments': bits left past them would
+   * be found by a later filter of more segments); this object can no longer be used.
    * A handle whose filter was dropped, or made again under its name, by
    * someone else rejects and deletes nothing.
    */
@@ -475,7 +478,9 @@ export class RedisBloomFilter {
     // The bits of a segment's last byte past its end (bit i is bit i & 7 of byte i >> 3); none when it ends on a byte.
     const padMask = segmentBits % 8 === 0 ? 0 : (0xff << segmentBits % 8) & 0xff;
     await this.#attempt(what, async () => {
-      const reply = await runStateScript(this.#redis, this.#meta, this.#identity, this.#keys, mode, Math.ceil(segmentBits / 8), padMask);
+      // DROP deletes every bits key the name can have; CHECK looks at the filter's own segments.
+      const keys = mode === "DROP" ? allBitsKeys(this.#name) : this.#keys;
+      const reply = await runStateScript(this.#redis, this.#meta, this.#identity, keys, mode, Math.ceil(segmentBits / 8), padMask);
       // CHECK answers "OK" only once every check passed; DROP, the number of keys deleted.
       if (mode === "CHECK" && reply !== "OK") throw new UnexpectedReply("the check script (EVALSHA)", reply, '"OK"');
       if (mode === "DROP" && !((integerOf(reply) ?? -1) >= 0)) throw new UnexpectedReply("the drop script (EVALSHA)", reply, "a count of keys deleted");

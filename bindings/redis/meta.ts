@@ -78,30 +78,34 @@ return redis.call('PEXPIRE', KEYS[1], ARGV[3])
 
 /**
  * Puts an upload in place unless the filter exists: KEYS are the meta hash,
- * the S segments' keys, then the S keys the bits were uploaded to (missing
- * for a segment with no bit set); ARGV[1] has a '1' for each segment uploaded
- * and a '0' for each left empty, the rest are the meta fields. 1 when placed,
- * 0 when a filter of that name exists (the uploaded keys are deleted then),
- * -1 when an uploaded key is gone (expired: placing the rest would lose its
- * keys). The placed keys lose their expiry.
+ * every key a segment's bits can have (allBitsKeys, REDIS_MAX_SEGMENTS of
+ * them), then the S keys the bits were uploaded to (missing for a segment
+ * with no bit set); ARGV[1] has a '1' for each segment uploaded and a '0' for
+ * each left empty, the rest are the meta fields. 1 when placed, 0 when a
+ * filter of that name exists (the uploaded keys are deleted then), -1 when an
+ * uploaded key is gone (expired: placing the rest would lose its keys). The
+ * placed keys lose their expiry; every other bits key is deleted, those past
+ * the filter's segments too: left there, a later filter of more segments
+ * would find their bits (and drop() would leave them behind).
  */
 export const PLACE_SCRIPT = `
-local s = (#KEYS - 1) / 2
+local max = ${REDIS_MAX_SEGMENTS}
+local s = #KEYS - 1 - max
 local uploaded = ARGV[1]
-local function drop_upload() for i = 1, s do redis.call('DEL', KEYS[1 + s + i]) end end
+local function drop_upload() for i = 1, s do redis.call('DEL', KEYS[1 + max + i]) end end
 if redis.call('EXISTS', KEYS[1]) == 1 then
   drop_upload()
   return 0
 end
 for i = 1, s do
-  if string.sub(uploaded, i, i) == '1' and redis.call('EXISTS', KEYS[1 + s + i]) == 0 then
+  if string.sub(uploaded, i, i) == '1' and redis.call('EXISTS', KEYS[1 + max + i]) == 0 then
     drop_upload()
     return -1
   end
 end
-for i = 1, s do
-  if string.sub(uploaded, i, i) == '1' then
-    redis.call('RENAME', KEYS[1 + s + i], KEYS[1 + i])
+for i = 1, max do
+  if i <= s and string.sub(uploaded, i, i) == '1' then
+    redis.call('RENAME', KEYS[1 + max + i], KEYS[1 + i])
     redis.call('PERSIST', KEYS[1 + i])
   else
     redis.call('DEL', KEYS[1 + i])
