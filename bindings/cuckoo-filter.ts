@@ -512,6 +512,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     return this.#keyHash;
   }
 
+  /** Calls so far that could move fingerprints (FilterBase.changes). @internal */
   protected override get changes(): number {
     return this.#changes;
   }
