@@ -74,6 +74,38 @@ function aligned(bytes: number): number {
 /** Where the block starts in every shared memory. */
 const BLOCK = aligned(CONTROL + CONTROL_BYTES);
 
+/**
+ * Batch areas a shared memory holding a block of `blockBytes` has room for,
+ * each of `slotBytes`: at most MAX_SCRATCH_SLOTS, fewer when the block leaves
+ * less than that many areas' worth of the 4 GiB a wasm memory can reach (41
+ * for a segment of 12.8 GB / 3, 3 for a segment of nearly 4 GiB). Each thread
+ * that uses the filter holds one, so this is the most threads at once.
+ */
+export function batchAreaRoom(blockBytes: number, slotBytes: number): number {
+  return Math.max(0, Math.min(MAX_SCRATCH_SLOTS, Math.floor((ARENA_MAX_BYTES - aligned(BLOCK + blockBytes)) / aligned(slotBytes))));
+}
+
+/**
+ * Threads that can start using the shared filter whose memories (a share()
+ * handle's) these are: in each memory, its batch areas that no thread holds
+ * now; the fewest of them. The CLI sizes its worker pool by it, since a worker
+ * past it fails at its first batch. Left in the declarations (no internal
+ * tag), so that the CLI compiles against it through package.json's private
+ * "imports"; the package's exports do not reach this module.
+ */
+export function freeBatchAreas(memories: readonly { readonly buffer: ArrayBufferLike }[]): number {
+  let fewest = MAX_SCRATCH_SLOTS;
+  for (const memory of memories) {
+    const words = new Uint32Array(memory.buffer, CONTROL, CONTROL_BYTES / 4);
+    if (Atomics.load(words, W_MAGIC) !== MAGIC) throw new TypeError("not the memory of a shared filter (share().memories)");
+    const count = words[W_SLOT_COUNT];
+    let free = 0;
+    for (let i = 0; i < count; i++) if (Atomics.load(words, STATES_BYTE / 4 + i) !== BUSY) free++;
+    fewest = Math.min(fewest, free);
+  }
+  return fewest;
+}
+
 export class SharedArena extends Arena {
   /** Address and size of the block this memory holds. */
   readonly block: number;
@@ -124,7 +156,7 @@ export class SharedArena extends Arena {
   static create(blockBytes: number, slotBytes: number, segment = 0, segments = 1, filter = 0): SharedArena {
     const slotSize = aligned(slotBytes);
     const slots = aligned(BLOCK + blockBytes);
-    const slotCount = Math.min(MAX_SCRATCH_SLOTS, Math.floor((ARENA_MAX_BYTES - slots) / slotSize));
+    const slotCount = batchAreaRoom(blockBytes, slotBytes);
     if (slotCount < 1) throw new RangeError(`a shared block of ${formatBytes(blockBytes)} leaves no room for a batch area in one wasm memory`);
     const initial = Math.ceil(slots / PAGE_BYTES);
     const maximum = Math.min(MAX_PAGES, Math.ceil((slots + slotCount * slotSize) / PAGE_BYTES));

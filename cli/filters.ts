@@ -191,7 +191,7 @@ export async function build(parsed: Parsed): Promise<void> {
   try {
     for await (const piece of linePieces(source, buffers?.take)) {
       if (threaded) {
-        pool ??= new LinePipeline({ filter: filter as BloomFilter, op: "add" }, threads, progress, buffers);
+        pool ??= new LinePipeline({ filter: filter as BloomFilter, op: "add", threadsAsked: options.has("threads") }, threads, progress, buffers);
         await pool.push(piece);
         continue;
       }

@@ -60,7 +60,7 @@ export async function intersect(parsed: Parsed): Promise<void> {
   const out = new Output(outputPath);
   const report = scratch
     ? await exact(inputs[0], inputs[1], memory, scratch, out, quiet)
-    : await approximate(inputs[0], inputs[1], { memory, p, givenN, typed: { n: options.get("n") as string | undefined, p: options.get("p") as string | undefined } }, out, quiet, threads);
+    : await approximate(inputs[0], inputs[1], { memory, p, givenN, typed: { n: options.get("n") as string | undefined, p: options.get("p") as string | undefined } }, out, quiet, threads, options.has("threads"));
   inputs.forEach(closeInput);
   await out.close();
   process.stderr.write(report + "\n");
@@ -106,7 +106,7 @@ function filterForA(a: Input, n: number | undefined, { memory, p, givenN, typed 
   return { filter: BloomFilter.create(n, p, placement), limit: { by: givenN === undefined ? "estimate" : "n", lines: n } };
 }
 
-async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quiet: boolean, threads: number): Promise<string> {
+async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quiet: boolean, threads: number, threadsAsked: boolean): Promise<string> {
   const { p, givenN } = sizing;
   // A short standard input is read ahead to learn its size, so its filter is sized for it rather than for all the memory allowed.
   /** Whether the two inputs are worth threads, A being `sizeA` bytes (undefined: a stream). */
@@ -131,7 +131,7 @@ async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quie
       }
       if (threaded) {
         // Worker threads hash the lines and add them to the shared filter.
-        poolA ??= new LinePipeline({ filter, op: "add" }, threads, progressA, buffersA);
+        poolA ??= new LinePipeline({ filter, op: "add", threadsAsked }, threads, progressA, buffersA);
         await poolA.push(piece);
         continue;
       }
@@ -159,7 +159,7 @@ async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quie
     for await (const piece of linePieces(b, buffersB?.take)) {
       if (threaded) {
         // Worker threads hash the lines, query the shared filter and write the lines found, in input order.
-        poolB ??= new LinePipeline({ filter, op: "has", front: 1, endLines: true, outputs: [await out.handOver()] }, threads, progressB, buffersB);
+        poolB ??= new LinePipeline({ filter, op: "has", front: 1, endLines: true, outputs: [await out.handOver()], threadsAsked }, threads, progressB, buffersB);
         await poolB.push(piece);
         out.flushAheadOf(poolB.bytes);
         continue;

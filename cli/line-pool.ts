@@ -6,10 +6,13 @@
 // turns), so the output is byte for byte the output of one thread.
 import { Worker } from "node:worker_threads";
 import { BloomFilter, type SplitBlockBloomFilter } from "bloomkit";
+// Package-private (package.json "imports"): not part of the library's API.
+import { freeBatchAreas } from "#shared-arena";
 import { CliError, UsageError, type OptionSpec, type Parsed } from "./args.js";
 import type { Output, Progress } from "./io.js";
 import { cores } from "./memory.js";
 import { cannot } from "./os-errors.js";
+import { count } from "./words.js";
 
 /** The --threads option of dedup, intersect, build and query. */
 export const threadsOption: OptionSpec = {
@@ -122,6 +125,31 @@ export interface LineStage {
   readonly endLines?: boolean;
   /** Write every line, in input order, followed by the text of its answer (0, 1), to the first output instead of grouping. */
   readonly annotate?: readonly [string, string];
+  /** The user gave --threads (not the default): fewer threads than asked, for a shared filter's room, are then said on stderr. */
+  readonly threadsAsked?: boolean;
+}
+
+/** Shared filters whose room for threads was already said: intersect runs two pipelines over one filter and says it once. */
+const roomSaid = new WeakSet<object>();
+
+/**
+ * Threads a pipeline over `filter` may start, of `threads` asked: a shared
+ * filter's worker holds a batch area in each of its memories, and a memory
+ * has room for 256 at most, fewer in a segment near 4 GiB (41 each in
+ * intersect --memory 12.8GB; 3 when nearly 4 GiB). A worker past that room
+ * would fail at its first batch, mid-run, so the pool is cut to it; when the
+ * user asked for more with --threads, one line says so.
+ */
+export function threadsFor(filter: BloomFilter | SplitBlockBloomFilter, threads: number, shared: boolean, asked: boolean): number {
+  if (!shared) return threads;
+  // At least one: with no room at all, the worker's error says why.
+  const room = Math.max(1, freeBatchAreas(filter.share().memories));
+  if (threads <= room) return threads;
+  if (asked && !roomSaid.has(filter)) {
+    roomSaid.add(filter);
+    process.stderr.write(`--threads ${threads}: this filter's memory has room for ${count(room, "thread")} at once; using ${room}\n`);
+  }
+  return room;
 }
 
 /** Bytes of a piece buffer: a piece of the CLI's reader (a line longer than that gets a larger one). */
@@ -196,14 +224,19 @@ export class LinePipeline {
   ones = 0;
   bytes = 0;
 
+  /** Threads the pipeline runs on: as asked, or fewer for a shared filter's room (threadsFor). */
+  readonly threads: number;
+
   /**
-   * Starts `threads` workers (one fewer with `stage.writers`) that hash lines
+   * Starts `threads` workers (one fewer with `stage.writers`; for a shared
+   * filter, no more than its memory has room for) that hash lines
    * as `stage.filter` does; `progress` follows the pieces done. Pieces read
    * into `buffers` (see linePieces) go to the workers as they are.
    */
-  constructor(stage: LineStage, readonly threads: number, private readonly progress: Progress, buffers = new PieceBuffers()) {
+  constructor(stage: LineStage, threads: number, private readonly progress: Progress, buffers = new PieceBuffers()) {
     const { filter, op, outputs = [], writers } = stage;
     if (writers && typeof op !== "function") throw new Error("writers are for a test-and-add, which this thread runs");
+    this.threads = threads = threadsFor(filter, threads, typeof op === "string", stage.threadsAsked ?? false);
     this.#buffers = buffers;
     this.#test = typeof op === "function" ? op : undefined;
     this.#writers = writers;

@@ -254,6 +254,47 @@ describe("the worker threads of a shared filter's pipeline (intersect's two, bui
   });
 });
 
+describe("--threads above what a shared filter's memory has room for", () => {
+  // Each worker of a shared filter holds a batch area in each of its memories: 256 at most, fewer in a segment near
+  // 4 GiB (3 when nearly 4 GiB). More workers than that failed mid-run, "a worker thread failed: all … batch areas
+  // … (dispose() …)". A filter of several GiB is too large to make here: other threads stand in for the
+  // difference, holding all but two areas of a small filter.
+  it("start as many workers as there is room for, and say so once when --threads asked for more", async () => {
+    const { LinePipeline } = await import("../dist/cli/line-pool.js");
+    const { Progress } = await import("../dist/cli/io.js");
+    const { BloomFilter: BuiltBloomFilter } = await import("../dist/index.js");
+    const { BATCH_STATES_BYTE, BUSY, MAX_SCRATCH_SLOTS } = await import("../dist/shared-arena.js");
+    const text = log.toString("latin1");
+    const said: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string | Uint8Array) => said.push(String(chunk)) > 0) as typeof process.stderr.write;
+    try {
+      for (const asked of [true, false]) {
+        const filter = BuiltBloomFilter.create(200_000, 0.01, { shared: true });
+        new Int32Array(filter.share().memories[0].buffer, BATCH_STATES_BYTE, MAX_SCRATCH_SLOTS).fill(BUSY, 2);
+        // intersect's two pipelines over one filter: A's adds, then B's queries.
+        for (const op of ["add", "has"] as const) {
+          const pool = new LinePipeline({ filter, op, outputs: [], threadsAsked: asked }, 4, new Progress("test", log.length, true));
+          for (let at = 0; at < log.length; ) {
+            const end = Math.min(log.length, text.indexOf("\n", at + (256 << 10)) + 1 || log.length);
+            await pool.push(log.subarray(at, end));
+            at = end;
+          }
+          await pool.finish();
+          await pool.close();
+          expect(pool.threads).toBe(2);
+          if (op === "has") expect(pool.ones).toBe(pool.lines);
+        }
+        filter.dispose();
+      }
+    } finally {
+      process.stderr.write = write;
+    }
+    // Once for the filter, though two pipelines were cut; nothing when --threads was the default (the cores).
+    expect(said).toEqual(["--threads 4: this filter's memory has room for 2 threads at once; using 2\n"]);
+  });
+});
+
 describe("build --threads", () => {
   it("sets the bits one thread sets, and counts the keys within a few", () => {
     for (const type of ["split-block", "bloom"]) {

@@ -16,7 +16,9 @@ import {
   deserialize,
   deserializeChunks,
 } from "../bindings/index.js";
-import { BATCH_STATES_BYTE, BUSY, FREE, MAX_SCRATCH_SLOTS, SharedArena } from "../bindings/shared-arena.js";
+import { BATCH_STATES_BYTE, BUSY, FREE, MAX_SCRATCH_SLOTS, SharedArena, batchAreaRoom, freeBatchAreas } from "../bindings/shared-arena.js";
+import { SHARED_BYTES_KEY_BYTES, SHARED_KEY_BYTES, scratchBytes } from "../bindings/keys.js";
+import { MAX_BLOCK_BYTES } from "../bindings/memory.js";
 
 const keys = Uint32Array.from({ length: 1000 }, (_, i) => i * 7);
 
@@ -326,6 +328,55 @@ describe("batch areas in a shared memory", () => {
     }
     expect(filter.hasInts(Uint32Array.from({ length: tasks }, (_, i) => i)).every((answer) => answer === 1)).toBe(true);
     expect(Array.from(batchStates(handle.memories[0])).filter((state) => state === BUSY)).toHaveLength(1);
+  });
+});
+
+describe("the room for batch areas (how many threads can use a shared memory at once)", () => {
+  /**
+   * Batch areas the allocator hands out from `memory` before it refuses one: each is claimed by an arena of its own
+   * (as a thread would), given back and marked taken again, standing in for a thread that keeps it. After each,
+   * freeBatchAreas (what the CLI sizes its worker pool by) counts one fewer.
+   */
+  function exhaust(memory: WebAssembly.Memory, room: number): number {
+    const states = batchStates(memory);
+    for (let taken = 0; ; taken++) {
+      expect(freeBatchAreas([memory])).toBe(room - taken);
+      const arena = SharedArena.attach(memory)!;
+      try {
+        arena.claimScratch();
+      } catch (error) {
+        expect((error as Error).message).toMatch(/^all \d+ batch areas of this shared filter's memory are taken/);
+        return taken;
+      }
+      arena.free(arena.block);
+      states[states.indexOf(FREE)] = BUSY;
+    }
+  }
+
+  it(`is ${MAX_SCRATCH_SLOTS} areas in the memory of a filter of moderate size, as many as the allocator gives`, () => {
+    using filter = BloomFilter.create(200_000, 0.01, { shared: true });
+    const memory = filter.share().memories[0] as WebAssembly.Memory;
+    const { blockBytes, slotBytes } = SharedArena.attach(memory)!;
+    expect(batchAreaRoom(blockBytes, slotBytes)).toBe(MAX_SCRATCH_SLOTS);
+    expect(exhaust(memory, MAX_SCRATCH_SLOTS)).toBe(MAX_SCRATCH_SLOTS);
+  });
+
+  it("is fewer where the areas do not fit the 4 GiB a memory reaches, and the allocator gives exactly that many", () => {
+    // Areas of 1 GiB beside a block of 1 MiB: 3 fit. The memory grows by an area at each claim, never touched.
+    const arena = SharedArena.create(1 << 20, 1 << 30);
+    expect(batchAreaRoom(1 << 20, 1 << 30)).toBe(3);
+    expect(arena.slotCount).toBe(3);
+    expect(exhaust(arena.memory, 3)).toBe(3);
+  });
+
+  it("is 3 threads for a segment of nearly 4 GiB, 1 with the independent strategy (key bytes in the areas), as the README says", () => {
+    expect(batchAreaRoom(MAX_BLOCK_BYTES, scratchBytes(SHARED_KEY_BYTES))).toBe(3);
+    expect(batchAreaRoom(MAX_BLOCK_BYTES, scratchBytes(SHARED_BYTES_KEY_BYTES))).toBe(1);
+    // Room falls as the block grows, from the cap down.
+    const sizes = [1 << 20, 2 ** 31, 4e9, 4.2e9, MAX_BLOCK_BYTES];
+    const rooms = sizes.map((bytes) => batchAreaRoom(bytes, scratchBytes(SHARED_KEY_BYTES)));
+    expect(rooms[0]).toBe(MAX_SCRATCH_SLOTS);
+    expect(rooms).toEqual([...rooms].sort((a, b) => b - a));
   });
 });
 
