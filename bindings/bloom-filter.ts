@@ -493,13 +493,18 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
       );
     }
     const blocks = this.segments();
+    // The count is read before the bits are copied: other threads may add to a shared filter meanwhile, and a thread
+    // counts a key after setting its bits, so a count read first counts only keys whose bits the copy holds. Read
+    // after, it could count keys whose bits came too late for the copy: more keys than its clear bits allow, which
+    // serialize() would write and deserialize() refuse as corrupted.
+    const count = this.#count;
     const folded = new BloomFilter(this.#bits / factor, this.#hashes, this.#hashing, this.#baseBits, blocks.map((block) => block.arena), blocks.length);
     const partBytes = this.#segmentBits / factor / 8;
     folded.segments().forEach((target, s) => {
       const source = blocks[s];
       for (let t = 0; t < factor; t++) combineInto(target.arena, target.ptr + HEADER_BYTES, source.arena, source.ptr + HEADER_BYTES + t * partBytes, partBytes, false);
     });
-    folded.#count = this.#count;
+    folded.#count = count;
     folded.#setBits = -1;
     return folded;
   }
