@@ -530,11 +530,15 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     return this.core.cuckooKey(this.live(), op, ptr, length, out);
   }
 
+  /**
+   * The refusal of `keys` keys, made after a batch was taken out again, so it gives the size the filter has. A
+   * batch is refused whole: "the filter is full" beside that size (1 of 16 slots) read as a contradiction, when the
+   * batch simply did not fit, so a batch's message says that.
+   */
   #full(keys: number): RangeError {
-    return new RangeError(
-      `the cuckoo filter is full (${this.size} of ${this.capacity} slots): ${keys === 1 ? "the key was" : "the keys were"} not stored; ` +
-        `a key added more than ${2 * BUCKET_SIZE} times also fills its two buckets`,
-    );
+    const copies = `a key added more than ${2 * BUCKET_SIZE} times also fills its two buckets`;
+    if (keys === 1) return new RangeError(`the cuckoo filter is full (${this.size} of ${this.capacity} slots): the key was not stored; ${copies}`);
+    return new RangeError(`the batch of ${keys} keys does not fit the cuckoo filter (it holds ${this.size} of ${this.capacity} slots): nothing of the batch was stored; ${copies}`);
   }
 
   /** Stores a whole batch, or none of it: when one key does not fit, the table is put back as it was. */

@@ -151,6 +151,25 @@ describe("CuckooFilter when full", () => {
   });
 });
 
+describe("CuckooFilter's refusal of a batch", () => {
+  it("says that the batch does not fit, with the size the filter has and keeps, not that the filter is full", () => {
+    // 16 slots holding 1 key: a batch of 20 keys cannot fit, though the filter is far from full.
+    const filter = CuckooFilter.withSize(4, 8);
+    filter.add("held");
+    const batch = Array.from({ length: 20 }, (_, i) => `batch-${i}`);
+    const message = "the batch of 20 keys does not fit the cuckoo filter (it holds 1 of 16 slots): nothing of the batch was stored; a key added more than 8 times also fills its two buckets";
+    expect(() => filter.addMany(batch)).toThrow(new RangeError(message));
+    expect(() => filter.testAndAddMany(batch)).toThrow(new RangeError(message));
+    expect(filter.size).toBe(1);
+    // One key keeps its wording.
+    for (let i = 0; i < 15 && filter.tryAdd(`more-${i}`); i++);
+    const full = () => {
+      for (let i = 0; ; i++) filter.add(`last-${i}`);
+    };
+    expect(full).toThrow(new RangeError(`the cuckoo filter is full (${filter.size} of 16 slots): the key was not stored; a key added more than 8 times also fills its two buckets`));
+  });
+});
+
 describe("CuckooFilter batches that fail", () => {
   // A failed batch is played back from a journal of the slots it wrote: the
   // table keeps its bytes, so the filter then stores keys exactly as a twin
@@ -185,7 +204,7 @@ describe("CuckooFilter batches that fail", () => {
       expect(firstDifference(filter.serialize(), twin.serialize())).toBe(-1);
       const batch = urls(Math.ceil(capacity * share), `journal-batch-${buckets}-${name}`, 88);
       const size = filter.size;
-      expect(() => add(filter, batch), name).toThrow(/the cuckoo filter is full/);
+      expect(() => add(filter, batch), name).toThrow(/^the batch of [\d]+ keys does not fit the cuckoo filter/);
       expect(filter.size, name).toBe(size);
       expect(firstDifference(filter.serialize(), twin.serialize()), name).toBe(-1);
       // Past the failure both take the same keys alike, kicks included, to their first failure.
@@ -467,7 +486,7 @@ describe("CuckooFilter batches of another realm's bytes", () => {
     expect(foreign instanceof Uint8Array).toBe(false);
     for (const add of [() => filter.addLines(foreign), () => filter.addPacked(runInNewContext(`new Uint8Array(${JSON.stringify([...Buffer.from(text.replace(/\n/g, ""))])})`), Uint32Array.from(text.split("\n"), ((end) => (key: string) => (end += key.length))(0)))]) {
       const size = filter.size;
-      expect(add).toThrow(/the cuckoo filter is full/);
+      expect(add).toThrow(/^the batch of 2000 keys does not fit the cuckoo filter .*nothing of the batch was stored/);
       expect(filter.size).toBe(size);
       expect(ones(filter.hasMany(stored))).toBe(stored.length);
     }
