@@ -8,7 +8,7 @@ import type { Placement } from "./wasm-block.js";
 import type { Arena } from "./arena.js";
 import { defaultArena, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_HAS } from "./constants.generated.js";
-import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkVisit, checkPositive, checkProbability, describe, formatBytes, checkMadeBy } from "./errors.js";
+import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkVisit, checkPositive, checkProbability, createUsage, describe, formatBytes, checkMadeBy } from "./errors.js";
 import { checkKey, scratchOf, SHARED_BYTES_KEY_BYTES, SHARED_KEY_BYTES, type Key } from "./keys.js";
 import { checkChunksOptions, checkDeserializeOptions, openHandle, type DeserializeChunksOptions, type DeserializeOptions, type SharedFilterHandle } from "./shared.js";
 import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
@@ -116,9 +116,10 @@ export interface BloomFilterSize {
 }
 
 /** create()'s and sizeFor()'s arguments, checked in that order. */
-function checkCreate(expectedItems: number, falsePositiveRate: number, options: BloomFilterOptions | undefined) {
-  const n = checkPositive("expectedItems", expectedItems);
-  const p = checkProbability("falsePositiveRate", falsePositiveRate);
+/** `call` is how the caller called (BloomFilter.create or BloomFilter.sizeFor), for the hint a missing number gets. */
+function checkCreate(call: string, expectedItems: number, falsePositiveRate: number, options: BloomFilterOptions | undefined) {
+  const n = checkPositive("expectedItems", expectedItems, createUsage(call, "expectedItems", expectedItems));
+  const p = checkProbability("falsePositiveRate", falsePositiveRate, createUsage(call, "expectedItems", expectedItems));
   const checked = checkOptions("options", options, OPTION_NAMES);
   const hashing = resolveHashing(checked);
   if (checked.foldable !== undefined && typeof checked.foldable !== "boolean") {
@@ -164,7 +165,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
    * wasm memory) m is rounded up to whole 64-bit words in each of the segments.
    */
   static create(expectedItems: number, falsePositiveRate: number, options?: BloomFilterOptions): BloomFilter {
-    const { n, p, hashing, checked } = checkCreate(expectedItems, falsePositiveRate, options);
+    const { n, p, hashing, checked } = checkCreate("BloomFilter.create", expectedItems, falsePositiveRate, options);
     const { bits, hashes, segments } = BloomFilter.sizing(n, p, hashing, checked.foldable === true);
     return new BloomFilter(bits, hashes, hashing, bits, undefined, segments, sharedPlacement(checked.shared, hashing));
   }
@@ -175,7 +176,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
    * MAX_SEGMENT_BITS) and the bytes of its bit array. The same errors as create().
    */
   static sizeFor(expectedItems: number, falsePositiveRate: number, options?: BloomFilterOptions): BloomFilterSize {
-    const { n, p, hashing, checked } = checkCreate(expectedItems, falsePositiveRate, options);
+    const { n, p, hashing, checked } = checkCreate("BloomFilter.sizeFor", expectedItems, falsePositiveRate, options);
     const { bits, hashes, segments } = BloomFilter.sizing(n, p, hashing, checked.foldable === true);
     return { bits, hashes, segments, bytes: Math.ceil(bits / segments / 64) * 8 * segments };
   }

@@ -7,6 +7,8 @@ export function describe(value: unknown): string {
   if (typeof value === "bigint") return `${value}n`;
   if (typeof value === "symbol") return value.toString();
   if (typeof value === "function") return value.name ? `a function (${value.name})` : "a function";
+  // deserializeChunks() and the Redis calls return promises: one passed on unawaited is the likely mistake.
+  if (value instanceof Promise) return "a Promise (an await is missing?)";
   if (value === null || typeof value !== "object") {
     if (typeof value === "number" && Object.is(value, -0)) return "-0";
     return String(value);
@@ -39,9 +41,19 @@ export function checkAttached(name: string, view: ArrayBufferView): void {
   if (isDetached(view)) throw new TypeError(`${name} must be readable, got ${describe(view)}`);
 }
 
-/** A number that must be finite and > 0 (counts such as n). */
-export function checkPositive(name: string, value: unknown): number {
-  if (typeof value !== "number") throw new TypeError(`${name} must be a number, got ${describe(value)}`);
+/**
+ * What to do when a create() call lacks its numbers (`BloomFilter.create()`,
+ * `create(1000)`, `create({ n, p })`): the call's form and one that works,
+ * with the caller's count when it is one.
+ */
+export function createUsage(call: string, first: string, count: unknown): string {
+  const n = typeof count === "number" && count > 0 && Number.isFinite(count) ? String(count) : "1_000_000";
+  return `call ${call}(${first}, falsePositiveRate) with a count of keys and a rate between 0 and 1, as in ${call}(${n}, 0.01) for 1%`;
+}
+
+/** A number that must be finite and > 0 (counts such as n); `usage`, when given, follows a TypeError to say how to call. */
+export function checkPositive(name: string, value: unknown, usage?: string): number {
+  if (typeof value !== "number") throw new TypeError(`${name} must be a number, got ${describe(value)}${usage ? `; ${usage}` : ""}`);
   if (!(value > 0) || !Number.isFinite(value)) {
     throw new RangeError(`${name} must be a positive finite number, got ${describe(value)}`);
   }
@@ -55,10 +67,17 @@ export function checkCount(name: string, value: unknown): number {
   return value;
 }
 
-/** A probability strictly between 0 and 1. */
-export function checkProbability(name: string, value: unknown): number {
-  if (typeof value !== "number") throw new TypeError(`${name} must be a number, got ${describe(value)}`);
-  if (!(value > 0 && value < 1)) throw new RangeError(`${name} must be between 0 and 1 (exclusive), got ${describe(value)}`);
+/**
+ * A probability strictly between 0 and 1; `usage`, when given, follows a
+ * TypeError to say how to call. A value from 1 to 100 (exclusive) was most
+ * likely meant as a percentage: the message gives the fraction.
+ */
+export function checkProbability(name: string, value: unknown, usage?: string): number {
+  if (typeof value !== "number") throw new TypeError(`${name} must be a number, got ${describe(value)}${usage ? `; ${usage}` : ""}`);
+  if (!(value > 0 && value < 1)) {
+    const percentage = value >= 1 && value < 100 ? `; it is a fraction, not a percentage: for ${value}% give ${Number((value / 100).toPrecision(12))}` : "";
+    throw new RangeError(`${name} must be between 0 and 1 (exclusive), got ${describe(value)}${percentage}`);
+  }
   return value;
 }
 

@@ -5,7 +5,7 @@ import { KeyHashedBlock } from "./key-hashed-block.js";
 import type { Placement } from "./wasm-block.js";
 import { MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { HASH_XXH64, OP_ADD, OP_HAS, SBBF_HEADER } from "./constants.generated.js";
-import { checkCount, checkInteger, checkOptions, checkVisit, checkPositive, checkProbability, describe, formatBytes, checkMadeBy } from "./errors.js";
+import { checkCount, checkInteger, checkOptions, checkVisit, checkPositive, checkProbability, createUsage, describe, formatBytes, checkMadeBy } from "./errors.js";
 import { type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { checkKey, isBytes, SHARED_KEY_BYTES, type Key } from "./keys.js";
 import { checkChunksOptions, checkDeserializeOptions, openHandle, type DeserializeChunksOptions, type DeserializeOptions, type SharedFilterHandle } from "./shared.js";
@@ -74,10 +74,11 @@ function blocksFor(n: number, p: number, powerOfTwo: boolean): number {
   return blocks;
 }
 
-/** create()'s and sizeFor()'s arguments, checked in that order: n, p, the options (named `names`), and powerOfTwo (default true). */
-function checkSizing(expectedItems: number, falsePositiveRate: number, options: unknown, names: readonly string[]) {
-  const n = checkPositive("expectedItems", expectedItems);
-  const p = checkProbability("falsePositiveRate", falsePositiveRate);
+/** create()'s and sizeFor()'s arguments (`call` names which, for the hint a missing number gets), checked in that order: n, p, the options (named `names`), and powerOfTwo (default true). */
+function checkSizing(call: string, expectedItems: number, falsePositiveRate: number, options: unknown, names: readonly string[]) {
+  const usage = createUsage(call, "expectedItems", expectedItems);
+  const n = checkPositive("expectedItems", expectedItems, usage);
+  const p = checkProbability("falsePositiveRate", falsePositiveRate, usage);
   const checked = checkOptions("options", options, names);
   if (checked.powerOfTwo !== undefined && typeof checked.powerOfTwo !== "boolean") {
     throw new TypeError(`options.powerOfTwo must be a boolean, got ${describe(checked.powerOfTwo)}`);
@@ -241,7 +242,7 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
    * splitBlockBytesFor), still a valid split-block filter.
    */
   static create(expectedItems: number, falsePositiveRate: number, options?: SplitBlockBloomFilterOptions): SplitBlockBloomFilter {
-    const { n, p, powerOfTwo, checked } = checkSizing(expectedItems, falsePositiveRate, options, ["powerOfTwo", "shared"]);
+    const { n, p, powerOfTwo, checked } = checkSizing("SplitBlockBloomFilter.create", expectedItems, falsePositiveRate, options, ["powerOfTwo", "shared"]);
     const placement = sharedPlacement(checked.shared);
     return new SplitBlockBloomFilter(blocksFor(n, p, powerOfTwo), placement);
   }
@@ -253,7 +254,7 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
    * arguments, a filter larger than one filter holds included.
    */
   static sizeFor(expectedItems: number, falsePositiveRate: number, options?: Pick<SplitBlockBloomFilterOptions, "powerOfTwo">): SplitBlockBloomFilterSize {
-    const { n, p, powerOfTwo } = checkSizing(expectedItems, falsePositiveRate, options, ["powerOfTwo"]);
+    const { n, p, powerOfTwo } = checkSizing("SplitBlockBloomFilter.sizeFor", expectedItems, falsePositiveRate, options, ["powerOfTwo"]);
     const blocks = blocksFor(n, p, powerOfTwo);
     return { blocks, bits: blocks * SBBF_BLOCK_BYTES * 8, bytes: blocks * SBBF_BLOCK_BYTES };
   }

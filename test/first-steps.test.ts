@@ -1,0 +1,65 @@
+// The mistakes a newcomer makes first, and what they are told: each message
+// says what is wrong (the argument as the API names it, and its value) and
+// what to do instead.
+import { describe, expect, it } from "vitest";
+import { BloomFilter, CountingBloomFilter, CuckooFilter, ScalableBloomFilter, SplitBlockBloomFilter } from "../bindings/index.js";
+
+const CREATED = [
+  ["BloomFilter", BloomFilter, "expectedItems"],
+  ["CountingBloomFilter", CountingBloomFilter, "expectedItems"],
+  ["CuckooFilter", CuckooFilter, "expectedItems"],
+  ["SplitBlockBloomFilter", SplitBlockBloomFilter, "expectedItems"],
+  ["ScalableBloomFilter", ScalableBloomFilter, "initialCapacity"],
+] as const;
+
+type Create = (n?: unknown, p?: unknown) => unknown;
+
+describe("create() with its numbers missing or wrong says how to call it", () => {
+  it.each(CREATED)("%s.create() names the call and shows one that works", (name, type, first) => {
+    const create = type.create as unknown as Create;
+    expect(() => create()).toThrow(TypeError);
+    expect(() => create()).toThrow(
+      `${first} must be a number, got undefined; call ${name}.create(${first}, falsePositiveRate) with a count of keys and a rate between 0 and 1, as in ${name}.create(1_000_000, 0.01) for 1%`,
+    );
+  });
+
+  it.each(CREATED)("%s.create(1000) without the rate shows the call with the caller's count", (name, type) => {
+    const create = type.create as unknown as Create;
+    expect(() => create(1000)).toThrow(TypeError);
+    expect(() => create(1000)).toThrow(/^falsePositiveRate must be a number, got undefined; call .* as in \w+\.create\(1000, 0\.01\) for 1%$/);
+    expect(() => create(1000)).toThrow(`${name}.create(`);
+  });
+
+  it("an object of options in place of the numbers gets the same hint", () => {
+    expect(() => (BloomFilter.create as unknown as Create)({ n: 1000, p: 0.01 })).toThrow(/^expectedItems must be a number, got an object; call BloomFilter\.create\(expectedItems, falsePositiveRate\)/);
+  });
+
+  it.each([
+    [1, "0.01"],
+    [5, "0.05"],
+    [1.1, "0.011"],
+    [50, "0.5"],
+  ])("a rate given as a percentage (%s) is a RangeError that gives the fraction", (p, fraction) => {
+    for (const [, type] of CREATED) {
+      const create = type.create as unknown as Create;
+      expect(() => create(1000, p)).toThrow(RangeError);
+      expect(() => create(1000, p)).toThrow(`falsePositiveRate must be between 0 and 1 (exclusive), got ${p}; it is a fraction, not a percentage: for ${p}% give ${fraction}`);
+    }
+  });
+
+  it("a rate that cannot be a percentage gets no such hint", () => {
+    for (const p of [0, -1, 100, 250, NaN]) {
+      expect(() => BloomFilter.create(1000, p)).toThrow(new RangeError(`falsePositiveRate must be between 0 and 1 (exclusive), got ${p}`));
+    }
+  });
+});
+
+describe("a missing await on deserializeChunks", () => {
+  const record = () => [BloomFilter.create(100, 0.01).add("kept").serialize()];
+
+  it("a promise passed where bytes or a filter belong is named as one that wants an await", async () => {
+    const pending = BloomFilter.deserializeChunks(record());
+    expect(() => BloomFilter.deserialize(pending as never)).toThrow("bytes must be a Uint8Array, got a Promise (an await is missing?)");
+    (await pending).dispose();
+  });
+});
