@@ -54,11 +54,11 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[])
       continue;
     }
     // `-q=1` or `-xyz` is no file name but a mistyped option (a file named so is given after `--`).
-    if (arg.startsWith("-") && !arg.startsWith("--") && arg.length > 2 && !/^-\.?[0-9]/.test(arg)) throw new UsageError(`unknown option ${arg}`);
+    if (arg.startsWith("-") && !arg.startsWith("--") && arg.length > 2 && !/^-\.?[0-9]/.test(arg)) throw new UsageError(`unknown option ${arg}${longMeant(arg, byLong)}`);
     if (arg.startsWith("--") || (arg.startsWith("-") && arg.length === 2 && arg !== "-")) {
       const [rawName, inline] = arg.startsWith("--") ? splitOnce(arg.slice(2), "=") : [arg.slice(1), undefined];
       const spec = arg.startsWith("--") ? byLong.get(rawName) : byShort.get(rawName);
-      if (!spec) throw new UsageError(`unknown option ${arg}`);
+      if (!spec) throw new UsageError(`unknown option ${arg}${arg.startsWith("--") ? "" : longMeant(arg, byLong)}`);
       if (spec.flag) {
         if (inline !== undefined) throw new UsageError(`--${spec.name} takes no value`);
         options.set(spec.name, true);
@@ -78,6 +78,12 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[])
     positionals.push(arg);
   }
   return { options, positionals, typed };
+}
+
+/** `-n` or `-output=x` where a long option of that name exists (`--n`, `--output`): "; did you mean --n?", else nothing. */
+function longMeant(arg: string, byLong: ReadonlyMap<string, OptionSpec>): string {
+  const name = splitOnce(arg.slice(1), "=")[0];
+  return byLong.has(name) ? `; did you mean --${name}?` : "";
 }
 
 /** An option rather than a value: "-q", "--output", "--"; not "-" (standard input or output) nor a negative number, which its own check refuses. */

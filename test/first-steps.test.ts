@@ -1,7 +1,11 @@
 // The mistakes a newcomer makes first, and what they are told: each message
 // says what is wrong (the argument as the API names it, and its value) and
 // what to do instead.
-import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { BloomFilter, CountingBloomFilter, CuckooFilter, ScalableBloomFilter, SplitBlockBloomFilter } from "../bindings/index.js";
 
 const CREATED = [
@@ -54,12 +58,42 @@ describe("create() with its numbers missing or wrong says how to call it", () =>
   });
 });
 
-describe("a missing await on deserializeChunks", () => {
+describe("a promise passed without await", () => {
   const record = () => [BloomFilter.create(100, 0.01).add("kept").serialize()];
 
   it("a promise passed where bytes or a filter belong is named as one that wants an await", async () => {
     const pending = BloomFilter.deserializeChunks(record());
     expect(() => BloomFilter.deserialize(pending as never)).toThrow("bytes must be a Uint8Array, got a Promise (an await is missing?)");
     (await pending).dispose();
+  });
+});
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const BIN = join(ROOT, "dist/cli/main.js");
+const dir = mkdtempSync(join(tmpdir(), "bloomkit-first-steps-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function run(args: string[]) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8" });
+  return { code: result.status, stderr: result.stderr };
+}
+
+describe("the command line's first mistakes", () => {
+  it.each([
+    [["dedup", "urls.txt", "-n", "5"], "unknown option -n; did you mean --n? (see bloomkit dedup --help)"],
+    [["calc", "-p", "0.01", "--n", "10"], "unknown option -p; did you mean --p? (see bloomkit calc --help)"],
+    [["dedup", "urls.txt", "--bogus"], "unknown option --bogus (see bloomkit dedup --help)"],
+  ])("%j", (args, message) => {
+    expect(run(args)).toEqual({ code: 2, stderr: `bloomkit: ${message}\n` });
+  });
+
+  it("merge of two files each sized by its own line count says to build both with the same --n and --p", () => {
+    writeFileSync(join(dir, "a.txt"), "a\nb\nc\nd\n");
+    writeFileSync(join(dir, "b.txt"), "e\nf\n");
+    expect(run(["build", join(dir, "a.txt"), "-o", join(dir, "a.bloom"), "-q"]).code).toBe(0);
+    expect(run(["build", join(dir, "b.txt"), "-o", join(dir, "b.bloom"), "-q"]).code).toBe(0);
+    const result = run(["merge", join(dir, "a.bloom"), join(dir, "b.bloom"), "-o", join(dir, "both.bloom")]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^bloomkit: cannot merge .*a\.bloom and .*b\.bloom: .*different bits \(m\).*; build both with the same --n and --p \(without --n, build sizes each for its own line count\)\n$/);
   });
 });
