@@ -587,7 +587,9 @@ export async function merge(parsed: Parsed): Promise<void> {
     merged = a.union(b);
   } catch (error) {
     // Files built before triple hashing use double hashing: say how to build one that merges with them.
-    const hint = a.strategy !== b.strategy && a.strategy !== "independent" && b.strategy !== "independent" ? ` (build the ${a.strategy === "triple" ? "first" : "second"} again with --strategy double)` : "";
+    let hint = a.strategy !== b.strategy && a.strategy !== "independent" && b.strategy !== "independent" ? ` (build the ${a.strategy === "triple" ? "first" : "second"} again with --strategy double)` : "";
+    // Two files built without --n are each sized for their own line count, so their m (or k) differ.
+    if (!hint && (a.bits !== b.bits || a.hashes !== b.hashes)) hint = "; build both with the same --n and --p (without --n, build sizes each for its own line count)";
     throw new CliError(`cannot merge ${nameOf(positionals[0], "standard input")} and ${nameOf(positionals[1], "standard input")}: ${(error as Error).message}${hint}`);
   }
   await save(output, merged);
