@@ -1,6 +1,7 @@
-// `npm run demo`: the classic crawler de-duplication program, with bloomkit. Reads a bundled file
-// of URLs with repeats, keeps the first occurrence of each, and reports the
-// filter's parameters and its false-positive rate, predicted and measured.
+// `npm run demo` (or `node examples/demo.mjs [file] [p]`, after `npm run build`): the classic
+// crawler de-duplication program, with bloomkit. Reads a file of URLs, one a line (default: the
+// bundled urls-sample.txt, with repeats), keeps the first occurrence of each, and reports the
+// filter's parameters (p defaults to 0.01) and its false-positive rate, predicted and measured.
 import { readFileSync } from "node:fs";
 import { BloomFilter, falsePositiveRateFor, optimal } from "bloomkit";
 

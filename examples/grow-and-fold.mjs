@@ -1,4 +1,4 @@
-// `node examples/grow-and-fold.mjs`: a scalable filter grown to 100× its
+// `node examples/grow-and-fold.mjs` (after `npm run build`): a scalable filter grown to 100× its
 // initial capacity, and a foldable filter folded 2, 4 and 8 times, each with
 // its false-positive rate measured on 1,000,000 keys never added.
 import { BloomFilter, ScalableBloomFilter } from "bloomkit";
