@@ -223,6 +223,16 @@ describe("intersect --threads", () => {
   });
 });
 
+/** The crawl log to a pipeline in pieces of whole lines of about 256 KiB, so that every worker runs batches. */
+async function pushWholeLines(pool: { push(piece: Buffer): Promise<unknown> }): Promise<void> {
+  const text = log.toString("latin1");
+  for (let at = 0; at < log.length; ) {
+    const end = Math.min(log.length, text.indexOf("\n", at + (256 << 10)) + 1 || log.length);
+    await pool.push(log.subarray(at, end));
+    at = end;
+  }
+}
+
 describe("the worker threads of a shared filter's pipeline (intersect's two, build's one)", () => {
   // Each worker takes a batch area in the shared filter's memory (at most 256, fewer in a filter of nearly 4 GiB) at its
   // first batch. Workers stopped without dispose() kept theirs: intersect's second pipeline (B's queries) then found
@@ -236,15 +246,9 @@ describe("the worker threads of a shared filter's pipeline (intersect's two, bui
     const filter = BuiltBloomFilter.create(200_000, 0.01, { shared: true });
     const states = new Int32Array(filter.share().memories[0].buffer, BATCH_STATES_BYTE, MAX_SCRATCH_SLOTS);
     const busy = () => states.filter((state) => state === BUSY).length;
-    const text = log.toString("latin1");
     for (const op of ["add", "has"] as const) {
       const pool = new LinePipeline({ filter, op, outputs: [] }, 2, new Progress("test", log.length, true));
-      // Pieces of whole lines, so that both workers run batches.
-      for (let at = 0; at < log.length; ) {
-        const end = Math.min(log.length, text.indexOf("\n", at + (256 << 10)) + 1 || log.length);
-        await pool.push(log.subarray(at, end));
-        at = end;
-      }
+      await pushWholeLines(pool);
       await pool.finish();
       await pool.close();
       expect(busy(), `after the pipeline that runs "${op}"`).toBe(0);
@@ -264,7 +268,6 @@ describe("--threads above what a shared filter's memory has room for", () => {
     const { Progress } = await import("../dist/cli/io.js");
     const { BloomFilter: BuiltBloomFilter } = await import("../dist/index.js");
     const { BATCH_STATES_BYTE, BUSY, MAX_SCRATCH_SLOTS } = await import("../dist/shared-arena.js");
-    const text = log.toString("latin1");
     const said: string[] = [];
     const write = process.stderr.write;
     process.stderr.write = ((chunk: string | Uint8Array) => said.push(String(chunk)) > 0) as typeof process.stderr.write;
@@ -275,11 +278,7 @@ describe("--threads above what a shared filter's memory has room for", () => {
         // intersect's two pipelines over one filter: A's adds, then B's queries.
         for (const op of ["add", "has"] as const) {
           const pool = new LinePipeline({ filter, op, outputs: [], threadsAsked: asked }, 4, new Progress("test", log.length, true));
-          for (let at = 0; at < log.length; ) {
-            const end = Math.min(log.length, text.indexOf("\n", at + (256 << 10)) + 1 || log.length);
-            await pool.push(log.subarray(at, end));
-            at = end;
-          }
+          await pushWholeLines(pool);
           await pool.finish();
           await pool.close();
           expect(pool.threads).toBe(2);
