@@ -1,6 +1,6 @@
 // SplitBlockBloomFilter against the Apache Parquet specification (BloomFilter.md).
 import { describe, expect, it } from "vitest";
-import { SplitBlockBloomFilter, deserialize, hash, splitBlockBytesFor, splitBlockFalsePositiveRate } from "../bindings/index.js";
+import { SplitBlockBloomFilter, deserialize, hash, hashMany, splitBlockBytesFor, splitBlockFalsePositiveRate } from "../bindings/index.js";
 import { ones, pack, randomBytes, urls } from "./helpers.js";
 
 /** The specification's salts. */
@@ -32,6 +32,39 @@ describe("SplitBlockBloomFilter follows the specification", () => {
       filter.addMany(keys);
       expect(filter.toParquetBitset()).toEqual(specBitset(keys, blocks));
     }
+  });
+
+  it("matches a bitset written by parquet-mr (apache/parquet-testing data/bloom_filter.xxhash.bin), word for word", () => {
+    // That file is a Thrift BloomFilterHeader (16 bytes) and a 1,024-byte bitset that Java's parquet-mr wrote for
+    // these four strings; Arrow C++'s CompatibilityTest checks its own filter against it byte for byte. Its
+    // non-zero little-endian u32 words, copied from the file: [word index, value]. Not computed by bloomkit.
+    const keys = ["hello", "parquet", "bloom", "filter"];
+    const words: [number, number][] = [
+      [32, 0x00100000], [33, 0x00000200], [34, 0x00000400], [35, 0x00000080], [36, 0x00000200], [37, 0x80000000], [38, 0x10000000], [39, 0x08000000],
+      [40, 0x00800000], [41, 0x10000000], [42, 0x00000001], [43, 0x10000000], [44, 0x00000020], [45, 0x00200000], [46, 0x40000000], [47, 0x00080000],
+      [56, 0x00000004], [57, 0x00400000], [58, 0x00400000], [59, 0x00080000], [60, 0x04000000], [61, 0x00002000], [62, 0x00000010], [63, 0x00000002],
+      [80, 0x00200000], [81, 0x00000800], [82, 0x00000100], [83, 0x20000000], [84, 0x00800000], [85, 0x08000000], [86, 0x00000100], [87, 0x00001000],
+    ];
+    const expected = new Uint32Array(1024 / 4);
+    for (const [i, value] of words) expected[i] = value;
+    const bitset = new Uint8Array(expected.buffer);
+    const routes: [string, (filter: SplitBlockBloomFilter) => void][] = [
+      ["add", (f) => keys.forEach((key) => f.add(key))],
+      ["addMany", (f) => f.addMany(keys)],
+      ["addLines", (f) => f.addLines(new TextEncoder().encode(keys.join("\n")))],
+      ["addPacked", (f) => { const { bytes, ends } = pack(keys.map((k) => new TextEncoder().encode(k))); f.addPacked(bytes, ends); }],
+      ["addHashes", (f) => f.addHashes(hashMany("xxh64", keys, 0) as BigUint64Array)],
+    ];
+    for (const shared of [false, true]) {
+      for (const [route, add] of routes) {
+        using filter = SplitBlockBloomFilter.withSize(32, { shared });
+        add(filter);
+        expect(filter.toParquetBitset(), `${route}${shared ? ", shared" : ""}`).toEqual(bitset);
+      }
+    }
+    using read = SplitBlockBloomFilter.fromParquetBitset(bitset);
+    expect(keys.map((key) => read.has(key))).toEqual([true, true, true, true]);
+    expect(Array.from(read.hasMany(keys))).toEqual([1, 1, 1, 1]);
   });
 
   it("one key sets one bit in each of the eight words of one block", () => {
