@@ -87,6 +87,10 @@ describe("SplitBlockBloomFilter follows the specification", () => {
       expect(splitBlockBytesFor(n, p) / 32, `${n} at ${p}`).toBe(blocks);
       expect(SplitBlockBloomFilter.create(n, p).blocks).toBe(blocks);
     }
+    // parquet-mr and arrow-rs cut m to whole bytes before rounding up (259.8 bits → 32 bytes for 45 keys at 10%);
+    // create() rounds m itself up, to 64 bytes, as the README says.
+    expect(Math.floor(Math.trunc((-8 * 45) / Math.log(1 - Math.pow(0.1, 1 / 8))) / 8)).toBe(32);
+    expect(splitBlockBytesFor(45, 0.1)).toBe(64);
   });
 
   it("without power-of-two rounding takes the fewest blocks whose measured rate is ≤ p", () => {
