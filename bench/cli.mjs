@@ -27,7 +27,8 @@ export function timed(label, command) {
   const result = spawnSync(TIME, ["-f", "%e %M", "sh", "-c", command], { encoding: "utf8", maxBuffer: 1 << 26 });
   if (result.status !== 0) throw new Error(`${label} failed: ${result.stderr}`);
   const [seconds, kb] = result.stderr.trim().split("\n").pop().split(" ").map(Number);
-  return { label, command, seconds, peakMB: kb / 1024, stderr: result.stderr };
+  // %M is KiB; MB here are 10^6 bytes, as the input's size and MB/s are.
+  return { label, command, seconds, peakMB: (kb * 1024) / 1e6, stderr: result.stderr };
 }
 
 /**

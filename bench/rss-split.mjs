@@ -32,6 +32,7 @@ child.on("exit", (code) => {
     process.stderr.write(`${command} exited with ${code}\n`);
     process.exit(1);
   }
-  const mb = (kib) => kib / 1024;
+  // KiB to MB of 10^6 bytes, the unit of GNU time's peak in bench/cli.mjs.
+  const mb = (kib) => (kib * 1024) / 1e6;
   console.log(JSON.stringify({ peakMB: mb(peak.rss), anonymousMB: mb(peak.anon), fileMB: mb(peak.file) }));
 });
