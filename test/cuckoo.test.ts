@@ -99,7 +99,8 @@ describe("CuckooFilter.sizeFor", () => {
       } catch (error) {
         wanted = error;
       }
-      expect(sizing, `n = ${String(n)}, p = ${p}`).toThrow(wanted as Error);
+      // The same message, but for the hint on how to call, which names the call that was made.
+      expect(sizing, `n = ${String(n)}, p = ${p}`).toThrow((wanted as Error).message.replaceAll("CuckooFilter.create(", "CuckooFilter.sizeFor("));
       expect(() => sizing()).toThrow((wanted as Error).constructor as ErrorConstructor);
     }
     expect(() => CuckooFilter.sizeFor(-5, 0.01)).toThrow(new RangeError("expectedItems must be a positive finite number, got -5"));
