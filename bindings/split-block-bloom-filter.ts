@@ -36,7 +36,11 @@ const MIN_BYTES = 32;
 const MAX_SEGMENT_BLOCKS = Math.floor((MAX_BLOCK_BYTES - HEADER_BYTES) / SBBF_BLOCK_BYTES);
 /** Blocks a filter holds: block numbers are u32 in the specification's formula (128 GiB). */
 const MAX_BLOCKS = 2 ** 32 - 1;
-/** The most blocks the exact sizing searches (4 PiB: far past any filter, and below 2^53 so the search stays exact). */
+/**
+ * The most blocks splitBlockBytesFor answers, either sizing, and the exact
+ * sizing searches (4 PiB: far past any filter, so a larger answer means n or
+ * p is a mistake; and below 2^53 so the search stays exact).
+ */
 const MAX_SEARCH_BLOCKS = 2 ** 47;
 
 /** Blocks per segment for a filter of `blocks` blocks: all of them, or an equal share (the last segment takes what is left). */
@@ -53,6 +57,10 @@ function segmentBlocks(blocks: number): number {
  * about twice p); the rounding usually makes up for it. Without `powerOfTwo`:
  * the fewest 32-byte blocks whose actual rate (splitBlockFalsePositiveRate)
  * is at most p.
+ *
+ * A number to plan with: it may be more than one filter holds (2^32 − 1
+ * blocks, which create() and sizeFor() refuse past), up to 2^47 blocks
+ * (4 PiB); past that it throws a RangeError naming n and p, either sizing.
  */
 export function splitBlockBytesFor(n: number, p: number, powerOfTwo = true): number {
   checkPositive("n", n);
@@ -88,8 +96,7 @@ function checkSizing(call: string, expectedItems: number, falsePositiveRate: num
 
 /** splitBlockBytesFor without the argument checks. */
 function bytesFor(n: number, p: number, powerOfTwo: boolean): number {
-  if (powerOfTwo) return parquetBytes(n, p);
-  const blocks = fewestBlocks(n, p);
+  const blocks = powerOfTwo ? parquetBytes(n, p) / SBBF_BLOCK_BYTES : fewestBlocks(n, p);
   if (blocks > MAX_SEARCH_BLOCKS) {
     throw new RangeError(`a split-block filter for n = ${n} at p = ${p} needs more than ${MAX_SEARCH_BLOCKS} blocks (${formatBytes(MAX_SEARCH_BLOCKS * SBBF_BLOCK_BYTES)})`);
   }

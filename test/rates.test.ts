@@ -100,6 +100,17 @@ describe("splitBlockFalsePositiveRate", () => {
     expect(splitBlockFalsePositiveRate(10_000, bytes / 32 - 1)).toBeGreaterThan(0.001);
   });
 
+  it("the Parquet sizing (the default) refuses past 2^47 blocks as the exact one does, and answers below it for planning", () => {
+    // Was 2.09e298 and 5.4e39 bytes: numbers no filter, file or disk holds.
+    const refusal = /^a split-block filter for n = (1e\+298 at p = 0\.01|100 at p = 1e-300) needs more than 140737488355328 blocks \(4096\.00 TiB\)$/;
+    expect(() => splitBlockBytesFor(1e298, 0.01)).toThrow(refusal);
+    expect(() => splitBlockBytesFor(100, 1e-300)).toThrow(refusal);
+    expect(() => splitBlockBytesFor(1e298, 0.01)).toThrow(RangeError);
+    // Past what one filter holds but within the bound: a number to plan with (2 TiB), as with powerOfTwo: false.
+    expect(splitBlockBytesFor(1e12, 0.01)).toBe(2 ** 41);
+    expect(() => SplitBlockBloomFilter.sizeFor(1e12, 0.01)).toThrow(/a filter holds at most 4294967295/);
+  });
+
   it("expectedFalsePositiveRate(items) names a bad count", () => {
     using filter = SplitBlockBloomFilter.withSize(4);
     expect(filter.expectedFalsePositiveRate()).toBe(0);
