@@ -1,6 +1,7 @@
 // A small argv parser for the CLI: long and short options, `--name=value`,
 // positionals, and the number forms the calculator takes (10k, 5M, 64MB,
 // 17.55KiB, 1/1000). Mistakes throw UsageError (exit code 2).
+import { count } from "./words.js";
 
 /** Wrong usage: printed on one line, exit code 2. */
 export class UsageError extends Error {
@@ -129,14 +130,43 @@ export function parseCount(name: string, text: string): number {
   return value;
 }
 
+/** A size as parseBytes reads it: a number, then an optional unit. */
+const SIZE = /^([0-9]*\.?[0-9]+(?:[eE][+-]?\d+)?)\s*([a-zA-Z]*)$/;
+
 /** A byte size with a unit: 64MB, 17.55KiB, 1GiB (a bare number is bytes). */
 export function parseBytes(name: string, text: string): number {
-  const match = /^([0-9]*\.?[0-9]+(?:[eE][+-]?\d+)?)\s*([a-zA-Z]*)$/.exec(text.trim());
+  const match = SIZE.exec(text.trim());
   const unit = match ? BYTE_UNITS[match[2] || "B"] : undefined;
   const value = match && unit ? Number(match[1]) * unit : NaN;
   if (value === Infinity) throw new NumberTooLarge(name, text);
   if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name} must be ${SIZE_FORMS}; got "${text}"`);
   return value;
+}
+
+/**
+ * The least --memory a number without a unit may give. People who leave the
+ * unit out mean megabytes or gigabytes (--memory 1, 512, 4096, as sort -S and
+ * many tools read a bare number as KiB or MB), and every such amount up to
+ * 64 GB written in MB is below 64 KiB; a byte count typed in full on purpose
+ * (65536, 1E6, 1073741824) is not. Read as bytes, those small numbers gave the
+ * smallest filter without a word, which dropped or matched almost every line.
+ */
+export const MIN_BARE_MEMORY_BYTES = 64 * 1024;
+
+/**
+ * --memory of dedup and intersect: parseBytes, refusing a bare number below
+ * MIN_BARE_MEMORY_BYTES as a forgotten unit. With a unit, any size is taken
+ * (--memory 32B is a one-block filter, on purpose).
+ */
+export function parseMemory(text: string): number {
+  const bytes = parseBytes("memory", text);
+  const typed = text.trim();
+  if (SIZE.exec(typed)?.[2] === "" && bytes < MIN_BARE_MEMORY_BYTES) {
+    throw new UsageError(
+      `--memory ${typed} has no unit, so it reads as ${count(bytes, "byte")}, less than ${MIN_BARE_MEMORY_BYTES / 1024} KiB; give a unit, as in --memory ${typed}MB or --memory 1GB (--memory ${typed}B if bytes are meant)`,
+    );
+  }
+  return bytes;
 }
 
 /** True when the text carries a byte unit (so --m means bytes, not bits). */

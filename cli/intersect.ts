@@ -10,7 +10,7 @@ import { getHeapStatistics } from "node:v8";
 import { BloomFilter, hashMany, optimal, type OptimalInput } from "bloomkit";
 import { bloomBits, checkMemory, freeMemory } from "./memory.js";
 import { hashesForRate, refuseUnreachableRate } from "./sizing.js";
-import { UsageError, parseBytes, parseCount, parseProbability, sizedByOptions, type OptionSpec, type Parsed } from "./args.js";
+import { UsageError, parseMemory, parseCount, parseProbability, sizedByOptions, type OptionSpec, type Parsed } from "./args.js";
 import { onCleanup } from "./cleanup.js";
 import { checkOutputNames, closeInput, inputName, openInput, refuseOutputsThatAreInputs, streamed, type Input } from "./input.js";
 import { Output, Progress, estimateLines, forEachLine, headOf, linePieces, sizedPieces, splitLines } from "./io.js";
@@ -21,7 +21,7 @@ import { LinePipeline, PieceBuffers, parseThreads, threadsOption, worthThreads }
 export const intersectOptions: OptionSpec[] = [
   { name: "output", short: "o", value: "FILE", help: "common lines go here (default: standard output)" },
   { name: "exact", flag: true, help: "exact: partition both files into buckets on disk, then intersect each bucket in memory" },
-  { name: "memory", value: "SIZE", help: "memory to use (default 1GB): the filter's size, or the bucket size for --exact" },
+  { name: "memory", value: "SIZE", help: "memory to use (default 1GB; a number without a unit is bytes, refused below 64 KiB as a forgotten unit): the filter's size, or the bucket size for --exact" },
   { name: "p", value: "P", help: "approximate: the filter's false-positive rate (default 0.001)" },
   { name: "n", value: "N", help: "approximate: the lines of A to size the filter for (default: estimated from A's size), as in 5G for five billion" },
   { name: "tmp", value: "DIR", help: "--exact: where the bucket files go (default: the system's temporary folder)" },
@@ -36,7 +36,7 @@ export async function intersect(parsed: Parsed): Promise<void> {
   if (positionals.length !== 2) throw new UsageError(`intersect takes two files, got ${positionals.length}`);
   const [a, b] = positionals;
   if (a === "-" && b === "-") throw new UsageError("only one of A and B can be standard input");
-  const memoryAsked = options.has("memory") ? parseBytes("memory", String(options.get("memory"))) : undefined;
+  const memoryAsked = options.has("memory") ? parseMemory(String(options.get("memory"))) : undefined;
   const p = options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.001;
   const givenN = options.has("n") ? parseCount("n", String(options.get("n"))) : undefined;
   if (givenN !== undefined && options.has("exact")) throw new UsageError("--n sizes the approximate filter; --exact needs none");

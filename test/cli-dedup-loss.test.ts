@@ -57,8 +57,8 @@ describe("dedup's reported loss is the loss measured", () => {
   });
 
   it.each([
-    ["--memory 32 (one split-block block)", ["--memory", "32"]],
-    ["--memory 32 --type bloom", ["--memory", "32", "--type", "bloom"]],
+    ["--memory 32B (one split-block block)", ["--memory", "32B"]],
+    ["--memory 32B --type bloom", ["--memory", "32B", "--type", "bloom"]],
   ])("%s: a saturated filter says so, and its bound holds the loss", (_, args) => {
     const { kept, reported, stderr } = dedup(args);
     const lost = distinct - kept;
@@ -89,6 +89,6 @@ describe("dedup without --n sizes for the lines the whole file holds", () => {
   });
 
   it("a saturated filter of --memory names --memory as the fix", () => {
-    expect(dedup(["--memory", "32"]).stderr).toMatch(/saturated.*give it more --memory\n/);
+    expect(dedup(["--memory", "32B"]).stderr).toMatch(/saturated.*give it more --memory\n/);
   });
 });

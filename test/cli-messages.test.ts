@@ -357,6 +357,36 @@ describe("an exponent with a capital E", () => {
   });
 });
 
+describe("a --memory without a unit", () => {
+  writeFileSync(file("memory-a.txt"), lines(100, "line-").join("\n") + "\n");
+  writeFileSync(file("memory-b.txt"), lines(100, "line-").join("\n") + "\n");
+  const dedup = (memory: string) => run(["dedup", file("memory-a.txt"), "--memory", memory, "-q", "-o", file("memory-out.txt")]);
+  const intersect = (memory: string, ...more: string[]) => run(["intersect", file("memory-a.txt"), file("memory-b.txt"), "--memory", memory, "-q", "-o", file("memory-out.txt"), ...more]);
+
+  // --memory 1 made the smallest filter without a word: a unit forgotten (1GB, 512MB) is wrong usage, said on one line.
+  it.each([
+    ["dedup", "1", "1 byte", "1"],
+    ["dedup", "512", "512 bytes", "512"],
+    ["intersect", "1", "1 byte", "1"],
+    ["intersect", "65535", "65,535 bytes", "65535"],
+    ["intersect --exact", "64", "64 bytes", "64"],
+  ])("%s --memory %s is a usage error naming the bytes it was read as", (command, memory, bytes, typed) => {
+    const result = command === "dedup" ? dedup(memory) : command === "intersect" ? intersect(memory) : intersect(memory, "--exact");
+    const name = command.split(" ")[0];
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `bloomkit: --memory ${typed} has no unit, so it reads as ${bytes}, less than 64 KiB; give a unit, as in --memory ${typed}MB or --memory 1GB (--memory ${typed}B if bytes are meant) (see bloomkit ${name} --help)\n`,
+    );
+  });
+
+  it("a unit keeps any size working, and a bare number of 64 KiB or more is bytes", () => {
+    for (const memory of ["32B", "1KB", "1.5KiB", "65536", "1E6", "1MB"]) {
+      expect(dedup(memory).code, `dedup --memory ${memory}`).toBe(0);
+      expect(intersect(memory).code, `intersect --memory ${memory}`).toBe(0);
+    }
+  });
+});
+
 describe("grammar and readable sizes", () => {
   it("dedup: one line, one repeat, and a tiny filter in bytes", () => {
     writeFileSync(file("one.txt"), "only\n");
