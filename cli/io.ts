@@ -7,7 +7,7 @@ import { CliError } from "./args.js";
 import { AtomicFile, WRITE_BEHIND_BYTES, descriptorOf, isNamedPipe } from "./atomic-output.js";
 import { STDIO, closeInput, inputName, openInput, streamed, type Input } from "./input.js";
 import { cannot, inWords } from "./os-errors.js";
-import { fmt, formatBytes } from "./words.js";
+import { fmt, formatBytes, oneLine } from "./words.js";
 
 /** Read size, and how much output is buffered before a write. */
 const CHUNK = 1 << 20;
@@ -577,7 +577,10 @@ export class Progress {
   #enabled: boolean;
   #started = Date.now();
   #shown = 0;
-  constructor(private readonly label: string, private readonly total: number | undefined, quiet: boolean) {
+  /** The label on one line, as errors show names: a file name's newline or terminal escape would break the line or clear the screen. */
+  private readonly label: string;
+  constructor(label: string, private readonly total: number | undefined, quiet: boolean) {
+    this.label = oneLine(label);
     this.#enabled = Boolean(process.stderr.isTTY) && !quiet;
   }
 

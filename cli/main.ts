@@ -7,6 +7,7 @@ import { runCleanups, watchSignals } from "./cleanup.js";
 import { collectBeforeExit } from "./exit-deadlock.js";
 import { clearProgress, printOut } from "./io.js";
 import { inWords } from "./os-errors.js";
+import { oneLine } from "./words.js";
 
 /** What a command's module gives: its work, its options and its usage line. */
 interface CommandCode {
@@ -84,11 +85,6 @@ function unexpected(error: unknown): string {
   const { code, path } = (error ?? {}) as NodeJS.ErrnoException;
   if (typeof code === "string" && /^E[A-Z0-9]+$/.test(code)) return `${path ? `${path}: ` : ""}${inWords(error)}`;
   return String((error as Error)?.message ?? error);
-}
-
-/** A message on one line: a newline or carriage return in a file name or value it quotes is shown as \n or \r. */
-function oneLine(message: string): string {
-  return message.replace(/\n/g, "\\n").replace(/\r/g, "\\r");
 }
 
 /** The command whose --help a usage error points to (none before a command is known). */

@@ -35,3 +35,14 @@ export function formatBytes(bytes: number): string {
   // A million TiB and more (only typed sizes get there: --memory 1e30): not eighteen digits before the point.
   return bytes < 1e6 * TIB ? `${(bytes / TIB).toFixed(2)} TiB` : `${(bytes / TIB).toPrecision(3)} TiB`;
 }
+
+/**
+ * Text on one line of a terminal, as a file name or value a message quotes:
+ * a newline or carriage return is shown as \n or \r, and any other control
+ * character (an escape that would clear the screen or move the cursor, a
+ * backspace, DEL, the C1 controls) as \xHH, so a name cannot break the line
+ * or rewrite what the user sees. A tab stays: it moves along the line only.
+ */
+export function oneLine(text: string): string {
+  return text.replace(/[\x00-\x08\x0a-\x1f\x7f-\x9f]/g, (c) => (c === "\n" ? "\\n" : c === "\r" ? "\\r" : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`));
+}

@@ -387,6 +387,33 @@ describe("a --memory without a unit", () => {
   });
 });
 
+describe("a file name with a newline and terminal controls", () => {
+  // "b\n" then the terminal's clear-screen sequence: raw, it breaks the line and wipes the user's screen.
+  const name = "b\n\x1b[2J.txt";
+  const shown = "b\\n\\x1b[2J.txt";
+  writeFileSync(file("names-a.txt"), lines(20_000, "line-").join("\n") + "\n");
+  writeFileSync(file(name), lines(20_000, "line-").join("\n") + "\n");
+
+  it("is shown escaped in an error, on one line", () => {
+    const result = run(["dedup", file(`missing-${name}`)]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`bloomkit: cannot read ${file(`missing-${shown}`)}: no such file or directory\n`);
+  });
+
+  // The progress line is shown only on a terminal: script(1) gives the command one.
+  const script = spawnSync("script", ["-V"]).status === 0;
+  it.skipIf(!script)("is shown escaped in the progress line, as errors show it", () => {
+    const env = { ...process.env, BIN, A: file("names-a.txt"), B: file(name), OUT: file("names-out.txt") };
+    const result = spawnSync("script", ["-qec", 'node "$BIN" intersect "$A" "$B" -o "$OUT"', "/dev/null"], { env, encoding: "utf8" });
+    expect(result.status, result.stdout).toBe(0);
+    expect(result.stdout).toContain(`\r\x1b[2Kprobing with ${file(shown)}: `);
+    // Every progress line holds no control character of its own: each starts at "\r\x1b[2K" and runs to its figures.
+    const progress = [...result.stdout.matchAll(/\r\x1b\[2K((?:reading|probing with) [^]*?lines)/g)].map((match) => match[1]);
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    for (const line of progress) expect(line).not.toMatch(/[\x00-\x1f\x7f-\x9f]/);
+  });
+});
+
 describe("grammar and readable sizes", () => {
   it("dedup: one line, one repeat, and a tiny filter in bytes", () => {
     writeFileSync(file("one.txt"), "only\n");

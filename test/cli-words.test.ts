@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { getSystemErrorMap } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { cannot, inWords } from "../cli/os-errors.js";
-import { count, fmt, formatBytes } from "../cli/words.js";
+import { count, fmt, formatBytes, oneLine } from "../cli/words.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bloomkit-words-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -107,5 +107,13 @@ describe("count and formatBytes", () => {
     [1e30, "9.09e+17 TiB"],
   ])("formatBytes(%d) is %j, never 0.00 of a larger unit", (bytes, text) => {
     expect(formatBytes(bytes)).toBe(text);
+  });
+});
+
+describe("oneLine: a name or value on one line of a terminal", () => {
+  it("shows newlines, carriage returns and terminal controls escaped, and leaves tabs and other text as they are", () => {
+    expect(oneLine("b\n\x1b[2J.txt")).toBe("b\\n\\x1b[2J.txt");
+    expect(oneLine("a\r\x00\x07\x08\x7f\x9b")).toBe("a\\r\\x00\\x07\\x08\\x7f\\x9b");
+    expect(oneLine("tab\there, café, 日本.txt")).toBe("tab\there, café, 日本.txt");
   });
 });
