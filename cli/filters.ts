@@ -21,7 +21,7 @@ import { refuseUnreachableRate } from "./sizing.js";
 import { STDIO, checkOutputNames, closeInput, inputName, openInput, refuseOutputsThatAreInputs, type Input } from "./input.js";
 import { Output, Progress, countNewlines, linePieces, printOut, splitLines } from "./io.js";
 import { cannot } from "./os-errors.js";
-import { count, fmt, formatBytes } from "./words.js";
+import { count, fmt, formatBytes, oneLine } from "./words.js";
 import { inRedis, openShared, redisOptions, redisTarget } from "./redis.js";
 import { AnsweredLines, lineEnds } from "./answered-lines.js";
 import { LinePipeline, PieceBuffers, THREADED_INPUT_BYTES, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
@@ -90,7 +90,8 @@ async function load(path: string): Promise<AnyFilter> {
 }
 
 /** How a file is named in messages: as the user gave it, or "standard input" or "standard output" for -. */
-const nameOf = (path: string, stdio: string) => (path === STDIO ? stdio : path);
+/** A file as messages name it, escaped to one line (a name may hold a newline or a terminal control). */
+const nameOf = (path: string, stdio: string) => (path === STDIO ? stdio : oneLine(path));
 
 /** Writes a filter file in pieces (no copy of a large filter in JS), to a temporary file renamed into place, or to standard output for -. */
 async function save(path: string, filter: AnyFilter): Promise<void> {

@@ -5,6 +5,7 @@ import { closeSync, fstatSync, open, readFileSync, realpathSync, statSync, type 
 import { basename, dirname, join, resolve } from "node:path";
 import { CliError, UsageError, typedName, type Parsed } from "./args.js";
 import { cannot } from "./os-errors.js";
+import { oneLine } from "./words.js";
 import { descriptorOf, targetOf } from "./atomic-output.js";
 
 /** The name used for standard input and output, on the command line and in messages. */
@@ -76,7 +77,8 @@ function stdinOffset(): number | undefined {
 
 /** How an input is named in messages: its path as given, or "standard input". */
 export function inputName(input: Input): string {
-  return input.path === STDIO ? "standard input" : input.path;
+  // Escaped here, for every message that quotes it: summaries too, not only errors and progress lines.
+  return input.path === STDIO ? "standard input" : oneLine(input.path);
 }
 
 /** True for standard input that is no file (a pipe, a terminal): streamed, of unknown length. Every other input is read as a file is. */

@@ -400,6 +400,17 @@ describe("a file name with a newline and terminal controls", () => {
     expect(result.stderr).toBe(`bloomkit: cannot read ${file(`missing-${shown}`)}: no such file or directory\n`);
   });
 
+  it("is shown escaped in the summaries of intersect and build", () => {
+    const intersect = run(["intersect", file("names-a.txt"), file(name), "-o", file("names-out.txt")]);
+    expect(intersect.code).toBe(0);
+    expect(intersect.stderr).toContain(`of ${file(shown)} (of 20,000)`);
+    const build = run(["build", file(name), "-o", file(`${name}.bloom`)]);
+    expect(build.code).toBe(0);
+    expect(build.stderr).toContain(`${file(shown)}.bloom: `);
+    // Line ends are the messages' own; no other control character comes through.
+    for (const stderr of [intersect.stderr, build.stderr]) expect(stderr.replaceAll("\n", "")).not.toMatch(/[\x00-\x1f\x7f-\x9f]/);
+  });
+
   // The progress line is shown only on a terminal: script(1) gives the command one.
   const script = spawnSync("script", ["-V"]).status === 0;
   it.skipIf(!script)("is shown escaped in the progress line, as errors show it", () => {
