@@ -568,6 +568,11 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     if (!Number.isInteger(factor) || factor < 1 || !Number.isInteger(Math.log2(factor)) || (factor > 1 && (bits / segments) % 64 !== 0)) {
       throw new FormatError(`corrupted: base bits ${baseBits} is not a power-of-two multiple of bits ${bits}`);
     }
+    // base m is the m of the filter this one was folded from, held in the same segments: 2^52 base bits (with a count
+    // of 2^51 keys in a 64-bit filter), or more in one segment than a segment holds, were no filter's.
+    if (!segmentable(baseBits, segments)) {
+      throw new FormatError(`corrupted: base bits ${baseBits} cannot be held in ${segments} segment${segments === 1 ? "" : "s"}, as the filter folded into this one was`);
+    }
     if (hashing.strategy === "independent" && hashing.names.length !== hashes) {
       throw new FormatError(`corrupted: ${hashing.names.length} hashes listed for k = ${hashes}`);
     }

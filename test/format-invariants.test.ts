@@ -33,9 +33,24 @@ describe("Bloom records", () => {
     const bits = 128;
     const bytes = buildRecord({ version: 1, type: 1, params: new Params().u64(bits).u64(bits * 3 * 2 ** 32).u32(2).u64(0).hashing(0, [XXH64]).bytes(), payload: new Uint8Array(16) });
     refused(bytes, /power-of-two multiple/, "3·2^32");
-    const ok = buildRecord({ version: 1, type: 1, params: new Params().u64(bits).u64(bits * 2 ** 32).u32(2).u64(0).hashing(0, [XXH64]).bytes(), payload: new Uint8Array(16) });
+    // The largest fold of one segment: a base of 128 · 2^27 bits still fits one segment (128 · 2^32 does not: see below).
+    const ok = buildRecord({ version: 1, type: 1, params: new Params().u64(bits).u64(bits * 2 ** 27).u32(2).u64(0).hashing(0, [XXH64]).bytes(), payload: new Uint8Array(16) });
     const filter = BloomFilter.deserialize(ok);
     expect(filter.add("x").has("x")).toBe(true);
+  });
+
+  it("a base m no filter was created with is refused: above MAX_FILTER_BITS, or more than its segments hold", () => {
+    // base m is the m of the filter this one was folded from, which had the same segments: a base of 2^52 bits
+    // (a 64-bit filter that then accepted a count of 2^51 keys) or of 128 · 2^32 bits in one segment was no filter's.
+    const bits = 128;
+    const withBase = (base: number | bigint, count = 0n) =>
+      buildRecord({ version: 1, type: 1, params: new Params().u64(bits).u64(base).u32(2).u64(count).hashing(0, [XXH64]).bytes(), payload: new Uint8Array(16) });
+    refused(withBase(2n ** 52n), /base bits/, "base 2^52");
+    refused(withBase(2n ** 52n, 2n ** 51n), /base bits/, "base 2^52, count 2^51");
+    refused(withBase(bits * 2 ** 32), /base bits/, "base 128 · 2^32 in one segment");
+    refused(withBase(bits * 2 ** 28), /base bits/, "base 128 · 2^28 > MAX_SEGMENT_BITS in one segment");
+    expect(BloomFilter.withSize(bits * 2 ** 8, 2).fold(2 ** 8).baseBits).toBe(bits * 2 ** 8);
+    BloomFilter.deserialize(withBase(bits * 2 ** 8)).dispose();
   });
 
   it("a count larger than the filter can hold is refused", () => {
