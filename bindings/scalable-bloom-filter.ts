@@ -452,6 +452,12 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     /** The sizing of the layer being read, worked out once its header comes (layerLimit() sized every layer up to maxLayers). */
     let expected: { bits: number; hashes: number; segments: number };
     const layerLoader: Loader<BloomFilter> = (layerHeader) => {
+      // A layer is added only when the one before is full (keysThatFill, or its capacity in records written before):
+      // a record whose earlier layer holds fewer keys was written by no filter, and reported fewer keys than it holds.
+      const before = filter.#layers.length - 1;
+      if (before >= 0 && filter.#layers[before].size < filter.#fullAtLayer(before)) {
+        throw new FormatError(`corrupted: layer ${before} holds ${filter.#layers[before].size} keys and is not full (${filter.#fullAtLayer(before)}), yet a layer follows it`);
+      }
       expected = filter.#sizingAt(filter.#layers.length);
       const { bits } = expected;
       const declared = layerHeader.params.byteLength >= 8 ? layerHeader.params.getBigUint64(0, true) : undefined;

@@ -136,6 +136,29 @@ describe("scalable records", () => {
     refused(buildRecord({ ...parts, payload: buildRecord(layer) }), /more than its capacity/, "count > capacity");
   });
 
+  it("a layer before the last that is not full is refused: a layer is added only when the one before it is full", () => {
+    const keys = Array.from({ length: 30 }, (_, i) => `k${i}`);
+    const made = ScalableBloomFilter.create(8, 0.05).addMany(keys);
+    expect(made.layers).toBe(3);
+    const parts = parseRecord(made.serialize());
+    const layers: Uint8Array[] = [];
+    for (let at = 0; at < parts.payload.length; ) {
+      const length = 36 + parseRecord(parts.payload.subarray(at)).params.length + parseRecord(parts.payload.subarray(at)).payload.length;
+      layers.push(parts.payload.slice(at, at + length));
+      at += length;
+    }
+    const joined = (list: Uint8Array[]) => {
+      const out = new Uint8Array(list.reduce((sum, layer) => sum + layer.length, 0));
+      list.reduce((at, layer) => (out.set(layer, at), at + layer.length), 0);
+      return out;
+    };
+    // Layer 0 (8 keys) counting none, or layer 1 (16) counting 3: the filter reported 22 or 17 keys for 30, and no adds make that.
+    refused(buildRecord({ ...parts, payload: joined([editParams(layers[0], (p) => p.setBigUint64(20, 0n, true)), layers[1], layers[2]]) }), /layer 0 .*not full/, "layer 0 empty");
+    refused(buildRecord({ ...parts, payload: joined([layers[0], editParams(layers[1], (p) => p.setBigUint64(20, 3n, true)), layers[2]]) }), /layer 1 .*not full/, "layer 1 at 3 keys");
+    // The last layer may hold any number up to its capacity.
+    deserialize(buildRecord({ ...parts, payload: joined([layers[0], layers[1], editParams(layers[2], (p) => p.setBigUint64(20, 0n, true))]) })).dispose();
+  });
+
   it("bytes after the last layer, and after a top-level record, are refused", () => {
     const bytes = filter().serialize();
     const parts = parseRecord(bytes);
