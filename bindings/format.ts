@@ -282,10 +282,14 @@ export class RecordReader<F> {
   /** Bytes there are to read, when the caller knows (readRecordBytes, a stream of a file): a record longer than them is refused before its filter is allocated. */
   readonly #available: number | undefined;
 
-  constructor(loaders: Loaders<F>, expected?: FilterTypeCode, available?: number) {
+  /** The record must be all of `available` (a whole stream of that size, not a part of a payload such as a scalable filter's layer): one shorter is refused too, before it is allocated. */
+  readonly #alone: boolean;
+
+  constructor(loaders: Loaders<F>, expected?: FilterTypeCode, available?: number, alone = false) {
     this.#loaders = loaders;
     this.#expected = expected;
     this.#available = available;
+    this.#alone = alone;
   }
 
   /** True once the whole record was read and checked. */
@@ -385,6 +389,9 @@ export class RecordReader<F> {
     if (!loader) throw new FormatError(`a ${TYPE_NAMES[header.type]} cannot be read here`);
     const needed = this.#head.length + header.payloadLength + FRAME_TRAILER;
     if (this.#available !== undefined && needed > this.#available) throw new FormatError(`truncated: ${this.#available} bytes, the record needs ${needed}`);
+    if (this.#alone && this.#available !== undefined && needed < this.#available) {
+      throw new FormatError(`bytes follow the record: the source holds ${this.#available} bytes, the record ${needed}; a record is read alone`);
+    }
     const loading = loader(header);
     this.#loading = loading;
     if (Array.isArray(loading.target)) {
@@ -493,7 +500,7 @@ function piecesOf(source: ByteSource): AsyncIterable<Uint8Array> | Iterable<Uint
  * truncated before its filter is allocated.
  */
 export async function readRecordStream<F>(source: ByteSource, loaders: Loaders<F>, expected?: FilterTypeCode, available?: number): Promise<F> {
-  const reader = new RecordReader(loaders, expected, available);
+  const reader = new RecordReader(loaders, expected, available, true);
   let read = 0;
   try {
     for await (const piece of piecesOf(source)) {

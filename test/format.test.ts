@@ -222,6 +222,17 @@ describe("deserializeChunks with the source's size", () => {
     );
   });
 
+  it("refuses a size larger than the record, before allocating: the bytes past the record, or a size that is not the source's", async () => {
+    // A source of the record alone but a size 5 bytes larger loaded; a source that held those 5 bytes was refused
+    // only once they came, after the filter was allocated and filled.
+    const bytes = BloomFilter.create(1000, 0.01).add("kept").serialize();
+    await expect(deserializeChunks([bytes], { size: bytes.length + 5 })).rejects.toThrow(new FormatError(`bytes follow the record: the source holds ${bytes.length + 5} bytes, the record ${bytes.length}; a record is read alone`));
+    await expect(BloomFilter.deserializeChunks([bytes, new Uint8Array(5)], { size: bytes.length + 5 })).rejects.toThrow(/^bytes follow the record: the source holds/);
+    const scalable = ScalableBloomFilter.create(8, 0.05).addMany(["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]).serialize();
+    await expect(ScalableBloomFilter.deserializeChunks([scalable], { size: scalable.length + 1 })).rejects.toThrow(new FormatError(`bytes follow the record: the source holds ${scalable.length + 1} bytes, the record ${scalable.length}; a record is read alone`));
+    expect((await ScalableBloomFilter.deserializeChunks([scalable], { size: scalable.length })).has("a")).toBe(true);
+  });
+
   it("loads a record of exactly that size, and checks the option", async () => {
     const bytes = BloomFilter.create(1000, 0.01).add("kept").serialize();
     expect((await deserializeChunks([bytes.subarray(0, 50), bytes.subarray(50)], { size: bytes.length })).has("kept")).toBe(true);
