@@ -51,6 +51,9 @@ function lineCount(buffer: Uint8Array): number {
 /** A rate every capacity reaches with k ≤ 256 (the smallest is about 2^−256.5 for any n ≥ 1). */
 const SURELY_REACHABLE = 2 ** -250;
 
+/** Keys a layer before the last may hold below its keysThatFill in a record (see the loader). */
+const FULL_SLACK_KEYS = 1;
+
 /** Layer i's capacity ⌈n0 · s^i⌉. */
 function capacityOf(initialCapacity: number, growth: number, i: number): number {
   return Math.ceil(initialCapacity * growth ** i);
@@ -454,8 +457,10 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     const layerLoader: Loader<BloomFilter> = (layerHeader) => {
       // A layer is added only when the one before is full (keysThatFill, or its capacity in records written before):
       // a record whose earlier layer holds fewer keys was written by no filter, and reported fewer keys than it holds.
+      // One key of slack: keysThatFill rounds a floating-point integral, and an engine whose Math.pow differs from
+      // the writer's in the last digit could round it one higher; a valid record must never be refused for that.
       const before = filter.#layers.length - 1;
-      if (before >= 0 && filter.#layers[before].size < filter.#fullAtLayer(before)) {
+      if (before >= 0 && filter.#layers[before].size + FULL_SLACK_KEYS < filter.#fullAtLayer(before)) {
         throw new FormatError(`corrupted: layer ${before} holds ${filter.#layers[before].size} keys and is not full (${filter.#fullAtLayer(before)}), yet a layer follows it`);
       }
       expected = filter.#sizingAt(filter.#layers.length);
