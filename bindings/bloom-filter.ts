@@ -8,7 +8,7 @@ import type { Placement } from "./wasm-block.js";
 import type { Arena } from "./arena.js";
 import { defaultArena, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_HAS } from "./constants.generated.js";
-import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkVisit, checkPositive, checkProbability, createUsage, describe, formatBytes, checkMadeBy } from "./errors.js";
+import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkVisit, checkCreateNumbers, describe, formatBytes, checkMadeBy } from "./errors.js";
 import { checkKey, scratchOf, SHARED_BYTES_KEY_BYTES, SHARED_KEY_BYTES, type Key } from "./keys.js";
 import { checkChunksOptions, checkDeserializeOptions, openHandle, type DeserializeChunksOptions, type DeserializeOptions, type SharedFilterHandle } from "./shared.js";
 import { SOURCE_BYTES, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
@@ -115,11 +115,9 @@ export interface BloomFilterSize {
   bytes: number;
 }
 
-/** create()'s and sizeFor()'s arguments, checked in that order. */
-/** `call` is how the caller called (BloomFilter.create or BloomFilter.sizeFor), for the hint a missing number gets. */
+/** create()'s and sizeFor()'s arguments, checked in that order (`call`, BloomFilter.create or BloomFilter.sizeFor, for the hint a missing number gets). */
 function checkCreate(call: string, expectedItems: number, falsePositiveRate: number, options: BloomFilterOptions | undefined) {
-  const n = checkPositive("expectedItems", expectedItems, createUsage(call, "expectedItems", expectedItems));
-  const p = checkProbability("falsePositiveRate", falsePositiveRate, createUsage(call, "expectedItems", expectedItems));
+  const { n, p } = checkCreateNumbers(call, "expectedItems", expectedItems, falsePositiveRate);
   const checked = checkOptions("options", options, OPTION_NAMES);
   const hashing = resolveHashing(checked);
   if (checked.foldable !== undefined && typeof checked.foldable !== "boolean") {

@@ -5,7 +5,7 @@ import { checkChunksOptions, type ChunksOptions } from "./shared.js";
 import { WasmBlock } from "./wasm-block.js";
 import { defaultArena, freeMemory, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_COUNT, OP_HAS, OP_REMOVE } from "./constants.generated.js";
-import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkPositive, checkProbability, createUsage, describe, formatBytes, checkMadeBy } from "./errors.js";
+import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkCreateNumbers, describe, formatBytes, checkMadeBy } from "./errors.js";
 import { SOURCE_BYTES, sourceLength, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { maxKeyBytes, type Key } from "./keys.js";
 import { segmentIndices } from "./indices.js";
@@ -92,9 +92,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
 
   /** Sized like BloomFilter.create (m counters, k hashes) for `expectedItems` keys at `falsePositiveRate`. */
   static create(expectedItems: number, falsePositiveRate: number, options?: CountingBloomFilterOptions): CountingBloomFilter {
-    const usage = createUsage("CountingBloomFilter.create", "expectedItems", expectedItems);
-    const n = checkPositive("expectedItems", expectedItems, usage);
-    const p = checkProbability("falsePositiveRate", falsePositiveRate, usage);
+    const { n, p } = checkCreateNumbers("CountingBloomFilter.create", "expectedItems", expectedItems, falsePositiveRate);
     const checked = checkOptions("options", options, OPTION_NAMES);
     const width = checkCounterBits(checked);
     const hashing = resolveHashing(checked);

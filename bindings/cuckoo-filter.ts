@@ -16,7 +16,7 @@ import {
   OP_TEST_AND_ADD,
   SOURCE_U32,
 } from "./constants.generated.js";
-import { checkInteger, checkOptions, checkPositive, checkProbability, createUsage, describe, formatBytes, checkMadeBy } from "./errors.js";
+import { checkInteger, checkOptions, checkProbability, checkCreateNumbers, describe, formatBytes, checkMadeBy } from "./errors.js";
 import { sourceLength, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { isBytes, MAX_BATCH_KEYS, type Key } from "./keys.js";
 import type { Arena } from "./arena.js";
@@ -171,9 +171,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
    * fewer than 512 buckets (see sizeFor).
    */
   static create(expectedItems: number, falsePositiveRate: number, options?: CuckooFilterOptions): CuckooFilter {
-    const usage = createUsage("CuckooFilter.create", "expectedItems", expectedItems);
-    const n = checkPositive("expectedItems", expectedItems, usage);
-    const p = checkProbability("falsePositiveRate", falsePositiveRate, usage);
+    const { n, p } = checkCreateNumbers("CuckooFilter.create", "expectedItems", expectedItems, falsePositiveRate);
     const checked = checkOptions("options", options, OPTION_NAMES);
     const hashing = cuckooHashing(checked);
     const { buckets, fingerprintBits } = CuckooFilter.sizeFor(n, p);
@@ -190,9 +188,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
    * arguments, a table too large for one filter included.
    */
   static sizeFor(expectedItems: number, falsePositiveRate: number): CuckooFilterSize {
-    const usage = createUsage("CuckooFilter.sizeFor", "expectedItems", expectedItems);
-    const n = checkPositive("expectedItems", expectedItems, usage);
-    const p = checkProbability("falsePositiveRate", falsePositiveRate, usage);
+    const { n, p } = checkCreateNumbers("CuckooFilter.sizeFor", "expectedItems", expectedItems, falsePositiveRate);
     const fingerprintBits = bitsFor(p, "falsePositiveRate");
     const buckets = bucketsFor(n);
     if (buckets > MAX_BUCKETS || blockBytes(buckets, fingerprintBits) > MAX_BLOCK_BYTES) {

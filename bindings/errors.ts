@@ -46,9 +46,20 @@ export function checkAttached(name: string, view: ArrayBufferView): void {
  * `create(1000)`, `create({ n, p })`): the call's form and one that works,
  * with the caller's count when it is one.
  */
-export function createUsage(call: string, first: string, count: unknown): string {
+function createUsage(call: string, first: string, count: unknown): string {
   const n = typeof count === "number" && count > 0 && Number.isFinite(count) ? String(count) : "1_000_000";
   return `call ${call}(${first}, falsePositiveRate) with a count of keys and a rate between 0 and 1, as in ${call}(${n}, 0.01) for 1%`;
+}
+
+/**
+ * A create() or sizeFor() call's two numbers, checked in that order: the
+ * count (named `countName`) and falsePositiveRate. `call` (as in
+ * "BloomFilter.create") names the call in the hint a missing number gets,
+ * which is written only then.
+ */
+export function checkCreateNumbers(call: string, countName: string, count: unknown, falsePositiveRate: unknown): { n: number; p: number } {
+  const usage = typeof count === "number" && typeof falsePositiveRate === "number" ? undefined : createUsage(call, countName, count);
+  return { n: checkPositive(countName, count, usage), p: checkProbability("falsePositiveRate", falsePositiveRate, usage) };
 }
 
 /** A number that must be finite and > 0 (counts such as n); `usage`, when given, follows a TypeError to say how to call. */

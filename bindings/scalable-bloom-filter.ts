@@ -6,7 +6,7 @@ import { checkChunksOptions, type ChunksOptions } from "./shared.js";
 import { BloomFilter } from "./bloom-filter.js";
 import { HASH_MURMUR3_128, OP_ADD, OP_HAS, SOURCE_HASHES, SOURCE_U32 } from "./constants.generated.js";
 import type { Arena } from "./arena.js";
-import { checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkPositive, checkProbability, checkVisit, checkMadeBy, createUsage } from "./errors.js";
+import { checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkPositive, checkProbability, checkVisit, checkMadeBy, checkCreateNumbers } from "./errors.js";
 import { checkReachable, rateFor, smallestRate } from "./optimal.js";
 import {
   FilterType,
@@ -180,9 +180,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
 
   /** A filter that starts with room for `initialCapacity` keys and grows by adding layers, keeping its rate ≤ p. */
   static create(initialCapacity: number, falsePositiveRate: number, options?: ScalableBloomFilterOptions): ScalableBloomFilter {
-    const usage = createUsage("ScalableBloomFilter.create", "initialCapacity", initialCapacity);
-    const n = checkPositive("initialCapacity", initialCapacity, usage);
-    const p = checkProbability("falsePositiveRate", falsePositiveRate, usage);
+    const { n, p } = checkCreateNumbers("ScalableBloomFilter.create", "initialCapacity", initialCapacity, falsePositiveRate);
     const checked = checkOptions("options", options, OPTION_NAMES);
     const growth = checked.growth === undefined ? 2 : checkPositive("options.growth", checked.growth);
     if (growth < 1) throw new RangeError(`options.growth must be at least 1, got ${growth}`);

@@ -5,7 +5,7 @@ import { KeyHashedBlock } from "./key-hashed-block.js";
 import type { Placement } from "./wasm-block.js";
 import { MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { HASH_XXH64, OP_ADD, OP_HAS, SBBF_HEADER } from "./constants.generated.js";
-import { checkCount, checkInteger, checkOptions, checkVisit, checkPositive, checkProbability, createUsage, describe, formatBytes, checkMadeBy } from "./errors.js";
+import { checkCount, checkInteger, checkOptions, checkVisit, checkPositive, checkProbability, checkCreateNumbers, describe, formatBytes, checkMadeBy } from "./errors.js";
 import { type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { checkKey, isBytes, SHARED_KEY_BYTES, type Key } from "./keys.js";
 import { checkChunksOptions, checkDeserializeOptions, openHandle, type DeserializeChunksOptions, type DeserializeOptions, type SharedFilterHandle } from "./shared.js";
@@ -84,9 +84,7 @@ function blocksFor(n: number, p: number, powerOfTwo: boolean): number {
 
 /** create()'s and sizeFor()'s arguments (`call` names which, for the hint a missing number gets), checked in that order: n, p, the options (named `names`), and powerOfTwo (default true). */
 function checkSizing(call: string, expectedItems: number, falsePositiveRate: number, options: unknown, names: readonly string[]) {
-  const usage = createUsage(call, "expectedItems", expectedItems);
-  const n = checkPositive("expectedItems", expectedItems, usage);
-  const p = checkProbability("falsePositiveRate", falsePositiveRate, usage);
+  const { n, p } = checkCreateNumbers(call, "expectedItems", expectedItems, falsePositiveRate);
   const checked = checkOptions("options", options, names);
   if (checked.powerOfTwo !== undefined && typeof checked.powerOfTwo !== "boolean") {
     throw new TypeError(`options.powerOfTwo must be a boolean, got ${describe(checked.powerOfTwo)}`);
