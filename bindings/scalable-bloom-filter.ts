@@ -250,7 +250,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
 
   /** Keys the current layers are sized for. */
   get capacity(): number {
-    return this.#live().reduce((sum, _, i) => sum + this.#capacityAt(i), 0);
+    return this.#capacityOfLayers(this.#live().length);
   }
 
   /** Total bits over all layers. */
@@ -602,7 +602,6 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     maxKeyBytes(key);
     const hash = this.#keyHash;
     const layers = this.#live();
-    const last = layers.length - 1;
     if (add && this.#room() === 0) {
       // Full: a key it holds still answers, and makes no new layer (as the batch path, which makes one only for a
       // key no layer holds); a new one gets a new layer, or #addLayer's error past the last.
