@@ -40,15 +40,18 @@ export function explainPositions({ key, cells, action, before, m, k, hashName, s
       );
     }),
   );
+  const scaled = `scaled into 0 … ${count(m - 1)}:`;
+  // One hash (k = 1): its position is h₁ itself, with no formula over i = 0 … 0 to read.
+  const onePosition = `its one position (k = 1) is h₁ itself, ${scaled}`;
+  const makes = `${strategy} hashing makes its k = ${k} positions ${positionsFormula(strategy)} (i = 0 … ${k - 1}),`;
   const how = el(
     "p",
     {},
     `${quoted(key)} hashed with ${hashName} gives h₁ = `,
     el("code", {}, digest),
-    // One hash (k = 1): its position is h₁ itself, with no formula over i = 0 … 0 to read.
     ...(second === undefined
-      ? [k === 1 ? `; its one position (k = 1) is h₁ itself, scaled into 0 … ${count(m - 1)}:` : `; from it, ${strategy} hashing makes its k = ${k} positions ${positionsFormula(strategy)} (i = 0 … ${k - 1}), ${strategy === "triple" ? "h₂ mixed from h₁ and h₃ from h₂" : "h₂ mixed from h₁"}, each scaled into 0 … ${count(m - 1)}:`]
-      : [" and h₂ = ", el("code", {}, second), k === 1 ? `, its two 64-bit halves; its one position (k = 1) is h₁ itself, scaled into 0 … ${count(m - 1)}:` : `, its two 64-bit halves; from them, ${strategy} hashing makes its k = ${k} positions ${positionsFormula(strategy)} (i = 0 … ${k - 1}),${strategy === "triple" ? " h₃ mixed from h₂," : ""} each scaled into 0 … ${count(m - 1)}:`]),
+      ? [k === 1 ? `; ${onePosition}` : `; from it, ${makes} ${strategy === "triple" ? "h₂ mixed from h₁ and h₃ from h₂" : "h₂ mixed from h₁"}, each ${scaled}`]
+      : [" and h₂ = ", el("code", {}, second), `, its two 64-bit halves; ${k === 1 ? onePosition : `from them, ${makes}${strategy === "triple" ? " h₃ mixed from h₂," : ""} each ${scaled}`}`]),
   );
   const word = counting ? "counter" : "bit";
   const cellCount = distinct.length;
