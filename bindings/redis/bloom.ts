@@ -243,9 +243,10 @@ export class RedisBloomFilter {
     const staging = Array.from({ length: segments }, (_, s) => uploadKey(name, upload, s));
     let placed: unknown;
     try {
-      const exists = await commands.call(meta, ["EXISTS", meta]);
-      if (integerOf(exists) !== 0 && integerOf(exists) !== 1) throw new UnexpectedReply("EXISTS", exists, "0 or 1");
-      if (integerOf(exists) === 1) throw new RedisFilterError(name, ALREADY_EXISTS);
+      const existsReply = await commands.call(meta, ["EXISTS", meta]);
+      const exists = integerOf(existsReply);
+      if (exists !== 0 && exists !== 1) throw new UnexpectedReply("EXISTS", existsReply, "0 or 1");
+      if (exists === 1) throw new RedisFilterError(name, ALREADY_EXISTS);
       const bytes = Math.ceil(segmentBits / 8);
       const uploaded = new Array<string>(segments).fill("0");
       for (let s = 0; s < segments; s++) {
