@@ -98,6 +98,12 @@ export function cSection({ n, p, hugeBlocks, ints }) {
   bloomkit.hugeMemberHits = ones(huge.hasInts(memberInts));
   bloomkit.hugeAbsentHits = ones(huge.hasInts(absentInts));
   huge.dispose();
+  // The small filter's blocks with the integers 0 … n − 1: unlike the 1 GiB filter, it answers some absent integers present.
+  const smallMembers = Uint32Array.from({ length: n }, (_, i) => i);
+  const smallInts = SplitBlockBloomFilter.withSize(blocks).addInts(smallMembers);
+  bloomkit.smallIntMemberHits = ones(smallInts.hasInts(smallMembers));
+  bloomkit.smallIntAbsentHits = ones(smallInts.hasInts(Uint32Array.from({ length: n }, (_, i) => n + i)));
+  smallInts.dispose();
   const c = cReference({ packedKeys, packedProbes, blocks, hugeBlocks, ints });
   return { n, ints, blocks, hugeBlocks, c, bloomkit };
 }

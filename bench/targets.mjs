@@ -236,7 +236,7 @@ export function targetsReport(runs, { c, dedup, notRun = [] }) {
   });
   const skipped = [];
   if (c?.skipped) skipped.push(`- Target 5 was not measured: ${c.skipped}.`);
-  const hitPairs = c && !c.skipped ? [["memberHits", "memberHits"], ["absentHits", "absentHits"], ["hugeMemberHits", "hugeMemberHits"], ["hugeAbsentHits", "hugeAbsentHits"], ["hugeAbsentHitsNoPrefetch", "hugeAbsentHits"]] : [];
+  const hitPairs = c && !c.skipped ? [["memberHits", "memberHits"], ["absentHits", "absentHits"], ["hugeMemberHits", "hugeMemberHits"], ["hugeAbsentHits", "hugeAbsentHits"], ["hugeAbsentHitsNoPrefetch", "hugeAbsentHits"], ["smallIntMemberHits", "smallIntMemberHits"], ["smallIntAbsentHits", "smallIntAbsentHits"]] : [];
   const differ = hitPairs.filter(([ofC, ofBloomkit]) => c.c[ofC] !== c.bloomkit[ofBloomkit]);
   if (differ.length > 0) {
     skipped.push(`- **The C program's hits differ from bloomkit's** (${differ.map(([ofC, ofBloomkit]) => `${ofC}: C ${c.c[ofC]}, bloomkit ${c.bloomkit[ofBloomkit]}`).join("; ")}): target 5 compares different filters.`);
