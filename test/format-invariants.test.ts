@@ -157,6 +157,13 @@ describe("scalable records", () => {
     refused(buildRecord({ ...parts, payload: joined([layers[0], editParams(layers[1], (p) => p.setBigUint64(20, 3n, true)), layers[2]]) }), /layer 1 .*not full/, "layer 1 at 3 keys");
     // The last layer may hold any number up to its capacity.
     deserialize(buildRecord({ ...parts, payload: joined([layers[0], layers[1], editParams(layers[2], (p) => p.setBigUint64(20, 0n, true))]) })).dispose();
+    // A full layer holds exactly the keys that fill it; the reader allows one key less (docs/FORMAT.md), not two.
+    const full = new DataView(parseRecord(layers[0]).params.buffer).getBigUint64(20, true);
+    const layer0Counting = (count: bigint) => buildRecord({ ...parts, payload: joined([editParams(layers[0], (p) => p.setBigUint64(20, count, true)), layers[1], layers[2]]) });
+    const slack = ScalableBloomFilter.deserialize(layer0Counting(full - 1n));
+    expect(slack.size).toBe(made.size - 1);
+    slack.dispose();
+    refused(layer0Counting(full - 2n), /layer 0 .*not full/, "layer 0 two keys short");
   });
 
   it("bytes after the last layer, and after a top-level record, are refused", () => {
