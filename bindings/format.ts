@@ -13,7 +13,7 @@ import { base64ToBytes, bytesToBase64 } from "./base64.js";
 export const MAGIC = 0x4b4d4c42;
 /** Bytes of the magic number, at the start of every record (little-endian u32). */
 const MAGIC_BYTES = 4;
-/** The newest version this bloomkit writes and reads: 2 for filters held in segments (larger than one wasm memory), scalable filters whose small first layers have the minimum size, and binary fuse filters (their key mapping), 1 for everything else. */
+/** The newest version this bloomkit writes and reads: 2 for filters held in segments (larger than one wasm memory), scalable filters whose first layer was raised to the minimum size, and binary fuse filters (their key mapping), 1 for everything else. */
 export const FORMAT_VERSION = 2;
 /** Fixed bytes around the parameters and payload: magic … header checksum, and the payload checksum. */
 const FRAME_BEFORE_PARAMS = 12;
