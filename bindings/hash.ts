@@ -4,11 +4,15 @@ import { checkInteger, describe } from "./errors.js";
 import { writeKey, type Key } from "./keys.js";
 import { forEachChunk, SOURCE_BYTES, type KeySource } from "./batch.js";
 
-/** Every hash, in the order of the wasm core's ids (assembly/hash.ts). */
-export const hashNames = [
+/**
+ * Every hash, in the order of the wasm core's ids (assembly/hash.ts). Frozen:
+ * a name's place is its id, so a caller's hashNames.sort() for a list would
+ * otherwise make every name hash as another.
+ */
+export const hashNames = Object.freeze([
   "rs", "js", "pjw", "elf", "bkdr", "sdbm", "djb", "dek", "bp", "fnv", "ap", "hflp", "hf", "str", "tianl",
   "fnv1_32", "fnv1a_32", "fnv1a_64", "murmur3_32", "murmur3_128", "xxh32", "xxh64", "xxh3",
-] as const;
+] as const);
 
 export type HashName = (typeof hashNames)[number];
 /** Names whose result is a 64-bit bigint. */

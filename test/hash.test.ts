@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { hash, hashBits, hashMany, hashNames, hashPacked, isSeeded, type HashName } from "../bindings/index.js";
 import { pack } from "./helpers.js";
+import { classic } from "./reference-hashes.js";
 
 type Vector = { kind: string; seed: number; hex: string } & Record<HashName, string>;
 const vectors: Vector[] = JSON.parse(readFileSync(new URL("./fixtures/hash-vectors.json", import.meta.url), "utf8"));
@@ -106,6 +107,25 @@ describe("hash family", () => {
     for (const key of ["a", "abc", "https://example.com/some/long/path"]) {
       expect(hash("hflp", key)).toBeLessThan(key.length);
       expect(hash("hf", key)).toBeLessThan(key.length);
+    }
+  });
+
+  it("hashNames cannot be changed: sorted in place for a list, it left every name hashing with another's id", () => {
+    const names = hashNames as unknown as string[];
+    const before = [...names];
+    const abc = Uint8Array.from([0x61, 0x62, 0x63]);
+    try {
+      expect(Object.isFrozen(hashNames)).toBe(true);
+      expect(() => names.sort()).toThrow(TypeError);
+      expect(() => names.reverse()).toThrow(TypeError);
+      expect(() => names.push("md5")).toThrow(TypeError);
+      expect(() => (names[0] = "md5")).toThrow(TypeError);
+      expect(names).toEqual(before);
+      expect([hash("rs", abc), hash("djb", abc)]).toEqual([classic("rs", abc), classic("djb", abc)]);
+    } finally {
+      // Before the fix the list was changed: put it back, or every later test would hash with the wrong ids.
+      if (!Object.isFrozen(hashNames)) before.forEach((name, i) => (names[i] = name));
+      if (!Object.isFrozen(hashNames)) names.length = before.length;
     }
   });
 
