@@ -2,7 +2,7 @@
 // 64/128-bit hash, and the independent strategy of the classic crawler
 // de-duplication program in C.
 import { describe, expect, it } from "vitest";
-import { BloomFilter, CountingBloomFilter, DEFAULT_STRATEGY, hash, type HashName } from "../bindings/index.js";
+import { BloomFilter, CountingBloomFilter, DEFAULT_STRATEGY, hash, hashNames, type HashName } from "../bindings/index.js";
 import { ones, pack, urls } from "./helpers.js";
 import { indicesOf, secondOf } from "./reference-indices.js";
 
@@ -117,6 +117,15 @@ describe("independent strategy", () => {
     expect(filter.hash).toEqual(names);
     for (const key of ["", "a", "https://example.com/page?id=1", "布隆过滤器", ...urls(100, "seedc", 24)]) {
       const want = names.map((name) => Number(BigInt(hash(name, key)) % BigInt(m)));
+      expect(filter.positions(key)).toEqual(want);
+    }
+  });
+
+  it("takes every hash name, index i being hash_i(key) mod m: murmur3_128's of its first 64 bits (h1), as README and docs/FORMAT.md say", () => {
+    const m = 1_000_003; // prime: any difference in the value reduced shows in the index
+    const filter = BloomFilter.withSize(m, hashNames.length, { hash: hashNames });
+    for (const key of ["", "a", "https://example.com/page?id=1", "布隆过滤器", "x".repeat(300)]) {
+      const want = hashNames.map((name) => Number((BigInt(hash(name, key)) & MASK64) % BigInt(m)));
       expect(filter.positions(key)).toEqual(want);
     }
   });
