@@ -21,7 +21,7 @@ import { refuseUnreachableRate } from "./sizing.js";
 import { STDIO, checkOutputNames, closeInput, inputName, openInput, refuseOutputsThatAreInputs, type Input } from "./input.js";
 import { Output, Progress, countNewlines, linePieces, printOut, splitLines } from "./io.js";
 import { cannot } from "./os-errors.js";
-import { count, fmt, formatBytes, oneLine } from "./words.js";
+import { count, fmt, formatBytes, oneLine, oneLineBytes } from "./words.js";
 import { inRedis, openShared, redisOptions, redisTarget } from "./redis.js";
 import { AnsweredLines, lineEnds } from "./answered-lines.js";
 import { LinePipeline, PieceBuffers, THREADED_INPUT_BYTES, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
@@ -336,9 +336,16 @@ async function inOrder(keys: readonly Key[], answerKeys: (keys: Key[]) => unknow
   if (at + 1 < keys.length) await answerKeys(keys.slice(at + 1));
 }
 
+/**
+ * The answers to keys given as arguments, each on a line of its own: an
+ * argument can hold a newline, which would start a line that reads as
+ * another key's answer, or an escape that rewrites the terminal, so the key
+ * is printed as messages print names (oneLine). A line of standard input
+ * holds no newline and is printed as read.
+ */
 function writeAnswers(out: Output, keys: readonly Key[], answers: ArrayLike<number>): void {
   keys.forEach((key, i) => {
-    out.write(key);
+    out.write(typeof key === "string" ? oneLine(key) : oneLineBytes(key));
     out.write(`\t${answer(answers[i])}\n`);
   });
 }

@@ -44,5 +44,20 @@ export function formatBytes(bytes: number): string {
  * or rewrite what the user sees. A tab stays: it moves along the line only.
  */
 export function oneLine(text: string): string {
-  return text.replace(/[\x00-\x08\x0a-\x1f\x7f-\x9f]/g, (c) => (c === "\n" ? "\\n" : c === "\r" ? "\\r" : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`));
+  return text.replace(/[\x00-\x08\x0a-\x1f\x7f-\x9f]/g, (c) => shown(c.charCodeAt(0)));
 }
+
+/**
+ * oneLine for text as bytes that may not be UTF-8 (a key typed in Latin-1):
+ * the same characters escaped, the C1 controls where UTF-8 encodes them,
+ * every other byte kept as it is.
+ */
+export function oneLineBytes(bytes: Uint8Array): Uint8Array {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1");
+  // Read as Latin-1, each byte is one character: U+0080–U+009F in UTF-8 is \xc2 then \x80–\x9f.
+  const escaped = text.replace(/[\x00-\x08\x0a-\x1f\x7f]|\xc2[\x80-\x9f]/g, (c) => shown(c.charCodeAt(c.length - 1)));
+  return escaped === text ? bytes : Buffer.from(escaped, "latin1");
+}
+
+/** How oneLine shows the control character of code `code`. */
+const shown = (code: number) => (code === 10 ? "\\n" : code === 13 ? "\\r" : `\\x${code.toString(16).padStart(2, "0")}`);

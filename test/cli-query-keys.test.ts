@@ -37,3 +37,24 @@ describe("query's key arguments", () => {
     expect(stdout.toString("latin1").split("\n").slice(0, 4).every((line) => line.endsWith("\tprobably present"))).toBe(true);
   });
 });
+
+describe("query's output of a key argument holding a control character", () => {
+  const lines = file("plain.txt");
+  writeFileSync(lines, "plain\n");
+  const filter = file("plain.bloom");
+  expect(spawnSync(process.execPath, [BIN, "build", lines, "-q", "-o", filter]).status).toBe(0);
+
+  it("prints one line per key: a newline, carriage return or escape in the key is written as \\n, \\r or \\xHH (as messages print names), a tab and other bytes as they are", () => {
+    // A key made to look like an answer, with a line of its own after it.
+    const forged = "absent\\tprobably present\\nnext";
+    const { code, stdout, stderr } = queryWith(filter, [forged, "a\\rb", "clear\\033[2J", "caf\\351\\nx", "tab\\tkey", "plain"]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const printed = stdout.toString("latin1").split("\n");
+    expect(printed.pop()).toBe("");
+    // The key is what comes before the last tab, its answer what follows it.
+    expect(printed.map((line) => line.slice(0, line.lastIndexOf("\t")))).toEqual(["absent\tprobably present\\nnext", "a\\rb", "clear\\x1b[2J", "caf\xe9\\nx", "tab\tkey", "plain"]);
+    expect(printed.map((line) => line.slice(line.lastIndexOf("\t") + 1)).every((answer) => answer === "probably present" || answer === "definitely absent")).toBe(true);
+    expect(printed[5]).toBe("plain\tprobably present");
+  });
+});
