@@ -391,7 +391,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     checkIntsHashing(this.#hashing.strategy);
     this.live();
     const segments = this.segmentCount;
-    return segmentIndices({ segmentBits: this.#segmentBits, baseBits: this.#baseBits / segments, segments, hashes: this.#hashes, strategy: this.#hashing.strategy as "triple" | "double", keyHash: this.#keyHash! }, source);
+    return segmentIndices({ segmentBits: this.#segmentBits, baseBits: this.#baseBits / segments, segments, hashes: this.#hashes, strategy: this.#hashing.strategy, keyHash: this.#keyHash! }, source);
   }
 
   /**

@@ -128,7 +128,7 @@ export function formatBytes(bytes: number): string {
 }
 
 /** Integer keys are indexed by triple or double hashing over their 64-bit mix; a filter of independent hashes has no index for them. */
-export function checkIntsHashing(strategy: "triple" | "double" | "independent"): void {
+export function checkIntsHashing(strategy: "triple" | "double" | "independent"): asserts strategy is "triple" | "double" {
   if (strategy === "independent") throw new TypeError("integer keys need triple or double hashing; this filter uses the independent strategy");
 }
 
