@@ -32,6 +32,8 @@ import {
   firstHash,
   thirdHash,
   thirdHashFor,
+  hashOfThirdIndex,
+  stepFromThirdIndex,
   secondHashOf,
   independentIndex,
   doubleIndex,
@@ -106,9 +108,8 @@ export { FILTER_HEADER };
 /** True when bits 2 … k − 1 of hashing from (h, h2, h3) are set. */
 // @ts-ignore: decorator
 @inline function restSet(data: usize, m: u64, base: u64, k: u32, h: u64, h2: u64, h3: u64): bool {
-  // g_2 = h + 2·h2 + h3, and the step after it h2 + 2·h3.
-  h += (h2 << 1) + h3;
-  h2 += h3 << 1;
+  h = hashOfThirdIndex(h, h2, h3);
+  h2 = stepFromThirdIndex(h2, h3);
   for (let i: u32 = 2; i < k; i++) {
     if (!testBit(data, doubleIndex(h, m, base))) return false;
     h += h2;

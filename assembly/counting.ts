@@ -5,7 +5,7 @@
 // distinct indices once. A counter at its maximum sticks: never incremented
 // or decremented again, so no later removal can produce a false negative.
 
-import { FILTER_HEADER, F_BASE_BITS, F_BITS, F_HASHES, F_SEED, F_STRATEGY, STRATEGY_INDEPENDENT, distinctIndices, distinctIndicesHashed, doubleIndex, firstHash, indexBuffer, keyStep, secondHashOf, thirdHash, thirdHashFor } from "./indices";
+import { FILTER_HEADER, F_BASE_BITS, F_BITS, F_HASHES, F_SEED, F_STRATEGY, STRATEGY_INDEPENDENT, distinctIndices, distinctIndicesHashed, doubleIndex, firstHash, hashOfThirdIndex, indexBuffer, keyStep, secondHashOf, stepFromThirdIndex, thirdHash, thirdHashFor } from "./indices";
 import { reduce } from "./reduce";
 import { Hashed, OP_ADD, OP_COUNT, OP_HAS, SOURCE_HASHES, SOURCE_U32, sourceHash } from "./batch";
 
@@ -236,9 +236,8 @@ export function countingBlockBytes(counters: f64, width: u32): f64 {
   least = min(least, getCounter(data, width, doubleIndex(h + h2, m, base)));
   if (least == 0) return 0;
   const h3 = thirdHash(filter, h2);
-  // g_2 = h + 2·h2 + h3, and the step after it h2 + 2·h3.
-  h += (h2 << 1) + h3;
-  h2 += h3 << 1;
+  h = hashOfThirdIndex(h, h2, h3);
+  h2 = stepFromThirdIndex(h2, h3);
   for (let i: u32 = 2; i < k; i++) {
     least = min(least, getCounter(data, width, doubleIndex(h, m, base)));
     h += h2;

@@ -92,6 +92,21 @@ let step: u64 = 0;
   return thirdHashFor(load<u32>(filter, F_STRATEGY), h2);
 }
 
+/**
+ * g_2 = h1 + 2·h2 + h3 of hashing from (h1, h2, h3): where the loops that
+ * read the first two indices on their own (most absent keys stop there) go on.
+ */
+// @ts-ignore: decorator
+@inline export function hashOfThirdIndex(h: u64, h2: u64, h3: u64): u64 {
+  return h + ((h2 << 1) + h3);
+}
+
+/** The step from g_2 to g_3, h2 + 2·h3: each step is h3 more than the one before. */
+// @ts-ignore: decorator
+@inline export function stepFromThirdIndex(h2: u64, h3: u64): u64 {
+  return h2 + (h3 << 1);
+}
+
 /** The second hash for a given first one (what firstHash leaves in `step` for 64-bit hashes). */
 // @ts-ignore: decorator
 @inline export function secondHashOf(h: u64): u64 {
