@@ -1,11 +1,13 @@
 // RedisBloomFilter on a Redis Cluster whose client reads from replicas
 // (node-redis createCluster({ useReplicas: true }) sends read-only commands
-// to the master and its replicas in turn). A replica applies the master's
+// to the master and its replicas in turn; an ioredis Cluster made with
+// scaleReads: "slave" sends those it knows as read-only to a replica). A replica applies the master's
 // writes some time later: whatever a handle reads must come from the master,
 // or it misses keys whose add already returned. The replica is held behind
 // with CLIENT PAUSE … WRITE, which stops it applying the replication stream
 // while it still answers reads.
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { Cluster } from "ioredis";
 import { createClient, createCluster } from "redis";
 import { RedisBloomFilter } from "../bindings/redis/index.js";
 import { ones, urls } from "./helpers.js";
@@ -24,6 +26,7 @@ describeWithRedis("RedisBloomFilter on a cluster read through replicas", () => {
   let replica: RedisServer;
   let replicaClient: NodeRedis;
   let cluster: ReturnType<typeof createCluster>;
+  let ioCluster: Cluster;
 
   beforeAll(async () => {
     const options = ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000"];
@@ -43,10 +46,13 @@ describeWithRedis("RedisBloomFilter on a cluster read through replicas", () => {
     await primary.quit();
     cluster = createCluster({ rootNodes: [{ url: master.url }], useReplicas: true });
     await cluster.connect();
+    ioCluster = new Cluster([{ host: "127.0.0.1", port: master.port }], { scaleReads: "slave", retryDelayOnFailover: 0, redisOptions: { autoResendUnfulfilledCommands: false } });
+    await new Promise((resolve, reject) => ioCluster.once("ready", resolve).once("error", reject));
   }, 30_000);
 
   afterAll(async () => {
     await cluster?.quit();
+    await ioCluster?.quit();
     await replicaClient?.quit();
     await master?.stop();
     await replica?.stop();
@@ -80,6 +86,27 @@ describeWithRedis("RedisBloomFilter on a cluster read through replicas", () => {
         expect(ones(copy.hasMany(keys))).toBe(keys.length);
         copy.dispose();
       }
+    });
+  });
+
+  // ioredis looks a command's name up in its command table as given, and that table is lower-case:
+  // bloomkit's upper-case names read as no read-only command, so each goes to the master.
+  it("opens a filter just made through an ioredis Cluster with scaleReads: \"slave\"", async () => {
+    await replicaBehind(async () => {
+      const filter = await RedisBloomFilter.create(ioCluster, "replicated:io-open", 10_000, 0.01);
+      expect((await RedisBloomFilter.open(ioCluster, "replicated:io-open")).bits).toBe(filter.bits);
+    });
+  });
+
+  it("copies every key added before toBloomFilter() through an ioredis Cluster with scaleReads: \"slave\"", async () => {
+    const filter = await RedisBloomFilter.create(ioCluster, "replicated:io-copy", 10_000, 0.01);
+    const keys = urls(2000, "replicated-io", 1);
+    await replicaBehind(async () => {
+      await filter.addMany(keys);
+      expect(ones(await filter.hasMany(keys))).toBe(keys.length);
+      const copy = await filter.toBloomFilter();
+      expect(ones(copy.hasMany(keys))).toBe(keys.length);
+      copy.dispose();
     });
   });
 });

@@ -122,6 +122,8 @@ export function commandsOf(client: unknown, name = "redis"): Commands {
   const binary = { typeMapping: { [RESP_BLOB_STRING]: NodeBuffer } };
   if (has(client, "callBuffer") && has(client, "call")) {
     const io = client as IoRedisLike;
+    // The names stay upper-case: an ioredis Cluster made with scaleReads "slave" sends a command to a replica
+    // when its name, as given, is a read-only one in its command table, which is lower-case.
     return {
       call: (_key, [command, ...args]) => io.call(command as string, ...args),
       callBytes: async (_key, [command, ...args]) => bytesOf(command, await io.callBuffer(command as string, ...args)),
