@@ -59,7 +59,7 @@ const RANDOM_STARTS = 3;
  * builds rely on the attempts that take the halved layout, one in four: of
  * 5,000 random sets there, 40–50% needed the first halved attempt and 0.6%
  * the second (a halved attempt fails about 1.2% of the time), none a third.
- * 24 attempts hold six halved ones, so random keys pass them all about once
+ * 24 attempts hold six halved ones, so random keys fail all 24 about once
  * in 10^12 builds (0.5 · 0.012^6). Keys crafted against the public sequence
  * make all 24 fail: that is what they cost, where each fixed seed they
  * defeat would otherwise cost a full attempt, 100 before (about a build's
