@@ -267,3 +267,137 @@ describe("BinaryFuseFilter against an exact model", () => {
     }
   });
 });
+
+// The deletable filters where they are hardest to keep right: cuckoo tables
+// small enough to fill (refused adds, batches refused whole, keys whose two
+// buckets are one) and counters small enough to saturate, under adds, tryAdds,
+// testAndAdds, removes of held keys, removes of absent keys and round trips,
+// over every route, integers included.
+type Op = "add" | "tryAdd" | "testAndAdd" | "remove";
+type ModelKey = string | number;
+
+/** `op` over `keys` (all strings, or all numbers taken as integer keys) through `route`; one answer per key, or none. */
+function apply(filter: AnyFilter, op: Op, keys: ModelKey[], route: Route | "ints", wide: boolean): number[] {
+  if (route !== "ints") return run(filter, op, keys as string[], route);
+  const ints = wide ? BigUint64Array.from(keys as number[], BigInt) : Uint32Array.from(keys as number[]);
+  return Array.from((filter[`${op}Ints`](ints) ?? []) as ArrayLike<number>);
+}
+
+const DELETABLE_CONFIGS = [
+  { name: "CuckooFilter of 4 buckets, 8-bit fingerprints", make: () => CuckooFilter.withSize(4, 8) },
+  { name: "CuckooFilter of 16 buckets, 16-bit fingerprints, xxh64", make: () => CuckooFilter.withSize(16, 16, { hash: "xxh64", seed: 5 }) },
+  { name: "CuckooFilter of 1 bucket (every key's two buckets are one)", make: () => CuckooFilter.withSize(1, 32) },
+  { name: "CountingBloomFilter, 64 4-bit counters", make: () => CountingBloomFilter.withSize(64, 3) },
+  { name: "CountingBloomFilter, 96 8-bit counters, double hashing", make: () => CountingBloomFilter.withSize(96, 4, { counterBits: 8, strategy: "double" }) },
+  { name: "CountingBloomFilter, 64 16-bit counters, independent hashes", make: () => CountingBloomFilter.withSize(64, 2, { counterBits: 16, hash: ["murmur3_32", "fnv1a_32"] }) },
+];
+
+describe.each(DELETABLE_CONFIGS)("$name against an exact model of copies held", ({ make }) => {
+  it("full tables and saturated counters: no false negatives, refusals change nothing, every route agrees", async () => {
+    const random = rng(make.toString().length * 131);
+    let filter: AnyFilter = make();
+    const cuckoo = filter instanceof CuckooFilter;
+    const ints = !(filter instanceof CountingBloomFilter && filter.strategy === "independent");
+    // Most copies a count reports: a cuckoo key's two buckets, or a counter at its maximum.
+    const most = cuckoo ? 2 * filter.bucketSize : 2 ** filter.counterBits - 1;
+    const words = keyPool(30, random);
+    const numbers = Array.from({ length: 20 }, (_, i) => (i * 2654435761 + 12345) >>> 0);
+    const model = new Map<ModelKey, number>();
+    const held = (key: ModelKey) => model.get(key) ?? 0;
+    const hold = (key: ModelKey, change: number) => model.set(key, held(key) + change);
+    let refusals = 0;
+    let saturated = 0;
+    for (let step = 0; step < 1500; step++) {
+      const fromInts = ints && random() < 0.3;
+      const route = fromInts ? "ints" : ROUTES[Math.floor(random() * ROUTES.length)];
+      const wide = random() < 0.5;
+      const pool: ModelKey[] = fromInts ? numbers : words;
+      const batch = Array.from({ length: 1 + Math.floor(random() * 6) }, () => pool[Math.floor(random() * pool.length)]);
+      const where = `step ${step}, ${route}`;
+      const before = Buffer.from(filter.serialize());
+      const unchanged = (what: string) => expect(Buffer.from(filter.serialize()).equals(before), `${where}: ${what} changed the filter`).toBe(true);
+      const choice = random();
+      if (choice < 0.3) {
+        // add, or testAndAdd: a refused call (a full cuckoo filter) changes nothing; one key at a time, each refusal alone.
+        const op: Op = random() < 0.5 ? "add" : "testAndAdd";
+        const keys = route === "single" ? batch.map((key) => [key]) : [batch];
+        for (const some of keys) {
+          const start = Buffer.from(filter.serialize());
+          let answers: number[];
+          try {
+            answers = route === "single" ? [Number(filter[op](some[0]))] : apply(filter, op, some, route, wide);
+          } catch (error) {
+            expect(cuckoo, `${where}: ${(error as Error).message}`).toBe(true);
+            expect(error).toBeInstanceOf(RangeError);
+            expect(Buffer.from(filter.serialize()).equals(start), `${where}: a refused ${op} changed the filter`).toBe(true);
+            refusals++;
+            continue;
+          }
+          const seen = new Set<ModelKey>();
+          some.forEach((key, i) => {
+            if (op === "testAndAdd" && (held(key) > 0 || seen.has(key))) expect(answers[i], `${where}: testAndAdd of a held key`).toBe(1);
+            seen.add(key);
+            // A counting filter counts every add; a cuckoo filter's testAndAdd stores only what it answered absent.
+            if (op === "add" || !cuckoo || answers[i] === 0) hold(key, 1);
+          });
+        }
+      } else if (choice < 0.4 && cuckoo) {
+        // tryAdd stores what fits: 1 where stored; a full table refuses the rest.
+        const answers = route === "single" ? batch.map((key) => Number(filter.tryAdd(key))) : apply(filter, "tryAdd", batch, route, wide);
+        batch.forEach((key, i) => (answers[i] === 1 ? hold(key, 1) : refusals++));
+      } else if (choice < 0.45 && !cuckoo) {
+        // One key pushed past its counters' maximum: they stick there.
+        const key = batch[0];
+        const times = most + 1 - Math.min(held(key), most);
+        apply(filter, "add", new Array<ModelKey>(times).fill(key), fromInts ? "ints" : "many", wide);
+        hold(key, times);
+        expect(filter.saturatedCounters, `${where}: counters of a key added ${held(key)} times`).toBeGreaterThan(0);
+      } else if (choice < 0.7) {
+        // Removes of copies held: each answers 1.
+        const left = new Map(model);
+        const keys = batch.filter((key) => {
+          if ((left.get(key) ?? 0) === 0) return false;
+          left.set(key, left.get(key)! - 1);
+          return true;
+        });
+        expect(apply(filter, "remove", keys, route, wide), `${where}: removes of held keys`).toEqual(keys.map(() => 1));
+        for (const key of keys) hold(key, -1);
+      } else if (choice < 0.8) {
+        // Removes of keys never added that the filter answers absent: 0, and nothing changes.
+        const absent = fromInts ? Array.from({ length: 4 }, () => Math.floor(random() * 2 ** 32)).filter((key) => !model.has(key)) : Array.from({ length: 4 }, (_, i) => `never-${step}-${i}`);
+        const probe = route === "ints" ? Array.from(filter.hasInts(Uint32Array.from(absent as number[])) as Uint8Array) : run(filter, "has", absent as string[], "many");
+        const keys = absent.filter((_, i) => probe[i] === 0);
+        expect(apply(filter, "remove", keys, route, wide), `${where}: removes of absent keys`).toEqual(keys.map(() => 0));
+        unchanged("removing absent keys");
+      } else if (choice < 0.95) {
+        const reference = run(filter, "has", words, "many");
+        for (const way of ROUTES) expect(run(filter, "has", words, way), `${where}: has via ${way}`).toEqual(reference);
+        const counts = Array.from(filter.countMany(words) as Uint32Array);
+        for (const way of ROUTES) expect(run(filter, "count", words, way), `${where}: count via ${way}`).toEqual(counts);
+        const asked = [...words, ...(ints ? numbers : [])];
+        if (ints) {
+          reference.push(...Array.from(filter.hasInts(Uint32Array.from(numbers)) as Uint8Array));
+          const small = Array.from(filter.countInts(Uint32Array.from(numbers)) as Uint32Array);
+          expect(Array.from(filter.countInts(BigUint64Array.from(numbers, BigInt)) as Uint32Array), `${where}: u32 and u64 integer keys`).toEqual(small);
+          counts.push(...small);
+        }
+        asked.forEach((key, i) => {
+          if (held(key) > 0) expect(reference[i], `${where}: false negative for ${JSON.stringify(key)}, held ${held(key)} times`).toBe(1);
+          expect(counts[i], `${where}: count of ${JSON.stringify(key)}`).toBeGreaterThanOrEqual(Math.min(held(key), most));
+          expect(counts[i] > 0, `${where}: count and has of ${JSON.stringify(key)}`).toBe(reference[i] === 1);
+        });
+      } else {
+        const copy = random() < 0.5 ? filter.constructor.deserialize(before) : await filter.constructor.deserializeChunks([...filter.serializeChunks(1 + Math.floor(random() * 40))]);
+        expect(Buffer.from(copy.serialize()).equals(before), `${where}: bytes after a round trip`).toBe(true);
+        filter.dispose();
+        filter = copy;
+      }
+      if (!cuckoo) saturated = Math.max(saturated, filter.saturatedCounters);
+      expect(filter.size, `${where}: size`).toBe([...model.values()].reduce((sum, n) => sum + n, 0));
+    }
+    // The situations this test is for were reached.
+    if (cuckoo) expect(refusals).toBeGreaterThan(20);
+    else expect(saturated).toBeGreaterThan(0);
+    filter.dispose();
+  });
+});
