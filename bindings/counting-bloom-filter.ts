@@ -183,7 +183,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     return Math.pow(this.fillRatio, this.#hashes);
   }
 
-  /** The formula's rate for `items` keys (default: size): (1 − e^(−kn/m))^k. */
+  /** The formula's rate for `items` distinct keys (default: size, which counts repeated adds: with repeats give the distinct keys): (1 − e^(−kn/m))^k. */
   expectedFalsePositiveRate(items?: number): number {
     const n = items === undefined ? this.size : checkCount("items", items);
     return rateFor(n, this.#counters, this.#hashes);
