@@ -57,8 +57,8 @@ const SURELY_REACHABLE = 2 ** -250;
  * indices bunch in a few dozen bits: over 400 filters of each size, 2,000,000
  * probes, a filter of 256 bits measured 1.04–1.2× the formula's rate (k = 7 to
  * 14), of 1,024 bits 1.01–1.03×, of 2,048 bits 1.00–1.03×. Layer 0 takes the
- * largest share of p, so a filter grown from 1 key measured 1.2× p at p = 0.01
- * and 4.3× at 10^-4. A layer the formula makes smaller gets this many bits and
+ * largest share of p, so a filter grown from 1 key measured 1.2–1.3× p at p = 0.01
+ * and 3.3–3.7× at 10^-4. A layer the formula makes smaller gets this many bits and
  * keeps its k: its rate falls far below its share, and it costs 128 bytes.
  */
 export const MIN_LAYER_BITS = 1024;
