@@ -501,8 +501,9 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       // a record whose earlier layer holds fewer keys was written by no filter, and reported fewer keys than it holds.
       // One key of slack: keysThatFill rounds a floating-point integral, and an engine whose Math.pow differs from
       // the writer's in the last digit could round it one higher; a valid record must never be refused for that.
+      // Yet never an empty layer before another: a layer of one key, full at 1, is at 0 within that slack.
       const before = filter.#layers.length - 1;
-      if (before >= 0 && filter.#layers[before].size + FULL_SLACK_KEYS < filter.#fullAtLayer(before)) {
+      if (before >= 0 && (filter.#layers[before].size === 0 || filter.#layers[before].size + FULL_SLACK_KEYS < filter.#fullAtLayer(before))) {
         throw new FormatError(`corrupted: layer ${before} holds ${filter.#layers[before].size} keys and is not full (${filter.#fullAtLayer(before)}), yet a layer follows it`);
       }
       expected = filter.#sizingAt(filter.#layers.length);

@@ -140,13 +140,18 @@ describe("scalable records", () => {
     const keys = Array.from({ length: 30 }, (_, i) => `k${i}`);
     const made = ScalableBloomFilter.create(8, 0.05).addMany(keys);
     expect(made.layers).toBe(3);
-    const parts = parseRecord(made.serialize());
-    const layers: Uint8Array[] = [];
-    for (let at = 0; at < parts.payload.length; ) {
-      const length = 36 + parseRecord(parts.payload.subarray(at)).params.length + parseRecord(parts.payload.subarray(at)).payload.length;
-      layers.push(parts.payload.slice(at, at + length));
-      at += length;
-    }
+    /** A scalable record's parts and its layers' records. */
+    const split = (record: Uint8Array) => {
+      const parts = parseRecord(record);
+      const layers: Uint8Array[] = [];
+      for (let at = 0; at < parts.payload.length; ) {
+        const length = 36 + parseRecord(parts.payload.subarray(at)).params.length + parseRecord(parts.payload.subarray(at)).payload.length;
+        layers.push(parts.payload.slice(at, at + length));
+        at += length;
+      }
+      return { parts, layers };
+    };
+    const { parts, layers } = split(made.serialize());
     const joined = (list: Uint8Array[]) => {
       const out = new Uint8Array(list.reduce((sum, layer) => sum + layer.length, 0));
       list.reduce((at, layer) => (out.set(layer, at), at + layer.length), 0);
@@ -164,6 +169,12 @@ describe("scalable records", () => {
     expect(slack.size).toBe(made.size - 1);
     slack.dispose();
     refused(layer0Counting(full - 2n), /layer 0 .*not full/, "layer 0 two keys short");
+    // Nor an empty layer before another: a first layer of one key counting none is one key short too.
+    const fromOne = ScalableBloomFilter.create(1, 0.05).addMany(keys.slice(0, 3));
+    expect(fromOne.layers).toBe(2);
+    const one = split(fromOne.serialize());
+    refused(buildRecord({ ...one.parts, payload: joined([editParams(one.layers[0], (p) => p.setBigUint64(20, 0n, true)), one.layers[1]]) }), /layer 0 .*not full/, "layer 0 of one key empty");
+    fromOne.dispose();
   });
 
   it("bytes after the last layer, and after a top-level record, are refused", () => {
