@@ -88,7 +88,7 @@ for (const [n, p] of [[100, 1e-4], [1_000, 1e-4], [1_000, 1e-2]]) {
   console.log(`${column(n, 8)} ${column(p, 9)} ${column(layers, 7)} ${column(rates[0], 9)} ${rates[1]}`);
 }
 console.log("\nScalableBloomFilter.create(n0, p) from a first layer of a few keys, grown to eight layers:");
-console.log("40 filters, each measured on 50,000 keys never added (no layer has fewer than 1,024 bits)");
+console.log("40 filters, each measured on 50,000 keys never added (no layer has fewer than 1,021 bits)");
 console.log("n0       p         measured  / p    bits/key");
 const fewProbes = probes.slice(0, 50_000);
 for (const [n0, p] of [[1, 1e-2], [1, 1e-3], [1, 1e-4], [4, 1e-2], [4, 1e-3], [4, 1e-4]]) {
