@@ -2,7 +2,7 @@
 // bloomkit (each a dist/ folder, e.g. of a `git worktree` at another commit,
 // built) loaded in one process and timed in turn, 9 rounds alternating which
 // goes first; prints the median ns/key of each row and new/old. What
-// bench/RESULTS.md quotes for a change to a kernel, where a full run
+// bench/CHECKS.md quotes for a change to a kernel, where a full run
 // cannot tell a few percent from the hour-to-hour drift of this machine.
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
