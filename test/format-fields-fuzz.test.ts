@@ -24,7 +24,7 @@ import {
   type AnyFilter,
 } from "../bindings/index.js";
 import { rng } from "./helpers.js";
-import { buildRecord, parseRecord, type RecordParts } from "./records.js";
+import { buildRecord, joinBytes, parseRecord, recordsIn, type RecordParts } from "./records.js";
 
 /** Records per type (a few seconds in all). */
 const PER_TYPE = 2_500;
@@ -152,19 +152,11 @@ function payloadBytesFor(type: number, view: DataView): number | undefined {
 function mutate({ version, type, params, payload }: RecordParts, random: () => number): { parts: RecordParts; edits: string[] } {
   if (type === 2 && random() < 0.5) {
     // A layer's fields instead (a nested type-1 record), its checksums recomputed, then the scalable record's.
-    const layers: RecordParts[] = [];
-    for (let at = 0; at < payload.length; ) {
-      const layer = parseRecord(payload.subarray(at));
-      layers.push(layer);
-      at += 36 + layer.params.length + layer.payload.length;
-    }
+    const layers = recordsIn(payload).map(parseRecord);
     const i = Math.floor(random() * layers.length);
     const { parts, edits } = mutate(layers[i], random);
     layers[i] = parts;
-    const joined = layers.map(buildRecord);
-    const body = new Uint8Array(joined.reduce((sum, layer) => sum + layer.length, 0));
-    joined.reduce((at, layer) => (body.set(layer, at), at + layer.length), 0);
-    return { parts: { version, type, params, payload: body }, edits: edits.map((edit) => `layer ${i}: ${edit}`) };
+    return { parts: { version, type, params, payload: joinBytes(layers.map(buildRecord)) }, edits: edits.map((edit) => `layer ${i}: ${edit}`) };
   }
   const p = params.slice();
   const view = new DataView(p.buffer);

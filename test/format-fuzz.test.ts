@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { BinaryFuseFilter, BloomFilter, CountingBloomFilter, CuckooFilter, FormatError, ScalableBloomFilter, SplitBlockBloomFilter, deserialize } from "../bindings/index.js";
 import { rng } from "./helpers.js";
-import { buildRecord, parseRecord, reseal } from "./records.js";
+import { buildRecord, joinBytes, parseRecord, recordsIn, reseal } from "./records.js";
 
 /** Mutated records per type per run (6 types: 102,000 in all). */
 const PER_TYPE = 17_000;
@@ -115,28 +115,16 @@ function mutate(bytes: Uint8Array, random: () => number): Uint8Array {
     case 7: {
       // For a scalable record: a layer's parameters or bits mutated, every checksum recomputed.
       if (type !== 2 || payload.length < 40) return mutate(bytes, random);
-      const layers: Uint8Array[] = [];
+      let layers: Uint8Array[];
       try {
-        for (let at = 0; at < payload.length; ) {
-          const h = new DataView(payload.buffer, payload.byteOffset + at).getUint32(8, true);
-          const length = 36 + h + Number(new DataView(payload.buffer, payload.byteOffset + at + 12 + h).getBigUint64(0, true));
-          if (!(length > 0 && at + length <= payload.length)) throw new RangeError("not a list of layers");
-          layers.push(payload.slice(at, at + length));
-          at += length;
-        }
+        layers = recordsIn(payload);
       } catch {
         return mutate(bytes, random); // a payload that is no longer a list of layers
       }
       const i = Math.floor(random() * layers.length);
       layers[i] = mutate(layers[i], random);
       if (random() < 0.2) layers.push(layers[i]);
-      const joined = new Uint8Array(layers.reduce((sum, layer) => sum + layer.length, 0));
-      let at = 0;
-      for (const layer of layers) {
-        joined.set(layer, at);
-        at += layer.length;
-      }
-      return buildRecord({ version, type, params, payload: joined });
+      return buildRecord({ version, type, params, payload: joinBytes(layers) });
     }
     case 8: {
       // A few random bytes anywhere, then both checksums recomputed over the lengths as written.

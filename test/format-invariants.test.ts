@@ -3,7 +3,7 @@
 // bytes and a filter, and each must be a FormatError.
 import { describe, expect, it } from "vitest";
 import { BloomFilter, CountingBloomFilter, CuckooFilter, FormatError, MAX_SEGMENT_BITS, ScalableBloomFilter, SplitBlockBloomFilter, deserialize, hash } from "../bindings/index.js";
-import { buildRecord, editParams, parseRecord, Params } from "./records.js";
+import { buildRecord, editParams, joinBytes, parseRecord, Params, recordsIn } from "./records.js";
 
 const XXH64 = 21;
 const RS = 0;
@@ -77,11 +77,7 @@ describe("scalable records", () => {
     const parts = parseRecord(bytes);
     const layer = parseRecord(parts.payload);
     new DataView(layer.params.buffer).setBigUint64(8, 0n, true);
-    const first = buildRecord(layer);
-    const rest = parts.payload.subarray(parseRecord(parts.payload).payload.length + 36 + parseRecord(parts.payload).params.length);
-    const payload = new Uint8Array(first.length + rest.length);
-    payload.set(first);
-    payload.set(rest, first.length);
+    const payload = joinBytes([buildRecord(layer), ...recordsIn(parts.payload).slice(1)]);
     refused(buildRecord({ ...parts, payload }), /base bits 0/, "layer base 0");
   });
 
@@ -143,28 +139,17 @@ describe("scalable records", () => {
     /** A scalable record's parts and its layers' records. */
     const split = (record: Uint8Array) => {
       const parts = parseRecord(record);
-      const layers: Uint8Array[] = [];
-      for (let at = 0; at < parts.payload.length; ) {
-        const length = 36 + parseRecord(parts.payload.subarray(at)).params.length + parseRecord(parts.payload.subarray(at)).payload.length;
-        layers.push(parts.payload.slice(at, at + length));
-        at += length;
-      }
-      return { parts, layers };
+      return { parts, layers: recordsIn(parts.payload) };
     };
     const { parts, layers } = split(made.serialize());
-    const joined = (list: Uint8Array[]) => {
-      const out = new Uint8Array(list.reduce((sum, layer) => sum + layer.length, 0));
-      list.reduce((at, layer) => (out.set(layer, at), at + layer.length), 0);
-      return out;
-    };
     // Layer 0 (8 keys) counting none, or layer 1 (16) counting 3: the filter reported 22 or 17 keys for 30, and no adds make that.
-    refused(buildRecord({ ...parts, payload: joined([editParams(layers[0], (p) => p.setBigUint64(20, 0n, true)), layers[1], layers[2]]) }), /layer 0 .*not full/, "layer 0 empty");
-    refused(buildRecord({ ...parts, payload: joined([layers[0], editParams(layers[1], (p) => p.setBigUint64(20, 3n, true)), layers[2]]) }), /layer 1 .*not full/, "layer 1 at 3 keys");
+    refused(buildRecord({ ...parts, payload: joinBytes([editParams(layers[0], (p) => p.setBigUint64(20, 0n, true)), layers[1], layers[2]]) }), /layer 0 .*not full/, "layer 0 empty");
+    refused(buildRecord({ ...parts, payload: joinBytes([layers[0], editParams(layers[1], (p) => p.setBigUint64(20, 3n, true)), layers[2]]) }), /layer 1 .*not full/, "layer 1 at 3 keys");
     // The last layer may hold any number up to its capacity.
-    deserialize(buildRecord({ ...parts, payload: joined([layers[0], layers[1], editParams(layers[2], (p) => p.setBigUint64(20, 0n, true))]) })).dispose();
+    deserialize(buildRecord({ ...parts, payload: joinBytes([layers[0], layers[1], editParams(layers[2], (p) => p.setBigUint64(20, 0n, true))]) })).dispose();
     // A full layer holds exactly the keys that fill it; the reader allows one key less (docs/FORMAT.md), not two.
     const full = new DataView(parseRecord(layers[0]).params.buffer).getBigUint64(20, true);
-    const layer0Counting = (count: bigint) => buildRecord({ ...parts, payload: joined([editParams(layers[0], (p) => p.setBigUint64(20, count, true)), layers[1], layers[2]]) });
+    const layer0Counting = (count: bigint) => buildRecord({ ...parts, payload: joinBytes([editParams(layers[0], (p) => p.setBigUint64(20, count, true)), layers[1], layers[2]]) });
     const slack = ScalableBloomFilter.deserialize(layer0Counting(full - 1n));
     expect(slack.size).toBe(made.size - 1);
     slack.dispose();
@@ -173,7 +158,7 @@ describe("scalable records", () => {
     const fromOne = ScalableBloomFilter.create(1, 0.05).addMany(keys.slice(0, 3));
     expect(fromOne.layers).toBe(2);
     const one = split(fromOne.serialize());
-    refused(buildRecord({ ...one.parts, payload: joined([editParams(one.layers[0], (p) => p.setBigUint64(20, 0n, true)), one.layers[1]]) }), /layer 0 .*not full/, "layer 0 of one key empty");
+    refused(buildRecord({ ...one.parts, payload: joinBytes([editParams(one.layers[0], (p) => p.setBigUint64(20, 0n, true)), one.layers[1]]) }), /layer 0 .*not full/, "layer 0 of one key empty");
     fromOne.dispose();
   });
 

@@ -47,6 +47,30 @@ export function reseal(bytes: Uint8Array): Uint8Array {
   return bytes;
 }
 
+/**
+ * The records one after another in `payload`, as a scalable record holds its
+ * layers, each by the lengths its frame gives; a RangeError where they do not
+ * fit the payload (a mutated one).
+ */
+export function recordsIn(payload: Uint8Array): Uint8Array[] {
+  const records: Uint8Array[] = [];
+  for (let at = 0; at < payload.length; ) {
+    const h = new DataView(payload.buffer, payload.byteOffset + at).getUint32(8, true);
+    const length = 36 + h + Number(new DataView(payload.buffer, payload.byteOffset + at + 12 + h).getBigUint64(0, true));
+    if (!(length > 0 && at + length <= payload.length)) throw new RangeError("not a list of records");
+    records.push(payload.slice(at, at + length));
+    at += length;
+  }
+  return records;
+}
+
+/** The byte arrays one after another, in one (a scalable record's payload from its layers). */
+export function joinBytes(list: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(list.reduce((sum, bytes) => sum + bytes.length, 0));
+  list.reduce((at, bytes) => (out.set(bytes, at), at + bytes.length), 0);
+  return out;
+}
+
 /** A record with its parameters changed by `edit` (a DataView over a copy of them), checksums recomputed. */
 export function editParams(bytes: Uint8Array, edit: (params: DataView) => void): Uint8Array {
   const parts = parseRecord(bytes);
