@@ -89,8 +89,7 @@ async function load(path: string): Promise<AnyFilter> {
   }
 }
 
-/** How a file is named in messages: as the user gave it, or "standard input" or "standard output" for -. */
-/** A file as messages name it, escaped to one line (a name may hold a newline or a terminal control). */
+/** How a file is named in messages: as the user gave it, escaped to one line (a name may hold a newline or a terminal control), or "standard input" or "standard output" for -. */
 const nameOf = (path: string, stdio: string) => (path === STDIO ? stdio : oneLine(path));
 
 /** Writes a filter file in pieces (no copy of a large filter in JS), to a temporary file renamed into place, or to standard output for -. */
