@@ -8,7 +8,7 @@
 import type { Arena } from "./arena.js";
 import { SOURCE_HASHES, SOURCE_U32, SOURCE_U64, HASH_MURMUR3_128 } from "./constants.generated.js";
 import { checkAttached, describe } from "./errors.js";
-import { isBytes, keyRoomIn, keyText, MAX_BATCH_KEYS, scratchOf, writeString, type Key, type Scratch } from "./keys.js";
+import { isBytes, keyRoomIn, keyText, MAX_BATCH_KEYS, scratchOf, utf8Length, writeString, type Key, type Scratch } from "./keys.js";
 
 /** Where a batch's keys come from. */
 export type KeySource =
@@ -136,7 +136,7 @@ function keysChunks(arena: Arena, hash: KeyHash | null, keys: readonly Key[], vi
   const scratch = scratchOf(arena, largest, () => {
     const key = keys[at];
     // A one-key call (add, has) is a batch of one: its argument is `key`.
-    return `${keys.length === 1 ? "key" : `keys[${at}]`} is ${typeof key === "string" ? new TextEncoder().encode(key).length : key.length} bytes and`;
+    return `${keys.length === 1 ? "key" : `keys[${at}]`} is ${typeof key === "string" ? utf8Length(key) : key.length} bytes and`;
   });
   const { ends, bytes, capacity } = scratch;
   const endsIndex = ends >>> 2;
@@ -153,8 +153,14 @@ function keysChunks(arena: Arena, hash: KeyHash | null, keys: readonly Key[], vi
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
     const isString = typeof key === "string";
+    const bound = isString ? key.length * 3 : key.length;
+    // Each key is read twice, to size the area and to write it. An array whose elements change in between
+    // (a getter, a Proxy) could hand over a key longer than the area the second time: it is refused before
+    // its chunk is cut, let alone written. (`!(… <= …)` also refuses a length that is not a number.)
+    // Common keys cost one comparison.
+    if (!(bound <= capacity) && !(isString && utf8Length(key) <= capacity)) throw changedKey(keys.length, i);
     // (A string longer than a third of the area fits it by its exact length, keyRoomIn: written at 0, it needs no chunk cut before it.)
-    if (count === MAX_BATCH_KEYS || (count > 0 && used + (isString ? key.length * 3 : key.length) > capacity)) {
+    if (count === MAX_BATCH_KEYS || (count > 0 && used + bound > capacity)) {
       packedChunk(scratch, hash, count, first, bytes, 0, visit);
       u8 = arena.u8();
       u32 = arena.u32();
@@ -171,6 +177,13 @@ function keysChunks(arena: Arena, hash: KeyHash | null, keys: readonly Key[], vi
     u32[endsIndex + count++] = used;
   }
   if (count > 0) packedChunk(scratch, hash, count, first, bytes, 0, visit);
+}
+
+/** The TypeError for a key that was longer when written than when the batch was sized. */
+function changedKey(length: number, index: number): TypeError {
+  // A one-key call (add, has) is a batch of one: its argument is `key`.
+  const which = length === 1 ? "key" : `keys[${index}]`;
+  return new TypeError(`${which} changed while the call read it (a getter or Proxy gave a longer key the second time); keys before it may have been taken: pass an array of fixed keys`);
 }
 
 /** Packed keys, each chunk copied once. */
@@ -369,7 +382,7 @@ export function checkKeyLengths(source: KeySource, limit: number): void {
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
       const bound = typeof key === "string" ? key.length * 3 : isBytes(key) ? key.length : 0;
-      const length = bound > limit && typeof key === "string" ? new TextEncoder().encode(key).length : bound;
+      const length = bound > limit && typeof key === "string" ? utf8Length(key) : bound;
       // A one-key call (add, has) is a batch of one: its argument is `key`.
       if (length > limit) throw tooLong(keys.length === 1 ? "the key" : `keys[${i}]`, length);
     }

@@ -205,14 +205,17 @@ export function roomTakes(room: KeyRoom, key: unknown): key is string {
 
 /**
  * Writes a string's UTF-8 bytes at scratch offset `at` (from scratch.bytes);
- * the caller guarantees 3 bytes per UTF-16 unit of room. Measured
+ * the caller guarantees room for them (3 bytes per UTF-16 unit, or the
+ * exact length of a large key). Nothing is written past the key room. Measured
  * (bench/STRINGS.md): Buffer#utf8Write beats encodeInto on a fresh subarray,
  * which beats a charCodeAt loop.
  */
 export function writeString(scratch: Scratch, key: string, at: number): number {
   if (NodeBuffer) return keyText(scratch)!.utf8Write(key, at);
   const start = scratch.bytes + at;
-  return encoder.encodeInto(key, scratch.arena.u8().subarray(start, start + key.length * 3)).written;
+  // Never past the key room: a large key fits it by its exact length, not by 3 bytes a unit.
+  const end = Math.min(start + key.length * 3, scratch.bytes + scratch.capacity);
+  return encoder.encodeInto(key, scratch.arena.u8().subarray(start, end)).written;
 }
 
 /**
@@ -224,6 +227,11 @@ export function writeString(scratch: Scratch, key: string, at: number): number {
 export function keyRoomIn(arena: Arena, key: unknown, index = -1): number {
   const bound = maxKeyBytes(key, index);
   if (typeof key !== "string" || bound <= ((arena.scratch as Scratch | undefined)?.capacity ?? DEFAULT_KEY_BYTES)) return bound;
+  return utf8Length(key);
+}
+
+/** A string's length in UTF-8 bytes, as it is hashed. */
+export function utf8Length(key: string): number {
   return encoder.encode(key).length;
 }
 

@@ -11,6 +11,7 @@
 import { describe, expect, it } from "vitest";
 import { BloomFilter, CountingBloomFilter, CuckooFilter, FormatError, ScalableBloomFilter, SplitBlockBloomFilter } from "../bindings/index.js";
 import { describe as show } from "../bindings/errors.js";
+import type { Key } from "../bindings/keys.js";
 import { rng } from "./helpers.js";
 
 /** The fuzz's seed: a failure names the case, and this seed replays it. */
@@ -246,5 +247,41 @@ describe("a bad call throws a clear error and changes nothing (seeded fuzz)", ()
       for (const problem of check(kind, call)) problems.push(`${kind.name} case ${i} ${call.label}: ${problem}`);
     }
     expect(problems).toEqual([]);
+  });
+});
+
+// A batch reads each key twice: once to size the area it is written to, once to write it. An array
+// whose elements change in between (a getter, a Proxy) must not get a longer key written past that area,
+// into the memory other filters live in.
+describe("keys that grow between the batch's two reads are refused", () => {
+  /** An array of `keys` whose element `at` reads as "short" the first time and as `long` afterwards. */
+  function growingKeys(keys: string[], at: number, long: Key): Key[] {
+    let reads = 0;
+    return new Proxy(keys, {
+      get(target, property, receiver) {
+        if (property === String(at)) return reads++ === 0 ? "short" : long;
+        return Reflect.get(target, property, receiver);
+      },
+    }) as Key[];
+  }
+  const LONG_KEYS: [string, () => Key][] = [
+    ["a byte key of 3 MiB", () => new Uint8Array(3 << 20).fill(0xab)],
+    ["a string of 3 MiB", () => "é".repeat(3 << 19)],
+  ];
+  const ROUTES = ["addMany", "hasMany"] as const;
+  it.each(KINDS.flatMap((kind) => LONG_KEYS.flatMap(([what, long]) => ROUTES.map((route) => [kind.name, what, route, kind, long] as const))))("%s: %s at %s", (_name, _what, route, kind, long) => {
+    const filter = kind.make();
+    const neighbour = kind.make();
+    const before = filter.serialize();
+    const neighbourBefore = neighbour.serialize();
+    const keys = growingKeys(["a", "b", "c"], 1, long());
+    expect(() => filter[route](keys)).toThrow(TypeError);
+    expect(() => filter[route](growingKeys(["a", "b", "c"], 1, long()))).toThrow(/^keys\[1\] changed while the call read it/);
+    expect(filter.serialize()).toEqual(before);
+    expect(neighbour.serialize()).toEqual(neighbourBefore);
+    // Both still take keys as before: nothing they hold was overwritten.
+    expect(filter.hasMany(startKeys)).toEqual(new Uint8Array(startKeys.length).fill(1));
+    filter.dispose();
+    neighbour.dispose();
   });
 });
