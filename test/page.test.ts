@@ -850,6 +850,35 @@ function described(page: Page) {
     await fresh.close();
   });
 
+  it("a cuckoo filter that fills during a bulk add stops offering keys, and says how many it stored and how many it did not offer", async () => {
+    const fresh = await open(1280, 900);
+    await fresh.getByLabel("Filter type").selectOption("cuckoo");
+    await fresh.getByLabel("n (expected keys)").fill("100");
+    await fresh.getByRole("button", { name: "New filter" }).click();
+    const counts = () =>
+      fresh.evaluate(() => {
+        const { state } = (window as unknown as { bloomkitPage: { state: { filter: { size: number; capacity: number }; failedAdds: number } } }).bloomkitPage;
+        return { size: state.filter.size, capacity: state.filter.capacity, failed: state.failedAdds };
+      });
+    // Each refused key makes up to 500 moves and undoes them: offering all of these to a full table froze the page.
+    const wanted = 100_000;
+    await fresh.getByLabel("Random keys").fill(String(wanted));
+    await fresh.getByRole("button", { name: "Add random keys" }).click();
+    const said = (await status(fresh))!;
+    const match = /^added ([\d,]+) of 100,000 keys: the filter is full, so the last ([\d,]+) were not offered to it$/.exec(said);
+    expect(match, said).not.toBeNull();
+    const [stored, untried] = [match![1], match![2]].map((text) => Number(text.replaceAll(",", "")));
+    const { size, capacity, failed } = await counts();
+    expect(stored).toBe(size);
+    expect(size).toBeLessThanOrEqual(capacity);
+    // Most keys were never offered; those offered were stored or refused, and the refusals are counted.
+    expect(untried).toBeGreaterThan(wanted / 2);
+    expect(failed).toBeGreaterThan(0);
+    expect(failed).toBeLessThanOrEqual(wanted - untried - stored);
+    expect(await fresh.getByRole("alert").isVisible()).toBe(true);
+    await fresh.close();
+  });
+
   it("a cuckoo filter's n counts a key added twice as the two slots it takes, so the chart's formula follows the load", async () => {
     const fresh = await open(1280, 900);
     await fresh.getByLabel("Start from").selectOption("cuckoo");

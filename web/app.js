@@ -454,26 +454,47 @@ function remove() {
   refresh();
 }
 
+/**
+ * Keys a cuckoo filter is offered at a time. Once one is refused for want of
+ * room, the rest are not offered: each would make up to 500 moves and undo
+ * them, and a million random keys into a table for 100 froze the page for
+ * about 9 s.
+ */
+const CUCKOO_BULK_KEYS = 1024;
+
 function addBulk(keys) {
   if (keys.length === 0) {
     verdict("no keys to add: type some, one per line", "absent");
     return;
   }
-  // A cuckoo filter that is full stores what fits and says which: tryAddMany; the others add all.
-  const answers = state.type === "cuckoo" ? state.filter.tryAddMany(keys) : (state.filter.addMany(keys), undefined);
   let stored = 0;
-  const refused = [];
-  keys.forEach((k, i) => {
-    if (answers === undefined || answers[i] === 1) {
-      remember(k);
-      stored++;
-    } else refused.push(k);
-  });
-  // A key refused because its own copies fill its buckets says nothing about the filter's room.
-  const limited = refused.filter(atCopyLimit).length;
-  state.failedAdds += refused.length - limited;
+  let tried = 0;
+  // Refused keys: for want of room, or because the filter holds that key as often as one key can be.
+  let full = 0;
+  let limited = 0;
+  if (state.type !== "cuckoo") {
+    state.filter.addMany(keys);
+    keys.forEach(remember);
+    stored = tried = keys.length;
+  }
+  // A cuckoo filter that is full stores what fits and says which: tryAddMany, a piece at a time.
+  while (state.type === "cuckoo" && tried < keys.length && full === 0) {
+    const piece = keys.slice(tried, tried + CUCKOO_BULK_KEYS);
+    const answers = state.filter.tryAddMany(piece);
+    // In order, so that a key refused for its copies counts those stored before it in the same piece.
+    piece.forEach((k, i) => {
+      if (answers[i] === 1) {
+        remember(k);
+        stored++;
+      } else if (atCopyLimit(k)) limited++;
+      else full++;
+    });
+    tried += piece.length;
+  }
+  state.failedAdds += full;
   const what = `added ${count(stored)} of ${plural(keys.length, "key")}`;
-  if (refused.length > limited) verdict(`${what}: the filter is full`, "absent");
+  const untried = keys.length - tried;
+  if (full > 0) verdict(`${what}: the filter is full${untried > 0 ? `, so the last ${count(untried)} were not offered to it` : ""}`, "absent");
   else if (limited > 0) verdict(`${what}: ${count(limited)} ${limited === 1 ? "was" : "were"} refused because the filter holds ${limited === 1 ? "that key" : "those keys"} as many times as one key can be (${2 * SLOTS} copies fill a key's two buckets); the filter itself is ${percent(state.filter.loadFactor)} full`, "absent");
   else if (overfull()) verdict(`${what}, but the filter is overfull: see the warning`, "warn");
   else verdict(what, "present");
