@@ -341,9 +341,22 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     return anyOf(this.#live().map((layer) => layer.falsePositiveRate()));
   }
 
-  /** The rate the layers are sized for once full: 1 − Π(1 − p_i), always < p. */
+  /**
+   * The rate once every layer is full: 1 − Π(1 − p_i), always < p. p_i is
+   * layer i's share of p, or for a layer the minimum size made larger than
+   * the formula's, the formula's rate at its capacity in its bits: far
+   * lower (the share alone read 0.73% where filters grown from 1 key to
+   * eight layers at p = 1% measured 0.10%).
+   */
   expectedFalsePositiveRate(): number {
-    return anyOf(this.#live().map((_, i) => this.layerFalsePositiveRate(i)));
+    return anyOf(this.#live().map((layer, i) => this.#fullRateAt(i, layer)));
+  }
+
+  /** Layer i's rate once full, as expectedFalsePositiveRate counts it. */
+  #fullRateAt(i: number, layer: BloomFilter): number {
+    const share = this.layerFalsePositiveRate(i);
+    if (layer.bits <= this.#formulaSizingAt(i).bits) return share;
+    return Math.min(share, rateFor(this.#capacityAt(i), layer.bits, layer.hashes));
   }
 
   /** Adds a key (a no-op when it is probably present already). */
