@@ -209,6 +209,18 @@ describe("bloomkit build, query, info, merge", () => {
     expect(info.stdout).toMatch(/current FPR/);
   });
 
+  it("info on a counting filter built from repeated lines says how many adds it holds and about how many distinct keys", () => {
+    // Each of 10,000 keys twice: the counting filter's size counts 20,000 adds.
+    const keys = Array.from({ length: 10_000 }, (_, i) => `twice-${i}`);
+    writeFileSync(file("twice.txt"), [...keys, ...keys].join("\n") + "\n");
+    const out = file("twice.counting");
+    expect(run(["build", file("twice.txt"), "-o", out, "--type", "counting", "--n", "20000"]).code).toBe(0);
+    const info = run(["info", out]).stdout;
+    expect(info).toMatch(/^n 20,000 adds held \(less removes; a key added twice counts twice\)$/m);
+    const estimate = Number(/^estimated count ([\d,]+) \(distinct keys, from the fill\)$/m.exec(info)![1].replaceAll(",", ""));
+    expect(Math.abs(estimate - keys.length) / keys.length).toBeLessThan(0.03);
+  });
+
   it.each([1e-9, 1e-4, 0.05])("sizes a split-block file to meet --p %s with the input's lines, not to Parquet's power of two", (p) => {
     // Parquet's sizing (the library's default) gave 131,072 bits for 1,000 lines at 1e-9, which answer at 3.6e-8 (splitBlockFalsePositiveRate(1000, 512)).
     writeFileSync(file("thousand.txt"), Array.from({ length: 1000 }, (_, i) => `line-${i}`).join("\n") + "\n");
