@@ -50,7 +50,7 @@ export { DEFAULT_HASH, DEFAULT_STRATEGY, type HashStrategy } from "./hashing.js"
 
 /** Options shared by the constructors. */
 export interface BloomFilterOptions extends HashingOptions {
-  /** create() only: round m up so the filter can be folded (m a multiple of 64 · 2^f, with at most 1/16 more bits). */
+  /** create() only: round m up so the filter can be folded (m a multiple of 64 · 2^f, f ≥ 1, with at most 1/16 more bits, or 127 below 2,048 bits). */
   foldable?: boolean;
   /** Hold the bits in shared memory, so that share() can hand the same filter to worker threads (see share()). */
   shared?: boolean;
@@ -90,9 +90,13 @@ export const MAX_FILTER_BITS = MAX_SEGMENTS * MAX_SEGMENT_BITS;
 /** Most folds a foldable create() prepares for: m a multiple of 64 · 2^16 at most. */
 const MAX_FOLD_LOG2 = 16;
 
-/** m rounded up to a multiple of 64 · 2^f, for the largest f (≤ 16) that adds at most m/16 bits. */
+/**
+ * m rounded up to a multiple of 64 · 2^f, for the largest f (≤ 16) that adds
+ * at most m/16 bits, and f at least 1: below 2,048 bits no f adds so little,
+ * and a multiple of 64 alone (960 bits for 100 keys at 1%) could not fold at all.
+ */
 function foldableBits(m: number): number {
-  let f = 0;
+  let f = 1;
   while (f < MAX_FOLD_LOG2 && 64 * 2 ** (f + 1) <= m / 16) f++;
   const block = 64 * 2 ** f;
   return Math.ceil(m / block) * block;

@@ -68,6 +68,19 @@ describe("fold", () => {
     expect(plain.maxFoldFactor).toBe(1); // 958,506 is not a multiple of 128
   });
 
+  it("create(n, p, { foldable: true }) folds at least by 2 however small the filter (100 keys at 1% was 960 bits, maxFoldFactor 1)", () => {
+    for (let n = 1; n <= 300; n++) {
+      for (const p of [0.1, 0.01, 0.001]) {
+        const plain = BloomFilter.create(n, p);
+        const foldable = BloomFilter.create(n, p, { foldable: true });
+        expect(foldable.maxFoldFactor, `n = ${n}, p = ${p}: ${foldable.bits} bits`).toBeGreaterThanOrEqual(2);
+        expect(foldable.bits - plain.bits).toBeLessThanOrEqual(Math.max(127, plain.bits / 16));
+        const keys = Array.from({ length: n }, (_, i) => `small-fold-${i}`);
+        expect(ones(foldable.addMany(keys).fold(2).hasMany(keys))).toBe(n);
+      }
+    }
+  });
+
   it.each([2, 4, 8])("by %i: no false negatives, and the FPR of m / factor bits", (factor) => {
     const keys = urls(40_000, "fold", 55);
     const filter = BloomFilter.create(80_000, 0.01, { foldable: true }).addMany(keys);
