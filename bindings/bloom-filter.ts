@@ -472,6 +472,9 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
    * negatives for keys added to both, but its false-positive rate is higher
    * than that of a filter built from the intersection alone: a bit set by one
    * key in each operand survives the AND. Both operands stay unchanged.
+   * Its size is the fill-based estimate, which counts those bits as keys too:
+   * for the keys in common, estimatedCount() of each operand less that of
+   * their union estimates better.
    */
   intersect(other: BloomFilter): BloomFilter {
     return this.#combine(other, "intersect");

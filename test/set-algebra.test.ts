@@ -46,6 +46,23 @@ describe("intersect", () => {
   });
 });
 
+describe("intersect's size (README figures)", () => {
+  it("is the fill's estimate, above the keys in common; the operands' estimates less the union's come close", () => {
+    const shown = [
+      { common: [] as string[], size: 6_450, estimate: -40 },
+      { common: shared, size: 16_478, estimate: 9_997 },
+    ];
+    for (const { common, size, estimate } of shown) {
+      const left = build([...a, ...common]);
+      const right = build([...b, ...common]);
+      const both = left.intersect(right);
+      expect(both.size).toBe(size);
+      expect(both.expectedFalsePositiveRate() / both.falsePositiveRate()).toBeCloseTo(1, 3); // the n of its own rate
+      expect(Math.round(left.estimatedCount() + right.estimatedCount() - left.union(right).estimatedCount())).toBe(estimate);
+    }
+  });
+});
+
 describe("compatibility", () => {
   it("refuses to combine filters that differ, naming the difference", () => {
     const base = BloomFilter.withSize(10_000, 5);
