@@ -72,6 +72,9 @@ describe("compatibility", () => {
     expect(() => base.union(BloomFilter.withSize(10_000, 5, { hash: "murmur3_128" }))).toThrow(/different hash: this filter's is xxh3, other's is murmur3_128/);
     expect(() => base.union(BloomFilter.withSize(10_000, 5, { hash: ["djb", "sdbm", "bkdr", "rs", "js"] }))).toThrow(/different strategy/);
     expect(() => base.union({} as BloomFilter)).toThrow(TypeError);
+    // A RedisBloomFilter's toBloomFilter() copy is in as many segments as it has Redis keys.
+    const inSegments = BloomFilter.inSegments(base.bits * 64, 5, base.hashing, 2);
+    expect(() => BloomFilter.withSize(base.bits * 64, 5).union(inSegments)).toThrow(/^cannot union filters with different segments: this filter's is 1, other's is 2$/);
   });
 });
 
