@@ -68,7 +68,8 @@ export function openHandle(handle: unknown, type: string, maxSegments: number): 
   if (memories.length < 1 || memories.length > maxSegments) {
     throw new RangeError(`handle.memories must hold 1 to ${maxSegments} memories, got ${memories.length}`);
   }
-  const blocks = memories.map((memory, i) => {
+  // Array.from, not map: a hole in the array (kept by postMessage) is then named as missing, as undefined.
+  const blocks = Array.from(memories, (memory, i) => {
     const block = attachShared(memory);
     if (!block) throw new TypeError(`handle.memories[${i}] must be a shared wasm memory from share(), got ${describe(memory)}`);
     return block;

@@ -82,6 +82,13 @@ describe("shared filters refuse bad input", () => {
     const foreign = new WebAssembly.Memory({ initial: 2, maximum: 4, shared: true });
     expect(() => BloomFilter.fromShared({ ...bloom.share(), memories: [foreign] })).toThrow(/handle\.memories\[0\] must be a shared wasm memory/);
     expect(() => BloomFilter.fromShared({ ...bloom.share(), memories: [] })).toThrow(new RangeError("handle.memories must hold 1 to 64 memories, got 0"));
+    // A hole in the list (postMessage keeps it) is named as the missing memory, not a failure inside bloomkit.
+    expect(() => BloomFilter.fromShared({ ...bloom.share(), memories: new Array(1) })).toThrow(
+      new TypeError("handle.memories[0] must be a shared wasm memory from share(), got undefined"),
+    );
+    expect(() => SplitBlockBloomFilter.fromShared({ ...block.share(), memories: new Array(1) })).toThrow(
+      new TypeError("handle.memories[0] must be a shared wasm memory from share(), got undefined"),
+    );
     const handle = bloom.share();
     expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, bits: handle.params.bits + 64 } })).toThrow(/do not match the filter in the 1 shared memory it holds/);
     // k and the hashing are in the memory's header too: a handle that says otherwise would set and test other bits.
