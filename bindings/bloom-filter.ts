@@ -6,7 +6,7 @@
 import { KeyHashedBlock } from "./key-hashed-block.js";
 import type { Placement } from "./wasm-block.js";
 import type { Arena } from "./arena.js";
-import { defaultArena, MAX_BLOCK_BYTES, type Block } from "./memory.js";
+import { defaultArena, MAX_BLOCK_BYTES, placeBeside, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_HAS } from "./constants.generated.js";
 import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkVisit, checkCreateNumbers, describe, formatBytes, checkMadeBy } from "./errors.js";
 import { checkKey, scratchOf, SHARED_BYTES_KEY_BYTES, SHARED_KEY_BYTES, type Key } from "./keys.js";
@@ -142,7 +142,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
   /** Set bits, or −1 when an add may have changed them. */
   #setBits = 0;
 
-  private constructor(bits: number, hashes: number, hashing: Hashing, baseBits = bits, near?: Arena | readonly Arena[], segments = 1, placement?: Placement) {
+  private constructor(bits: number, hashes: number, hashing: Hashing, baseBits = bits, near?: Arena | readonly (Arena | undefined)[], segments = 1, placement?: Placement) {
     checkMadeBy(typeof bits === "number" && typeof hashing === "object" && hashing !== null, "BloomFilter", "BloomFilter.create(expectedItems, falsePositiveRate), BloomFilter.withSize(bits, hashes) or deserialize(bytes)");
     const segmentBits = bits / segments;
     const bytes = blockBytes(segmentBits);
@@ -504,7 +504,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     // after, it could count keys whose bits came too late for the copy: more keys than its clear bits allow, which
     // serialize() would write and deserialize() refuse as corrupted.
     const count = this.#count;
-    const folded = new BloomFilter(this.#bits / factor, this.#hashes, this.#hashing, this.#baseBits, blocks.map((block) => block.arena), blocks.length);
+    const folded = new BloomFilter(this.#bits / factor, this.#hashes, this.#hashing, this.#baseBits, blocks.map((block) => placeBeside(block.arena)), blocks.length);
     const partBytes = this.#segmentBits / factor / 8;
     folded.segments().forEach((target, s) => {
       const source = blocks[s];
@@ -821,7 +821,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     if (differs) throw new RangeError(`cannot ${op} filters with different ${differs.name}: this filter's is ${differs.mine}, other's is ${differs.theirs}`);
     const mine = this.segments();
     const theirs = other.segments();
-    const result = new BloomFilter(this.#bits, this.#hashes, this.#hashing, this.#baseBits, mine.map((block) => block.arena), mine.length);
+    const result = new BloomFilter(this.#bits, this.#hashes, this.#hashing, this.#baseBits, mine.map((block) => placeBeside(block.arena)), mine.length);
     const bytes = blockBytes(this.#segmentBits) - HEADER_BYTES;
     result.segments().forEach((target, s) => {
       const data = target.ptr + HEADER_BYTES;

@@ -53,7 +53,7 @@ export abstract class WasmBlock extends FilterBase {
    * room), or places them as `placement` says; `what` names it in a
    * failure. Nothing stays allocated when one of them fails.
    */
-  protected constructor(sizes: number | readonly number[], what: What, near?: Arena | readonly Arena[], placement?: Placement) {
+  protected constructor(sizes: number | readonly number[], what: What, near?: Arena | readonly (Arena | undefined)[], placement?: Placement) {
     super();
     if (placement && "attach" in placement) {
       this.#blocks = [...placement.attach];
