@@ -383,6 +383,25 @@ describeWithRedis("RedisBloomFilter", () => {
     }
   });
 
+  it("gives the same answers through a node-redis client speaking RESP3, whose HGETALL is an object without a prototype", async () => {
+    const resp3 = await createClient({ url: server.url, RESP: 3 }).connect();
+    try {
+      const filter = await RedisBloomFilter.create(resp3, "resp3", 5000, 0.01);
+      const opened = await RedisBloomFilter.open(resp3, "resp3");
+      expect(opened.toJSON()).toEqual(filter.toJSON());
+      (await sameAsLocal(opened, 5, 20)).dispose();
+      const copy = await opened.toBloomFilter();
+      const uploaded = await RedisBloomFilter.fromBloomFilter(resp3, "resp3-copy", copy);
+      expect((await RedisBloomFilter.open(resp3, "resp3-copy")).toJSON()).toMatchObject({ bits: filter.bits, hashes: filter.hashes });
+      copy.dispose();
+      await uploaded.drop();
+      await opened.drop();
+      expect(await redis.keys("{resp3*")).toEqual([]);
+    } finally {
+      await resp3.quit();
+    }
+  });
+
   it("a server whose strings are shorter than the filter's (proto-max-bulk-len) is named as the cause, and nothing is written", async () => {
     const small = await startRedis(["--proto-max-bulk-len", "1mb"]);
     const client = await createClient({ url: small.url }).connect();

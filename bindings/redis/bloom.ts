@@ -196,8 +196,8 @@ export class RedisBloomFilter {
       if (typeof kind !== "string") throw new UnexpectedReply("TYPE", kind, "the name of a type");
       if (kind === "hash") {
         const flat = await commands.call(key, ["HGETALL", key]);
-        // Node-redis gives HGETALL as an object (RESP3) or a flat list, ioredis as a flat list: of text, fields and values in pairs.
-        const entries = Array.isArray(flat) ? flat : flat !== null && typeof flat === "object" && Object.getPrototypeOf(flat) === Object.prototype ? Object.entries(flat).flat() : undefined;
+        // Node-redis gives HGETALL as a flat list (RESP2) or, under RESP3, an object without a prototype; ioredis as a flat list: of text, fields and values in pairs.
+        const entries = Array.isArray(flat) ? flat : isPlainObject(flat) ? Object.entries(flat).flat() : undefined;
         if (entries === undefined || entries.length % 2 !== 0 || !entries.every((item) => typeof item === "string")) throw new UnexpectedReply("HGETALL", flat, "a hash's fields and values, as text");
         fields = fieldsOf(entries);
       }
@@ -593,6 +593,13 @@ function byteRanges(bytes: number, piece: number): [number, number][] {
   const ranges: [number, number][] = [];
   for (let first = 0; first < bytes; first += piece) ranges.push([first, Math.min(bytes, first + piece) - 1]);
   return ranges;
+}
+
+/** An object of fields alone, as a client gives a map: made by {} or, as node-redis 5 makes them, with no prototype. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
 
 /** A BITCOUNT reply as a number (clients give integers as numbers; anything else is refused rather than summed). */
