@@ -29,6 +29,17 @@ interface Client {
   destroy(): void;
 }
 
+/**
+ * `url` as messages show it: its password, if any, replaced by "***", so that
+ * an error copied from a terminal or a log does not give it away.
+ */
+function shownUrl(url: string): string {
+  // The user part ends at the last "@": a Redis URL has none after it, and so a password that holds "/", "?" or "#" unescaped is hidden too.
+  const login = /^([a-z][a-z0-9+.-]*:\/\/)(.*)@/is.exec(url);
+  const colon = login ? login[2].indexOf(":") : -1;
+  return login && colon >= 0 ? `${login[1]}${login[2].slice(0, colon)}:***${url.slice(login[0].length - 1)}` : url;
+}
+
 /** The --redis and --name values, or undefined without --redis; a UsageError when one comes without the other. */
 export function redisTarget(options: Parsed["options"]): { url: string; name: string } | undefined {
   const url = options.get("redis");
@@ -38,7 +49,7 @@ export function redisTarget(options: Parsed["options"]): { url: string; name: st
     return undefined;
   }
   if (typeof name !== "string" || name === "") throw new UsageError("--redis needs --name NAME, the filter's name");
-  const form = `--redis must be a URL such as redis://127.0.0.1:6379/0, got "${url}"`;
+  const form = `--redis must be a URL such as redis://127.0.0.1:6379/0, got "${shownUrl(String(url))}"`;
   if (typeof url !== "string" || !/^rediss?:\/\//.test(url)) throw new UsageError(form);
   let parsed: URL;
   try {
@@ -76,7 +87,7 @@ export async function inRedis<T>(target: { url: string; name: string }, adding: 
       const kept = adding ? `; the filter "${target.name}" holds the lines read before it` : "";
       // An errno in words (connection reset by peer …); node-redis's own "Socket closed unexpectedly" in ours.
       const how = typeof (error.cause as NodeJS.ErrnoException)?.code === "string" ? inWords(error.cause) : "the server closed it";
-      throw new CliError(`lost the connection to Redis at ${target.url} (${how})${kept}`);
+      throw new CliError(`lost the connection to Redis at ${shownUrl(target.url)} (${how})${kept}`);
     }
     throw new CliError(error.message.replace(/ script: [0-9a-f]{40}, on @user_script:\d+\.?/, "").replace(/ \(the first \d+ of the batch were added[^)]*\)/, ""));
   }
@@ -100,7 +111,7 @@ export async function openShared({ url, name }: { url: string; name: string }, s
   try {
     await client.connect();
   } catch (error) {
-    throw new CliError(`cannot connect to Redis at ${url}: ${inWords(lastError ?? error)}`);
+    throw new CliError(`cannot connect to Redis at ${shownUrl(url)}: ${inWords(lastError ?? error)}`);
   }
   const unregister = onCleanup(() => client.destroy());
   const close = async () => {
@@ -117,7 +128,7 @@ export async function openShared({ url, name }: { url: string; name: string }, s
   } catch (error) {
     await close();
     if (error instanceof RedisFilterError && !size && /no such filter/.test(error.message)) {
-      throw new CliError(`there is no filter "${name}" in Redis at ${url}${creates ? ": give --n (and --p) to create it" : ""}`);
+      throw new CliError(`there is no filter "${name}" in Redis at ${shownUrl(url)}${creates ? ": give --n (and --p) to create it" : ""}`);
     }
     // The library checks the name: "name must not contain …" is about --name.
     if ((error instanceof RangeError || error instanceof TypeError) && /^name must /.test(error.message)) throw new UsageError(`--${error.message}`);

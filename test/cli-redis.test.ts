@@ -104,6 +104,28 @@ describeWithRedis("bloomkit with --redis", () => {
     expect(cli(["query", "--redis", url, "--name", "nothing-here", "a"])).toMatchObject({ code: 1, stderr: `bloomkit: there is no filter "nothing-here" in Redis at ${url}\n` });
   });
 
+  it("never shows the password of a --redis URL in its messages", async () => {
+    writeFileSync(file("in.txt"), "a\nb\n");
+    const own = await startRedis(["--requirepass", "s3cret"]);
+    try {
+      const cases: [string[], number, string][] = [
+        [["query", "--redis", `redis://:s3cret@127.0.0.1:${own.port}/0`, "--name", "missing", "a"], 1, `there is no filter "missing" in Redis at redis://:***@127.0.0.1:${own.port}/0`],
+        [["query", "--redis", `redis://default:wrong@127.0.0.1:${own.port}/0`, "--name", "x", "a"], 1, `cannot connect to Redis at redis://default:***@127.0.0.1:${own.port}/0: WRONGPASS`],
+        [["dedup", file("in.txt"), "--redis", `redis://:s3cret@127.0.0.1:${own.port}/abc`, "--name", "x"], 2, `--redis must be a URL such as redis://127.0.0.1:6379/0, got "redis://:***@127.0.0.1:${own.port}/abc"`],
+        // A "/" not escaped as %2F ends the host for a URL parser: the URL is refused, and the password still hidden.
+        [["dedup", file("in.txt"), "--redis", `redis://:s3c/ret@127.0.0.1:${own.port}/0`, "--name", "x"], 2, `--redis must be a URL such as redis://127.0.0.1:6379/0, got "redis://:***@127.0.0.1:${own.port}/0"`],
+      ];
+      for (const [args, code, start] of cases) {
+        const result = cli(args);
+        expect(result.code, result.stderr).toBe(code);
+        expect(result.stderr.startsWith(`bloomkit: ${start}`), result.stderr).toBe(true);
+        expect(result.stderr).not.toMatch(/s3c|wrong@/);
+      }
+    } finally {
+      await own.stop();
+    }
+  });
+
   it("refuses a --n and --p no filter in Redis takes as wrong usage, in the options' words, as dedup without --redis does", async () => {
     writeFileSync(file("in.txt"), "a\nb\n");
     for (const [args, message] of [
