@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { inspect } from "node:util";
 import { expect, it } from "vitest";
-import { createClient } from "redis";
+import { createClient, createSentinel } from "redis";
 import { Redis as IoRedis } from "ioredis";
 import { BloomFilter } from "../bindings/index.js";
 import { REDIS_MAX_BITS, REDIS_SEGMENT_BITS, RedisBloomFilter, RedisFilterError, type NodeRedisClientLike } from "../bindings/redis/index.js";
@@ -269,6 +269,11 @@ describeWithRedis("RedisBloomFilter", () => {
 
   it("checks its arguments before anything reaches Redis", async () => {
     await expect(RedisBloomFilter.create({} as never, "x", 10, 0.1)).rejects.toThrow(/redis must be a connected Redis client/);
+    // Its sendCommand takes (isReadonly, args): before, create failed with "Cannot read properties of undefined (reading 'length')".
+    const sentinel = createSentinel({ name: "master", sentinelRootNodes: [{ host: "127.0.0.1", port: server.port }] });
+    for (const call of [() => RedisBloomFilter.create(sentinel as never, "x", 10, 0.1), () => RedisBloomFilter.open(sentinel as never, "x")]) {
+      await expect(call()).rejects.toThrow(new TypeError("redis must be a connected Redis client (node-redis 5's createClient or createCluster, or ioredis), got a node-redis Sentinel (createSentinel), which bloomkit does not take: connect createClient to the master it names (getMasterNode())"));
+    }
     await expect(RedisBloomFilter.create(redis, "" as string, 10, 0.1)).rejects.toThrow("name must not be empty");
     await expect(RedisBloomFilter.create(redis, "a{b}", 10, 0.1)).rejects.toThrow(/must not contain "\{" or "\}"/);
     await expect(RedisBloomFilter.create(redis, 5 as never, 10, 0.1)).rejects.toThrow("name must be a string, got 5");

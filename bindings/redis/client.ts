@@ -130,6 +130,13 @@ export function commandsOf(client: unknown, name = "redis"): Commands {
       resends: ioRedisResends(io),
     };
   }
+  if (has(client, "sendCommand") && has(client, "getMasterNode")) {
+    // Its sendCommand(isReadonly, args) would read the command as isReadonly; and it sends a call cut off by a lost connection again.
+    throw new TypeError(
+      `${name} must be a connected Redis client (node-redis 5's createClient or createCluster, or ioredis), got a node-redis Sentinel (createSentinel), which bloomkit does not take: ` +
+        "connect createClient to the master it names (getMasterNode())",
+    );
+  }
   if (has(client, "sendCommand") && "masters" in client) {
     const cluster = client as NodeRedisClusterLike;
     return {
