@@ -18,6 +18,7 @@ import { checkReachable, checkSizable, filterSizing, MAX_HASHES, rateFor } from 
 import type { Filter } from "./filter.js";
 import type { HashName } from "./hash.js";
 import {
+  checkOneArray,
   FilterType,
   FormatError,
   ParamReader,
@@ -25,6 +26,7 @@ import {
   fromBase64,
   readRecordBytes,
   readRecordStream,
+  TOO_LARGE_FOR_ONE_ARRAY,
   type ByteSource,
   type Loader,
   type RecordSource,
@@ -423,6 +425,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
 
   /** A copy of the bit array: bit i is bit (i & 7) of byte (i >> 3), ⌈m/8⌉ bytes. */
   bitArray(): Uint8Array {
+    checkOneArray("bitArray() of this filter", Math.ceil(this.#bits / 8), TOO_LARGE_FOR_ONE_ARRAY);
     const out = new Uint8Array(Math.ceil(this.#bits / 8));
     let at = 0;
     for (const { arena, ptr } of this.segments()) {

@@ -13,6 +13,7 @@ import type { DeletableFilter } from "./filter.js";
 import { checkReachable, checkSizable, filterSizing, MAX_HASHES, rateFor } from "./optimal.js";
 import { BloomFilter } from "./bloom-filter.js";
 import {
+  checkOneArray,
   FilterType,
   FormatError,
   ParamReader,
@@ -328,13 +329,15 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
 
   /** Every counter's value, in one copy (for display): Uint8Array for 4- and 8-bit counters, Uint16Array for 16-bit. */
   counterValues(): Uint8Array | Uint16Array {
+    checkOneArray("counterValues() of this filter", this.#counters * (this.#width === 16 ? 2 : 1), "read counters one at a time with counter(i), or run on Node 24, whose arrays hold more");
     const perSegment = Math.ceil((this.#segmentCounters * this.#width) / 8);
     const raw = new Uint8Array(perSegment * this.segmentCount);
     this.segments().forEach(({ arena, ptr }, s) => raw.set(arena.u8().subarray(ptr + HEADER_BYTES, ptr + HEADER_BYTES + perSegment), s * perSegment));
     if (this.#width === 8) return raw.slice(0, this.#counters);
     if (this.#width === 16) return new Uint16Array(raw.buffer, 0, this.#counters);
     const values = new Uint8Array(this.#counters);
-    for (let i = 0; i < this.#counters; i++) values[i] = (raw[i >> 1] >> ((i & 1) << 2)) & 0xf;
+    // i / 2, not i >> 1: past counter 2^31 a shift goes negative, and every counter there read 0.
+    for (let i = 0; i < this.#counters; i++) values[i] = (raw[Math.floor(i / 2)] >> ((i & 1) << 2)) & 0xf;
     return values;
   }
 

@@ -189,16 +189,24 @@ function maxBytes(): number {
   return constants?.MAX_LENGTH ?? 2 ** 31 - 1;
 }
 
+/**
+ * Throws the RangeError for `what` (its name as the user knows it) of `bytes`
+ * bytes when one typed array cannot hold that many here (4 GiB under Node
+ * 20), saying what to do `instead`: Node's own error named no method.
+ */
+export function checkOneArray(what: string, bytes: number, instead: string): void {
+  if (bytes <= maxBytes()) return;
+  // Bytes too: both sizes can round to the same "4.00 GiB".
+  throw new RangeError(`${what} is ${formatBytes(bytes)} (${bytes} bytes), more than one Uint8Array can hold here (${maxBytes()} bytes); ${instead}`);
+}
+
+/** What to do instead of reading a filter's bits in one array that cannot hold them. */
+export const TOO_LARGE_FOR_ONE_ARRAY = "write the filter in pieces with serializeChunks(), or run on Node 24, whose arrays hold more";
+
 /** The whole record in one Uint8Array; a RangeError pointing to serializeChunks() when it is larger than one can be. */
 export function recordBytes(source: RecordSource): Uint8Array {
   const length = recordLength(source);
-  if (length > maxBytes()) {
-    throw new RangeError(
-      // Bytes too: both sizes can round to the same "4.00 GiB".
-      `this filter's record is ${formatBytes(length)} (${length} bytes), more than one Uint8Array can hold here (${maxBytes()} bytes); ` +
-        `write it in pieces with serializeChunks()`,
-    );
-  }
+  checkOneArray("this filter's record", length, "write it in pieces with serializeChunks()");
   const out = new Uint8Array(length);
   let at = 0;
   for (const piece of recordChunks(source, CHUNK_BYTES, true)) {

@@ -11,6 +11,7 @@ import { checkKey, isBytes, SHARED_KEY_BYTES, type Key } from "./keys.js";
 import { checkChunksOptions, checkDeserializeOptions, openHandle, type DeserializeChunksOptions, type DeserializeOptions, type SharedFilterHandle } from "./shared.js";
 import type { Filter } from "./filter.js";
 import {
+  checkOneArray,
   FilterType,
   FormatError,
   ParamReader,
@@ -18,6 +19,7 @@ import {
   fromBase64,
   readRecordBytes,
   readRecordStream,
+  TOO_LARGE_FOR_ONE_ARRAY,
   type ByteSource,
   type Loader,
   type RecordSource,
@@ -475,6 +477,7 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
 
   /** A copy of the bitset exactly as Parquet stores it: blocks of eight little-endian u32 words. */
   toParquetBitset(): Uint8Array {
+    checkOneArray("toParquetBitset() of this filter", this.#blocks * SBBF_BLOCK_BYTES, TOO_LARGE_FOR_ONE_ARRAY);
     const out = new Uint8Array(this.#blocks * SBBF_BLOCK_BYTES);
     let at = 0;
     for (const { arena, ptr, bytes } of this.#regions()) {

@@ -8,7 +8,7 @@ import { pipeline } from "node:stream/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { constants } from "node:buffer";
-import { BloomFilter, MAX_SEGMENT_BITS, SplitBlockBloomFilter, deserializeChunks } from "../bindings/index.js";
+import { BloomFilter, CountingBloomFilter, MAX_SEGMENT_BITS, SplitBlockBloomFilter, deserializeChunks } from "../bindings/index.js";
 import { distinctInts, urls } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bloomkit-large-"));
@@ -48,7 +48,11 @@ describe("a Bloom filter for 5 billion URLs at 1% (5.6 GiB, in segments)", () =>
 
     // Saved to a file in pieces (more than one Uint8Array can hold on Node 20) and loaded back.
     const path = join(dir, "large.bloom");
-    if (filter.bits / 8 > constants.MAX_LENGTH) expect(() => filter.serialize()).toThrow(/serializeChunks/);
+    if (filter.bits / 8 > constants.MAX_LENGTH) {
+      expect(() => filter.serialize()).toThrow(/serializeChunks/);
+      // Node's own "Invalid typed array length" named no method and said nothing of what to do.
+      expect(() => filter.bitArray()).toThrow(/^bitArray\(\) of this filter is [\d.]+ GiB \(\d+ bytes\), more than one Uint8Array can hold here .*serializeChunks\(\)/);
+    }
     await pipeline(Readable.from(filter.serializeChunks()), createWriteStream(path));
     expect(statSync(path).size).toBeGreaterThan(2 ** 32);
     const probes = [...members.slice(0, 200_000), ...absent.slice(0, 200_000)];
@@ -73,6 +77,26 @@ describe("a Bloom filter for 5 billion URLs at 1% (5.6 GiB, in segments)", () =>
     filter.addMany(members);
     expect(filter.hasMany(members).every((hit) => hit === 1)).toBe(true);
     expect(filter.hasMany(urls(300_000, "large-sbbf-absent", 35)).reduce((sum, hit) => sum + hit, 0)).toBe(0);
+    if (filter.bits / 8 > constants.MAX_LENGTH) expect(() => filter.toParquetBitset()).toThrow(/^toParquetBitset\(\) of this filter is [\d.]+ GiB \(\d+ bytes\), more than one Uint8Array can hold here .*serializeChunks\(\)/);
+    filter.dispose();
+  });
+});
+
+describe("a counting filter of more than 2^31 counters (1 GiB of 4-bit counters)", () => {
+  it("gives counterValues() past counter 2^31 as counter(i) reads them", () => {
+    // Counter i of a 4-bit filter is half of byte i / 2: computed as i >> 1, that went negative past 2^31 and read 0.
+    const counters = 2 ** 31 + 2 ** 26;
+    const filter = CountingBloomFilter.withSize(counters, 4, { counterBits: 4 });
+    const keys = urls(20_000, "large-counting", 36);
+    filter.addMany(keys);
+    const high = keys.flatMap((key) => filter.positions(key)).filter((position) => position >= 2 ** 31);
+    expect(high.length).toBeGreaterThan(1_000);
+    const values = filter.counterValues();
+    expect(values.length).toBe(counters);
+    for (const position of high) {
+      expect(filter.counter(position)).toBeGreaterThanOrEqual(1);
+      expect(values[position], `counter ${position}`).toBe(filter.counter(position));
+    }
     filter.dispose();
   });
 });
