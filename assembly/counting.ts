@@ -377,16 +377,21 @@ export function countingNonZero(filter: usize, width: u32): f64 {
   return <f64>n;
 }
 
-/** Sets bit i of the Bloom filter `dst` (same m and header) for every counter i > 0. */
-export function countingToBloom(filter: usize, width: u32, dst: usize): void {
+/**
+ * The standard filter's bits of counters 64·from … 64·(from + words) − 1, as
+ * `words` u64 at `out` (bit i set where counter i > 0; counters past m read
+ * 0). A range, so that the bits of a counting filter too large to have its
+ * standard filter beside it can go out in pieces through a scratch area.
+ */
+export function countingToBloomWords(filter: usize, width: u32, from: u32, words: u32, out: usize): void {
   const m = load<u64>(filter, F_BITS);
   const data = filter + FILTER_HEADER;
-  const bits = dst + FILTER_HEADER;
-  for (let i: u64 = 0; i < m; i++) {
-    if (getCounter(data, width, i) != 0) {
-      const at = bits + <usize>((i >> 6) << 3);
-      store<u64>(at, load<u64>(at) | (<u64>1 << (i & 63)));
-    }
+  for (let w: u32 = 0; w < words; w++) {
+    const base = (<u64>from + w) << 6;
+    const end = min<u64>(base + 64, m);
+    let word: u64 = 0;
+    for (let i = base; i < end; i++) word |= <u64>(getCounter(data, width, i) != 0) << (i - base);
+    store<u64>(out + (<usize>w << 3), word);
   }
 }
 

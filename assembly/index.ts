@@ -25,7 +25,7 @@ export { hashBits, hashKey, hashPacked } from "./hash";
 export { xxh64Start, xxh64Update, xxh64Digest } from "./xxh64-stream";
 export { hashPackedKeys, hashLines, compactLines, combineWords } from "./batch";
 export { keepLines } from "./lines";
-export { countingBlockBytes, countingBytes, countingKey, countingRun, countingSaturated, countingNonZero, countingToBloom, countingCounter } from "./counting";
+export { countingBlockBytes, countingBytes, countingKey, countingRun, countingSaturated, countingNonZero, countingToBloomWords, countingCounter } from "./counting";
 export { cuckooBlockBytes, cuckooInit, cuckooKey, cuckooRun, cuckooUndo, cuckooSize, cuckooSetSize, cuckooLocate } from "./cuckoo";
 export { sbbfBlockBytes, sbbfInit, sbbfKey, sbbfRun, sbbfRoute, sbbfFalsePositiveRate, sbbfSetBits } from "./split-block";
 export {

@@ -618,17 +618,18 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
   };
 
   /**
-   * @internal A filter with these parameters, segment s of it in `near[s]`'s
-   * arena (or a RangeError when one has no room), whose bits `fill(ptr, s)` writes.
+   * @internal A filter with these parameters, segment s of it beside
+   * `near[s]` when that is a pool (placeBeside), whose bits `fill(block, s)`
+   * writes; disposed again when `fill` throws.
    */
-  static fromFill(bits: number, hashes: number, hashing: Hashing, count: number, near: readonly Arena[], fill: (ptr: number, segment: number) => void): BloomFilter {
-    const filter = new BloomFilter(bits, hashes, hashing, bits, near, near.length);
-    const blocks = filter.segments();
-    if (blocks.some((block, s) => block.arena !== near[s])) {
+  static fromFill(bits: number, hashes: number, hashing: Hashing, count: number, near: readonly Arena[], fill: (block: Block, segment: number) => void): BloomFilter {
+    const filter = new BloomFilter(bits, hashes, hashing, bits, near.map(placeBeside), near.length);
+    try {
+      filter.segments().forEach(fill);
+    } catch (error) {
       filter.dispose();
-      throw new RangeError(`no room beside the source filter for a Bloom filter of ${bits} bits`);
+      throw error;
     }
-    blocks.forEach((block, s) => fill(block.ptr, s));
     filter.#setBits = -1;
     // A counting filter's size counts repeats (1,000 keys added 5 times: 5,000); a Bloom filter counts keys
     // that set a bit: the fill-based estimate, as a union's, and never more than the count given.

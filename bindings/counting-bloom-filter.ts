@@ -7,7 +7,7 @@ import { defaultArena, freeMemory, MAX_BLOCK_BYTES, type Block } from "./memory.
 import { FILTER_HEADER, OP_ADD, OP_COUNT, OP_HAS, OP_REMOVE } from "./constants.generated.js";
 import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkCreateNumbers, describe, formatBytes, checkMadeBy } from "./errors.js";
 import { SOURCE_BYTES, sourceLength, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
-import { maxKeyBytes, type Key } from "./keys.js";
+import { maxKeyBytes, scratchOf, type Key } from "./keys.js";
 import { segmentIndices } from "./indices.js";
 import type { DeletableFilter } from "./filter.js";
 import { checkReachable, checkSizable, filterSizing, MAX_HASHES, rateFor } from "./optimal.js";
@@ -352,9 +352,24 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
   /** The standard BloomFilter with the same m, k and hashing: bit i is set where counter i > 0. */
   toBloomFilter(): BloomFilter {
     const blocks = this.segments();
-    return BloomFilter.fromFill(this.#counters, this.#hashes, this.#hashing, this.#size, blocks.map((block) => block.arena), (dst, s) =>
-      blocks[s].arena.core.countingToBloom(blocks[s].ptr, this.#width, dst),
-    );
+    const words = Math.ceil(this.#segmentCounters / 64);
+    return BloomFilter.fromFill(this.#counters, this.#hashes, this.#hashing, this.#size, blocks.map((block) => block.arena), (target, s) => {
+      const { arena, ptr } = blocks[s];
+      if (target.arena === arena) {
+        arena.core.countingToBloomWords(ptr, this.#width, 0, words, target.ptr + HEADER_BYTES);
+        return;
+      }
+      // Elsewhere (a counting filter with a memory of its own, which the standard one would keep alive, or too
+      // full to take it: above about 3.2 GiB of 4-bit counters it was refused): a piece at a time through the
+      // scratch area of the counting filter's memory.
+      const scratch = scratchOf(arena);
+      const perPiece = Math.floor(scratch.capacity / 8);
+      for (let from = 0; from < words; from += perPiece) {
+        const count = Math.min(perPiece, words - from);
+        arena.core.countingToBloomWords(ptr, this.#width, from, count, scratch.bytes);
+        target.arena.u8().set(arena.u8().subarray(scratch.bytes, scratch.bytes + count * 8), target.ptr + HEADER_BYTES + from * 8);
+      }
+    });
   }
 
   /** What serialize() writes: parameters and where the payload lies. @internal */

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { constants } from "node:buffer";
 import { BloomFilter, CountingBloomFilter, MAX_SEGMENT_BITS, SplitBlockBloomFilter, deserializeChunks } from "../bindings/index.js";
-import { distinctInts, urls } from "./helpers.js";
+import { distinctInts, ones, urls } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bloomkit-large-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -97,6 +97,25 @@ describe("a counting filter of more than 2^31 counters (1 GiB of 4-bit counters)
       expect(filter.counter(position)).toBeGreaterThanOrEqual(1);
       expect(values[position], `counter ${position}`).toBe(filter.counter(position));
     }
+    filter.dispose();
+  });
+
+  it("gives the standard filter of a counting filter too large to have it beside (3.45 GiB in one memory)", () => {
+    // Its kernel wrote the standard filter beside the counting one, and above about 3.2 GiB of 4-bit counters there was
+    // no room: "no room beside the source filter". The bits now go out a piece at a time.
+    const counters = 7_400_000_000;
+    const filter = CountingBloomFilter.withSize(counters, 4, { counterBits: 4 });
+    expect(filter.segmentCount).toBe(1);
+    const keys = urls(200_000, "huge-counting", 37);
+    filter.addMany(keys);
+    filter.removeMany(keys.slice(0, 1_000));
+    const standard = filter.toBloomFilter();
+    expect(standard.bits).toBe(counters);
+    // Bit i is set exactly where counter i > 0: both answer every key alike, those removed too.
+    const probes = [...keys, ...urls(200_000, "huge-counting-absent", 38)];
+    expect(standard.hasMany(probes)).toEqual(filter.hasMany(probes));
+    expect(ones(standard.hasMany(keys.slice(1_000)))).toBe(keys.length - 1_000);
+    standard.dispose();
     filter.dispose();
   });
 });

@@ -119,6 +119,32 @@ describe("wasm memory", () => {
     expect(answers).toEqual({ fold: [true, false], union: [true, true], intersection: [true, false] });
   });
 
+  it("lets a large counting filter's memory go once it is disposed, though its toBloomFilter() lives on with the same bits", () => {
+    // The standard filter was made in the counting filter's own memory (its kernel read both), and kept it alive.
+    // Now its bits go out a piece at a time; they must be those of a standard filter given the same keys.
+    const script = `
+      const { BloomFilter, CountingBloomFilter } = await import(${JSON.stringify(new URL("../dist/index.js", import.meta.url).href)});
+      const collected = [];
+      const registry = new FinalizationRegistry((name) => collected.push(name));
+      const counters = ${DEDICATED_BYTES * 2} + 100; // 4-bit counters: a memory of its own, and a last word not whole
+      const keys = Array.from({ length: 200000 }, (_, i) => "key-" + i);
+      const counting = CountingBloomFilter.withSize(counters, 3, { counterBits: 4 }).addMany(keys).addMany(keys.slice(0, 1000));
+      counting.removeMany(keys.slice(100000, 100500));
+      registry.register(counting.arena.memory, "counting");
+      const standard = counting.toBloomFilter();
+      const expected = BloomFilter.withSize(counters, 3).addMany([...keys.slice(0, 100000), ...keys.slice(100500)]);
+      const sameBits = Buffer.compare(standard.bitArray(), expected.bitArray()) === 0;
+      counting.dispose();
+      for (let i = 0; i < 10 && collected.length === 0; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 20)); }
+      console.log(JSON.stringify({ collected, sameBits, held: standard.has("key-5") }));`;
+    const child = spawnSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(child.status, child.stderr).toBe(0);
+    const result = JSON.parse(child.stdout);
+    expect(result.sameBits).toBe(true);
+    expect(result.collected).toEqual(["counting"]);
+    expect(result.held).toBe(true);
+  });
+
   it.each([3, 12])("says in its own words when the engine refuses a new wasm memory (ulimit -v of %s GB), and the filters made before still answer", (gigabytes) => {
     // Each wasm memory reserves gigabytes of address space: under `ulimit -v` the engine refuses one with
     // "WebAssembly.Memory(): could not allocate memory", which reached the user as it was from a pool's arena.
