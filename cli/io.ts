@@ -15,10 +15,11 @@ const CHUNK = 1 << 20;
 const SPARE_BUFFERS = WRITE_BEHIND_BYTES / CHUNK + 1;
 
 /**
- * The longest line read (256 MiB): a line is a key, copied whole into wasm
- * memory. An input with no newline at all, such as /dev/zero, grew the
- * buffer until the read itself refused, at 4.2 GB of memory, with Node's own
- * message about its "length" argument.
+ * The longest line read (256 MiB, before its newline), from a file or a pipe
+ * alike: a line is a key, copied whole into wasm memory. An input with no
+ * newline at all, such as /dev/zero, grew the buffer until the read itself
+ * refused, at 4.2 GB of memory, with Node's own message about its "length"
+ * argument.
  */
 export const MAX_LINE_BYTES = 256 << 20;
 
@@ -91,7 +92,8 @@ export async function* linePieces(source: string | Input, buffers?: PieceBufferS
       if (last < 0) {
         carry = filled;
         if (carry === buffer.length) {
-          if (carry >= MAX_LINE_BYTES) throw lineTooLong(inputName(input), position - carry);
+          // A full buffer of MAX_LINE_BYTES may still hold a line of exactly that many: its newline comes in the next byte.
+          if (carry > MAX_LINE_BYTES) throw lineTooLong(inputName(input), position - carry);
           const larger = fresh(Math.min(buffer.length * 2, MAX_LINE_BYTES + 1)); // a line longer than the buffer
           buffer.copy(larger, 0, 0, carry);
           buffer = larger;
@@ -172,6 +174,8 @@ async function* streamPieces(): AsyncGenerator<Buffer> {
           if (carried > MAX_LINE_BYTES) throw lineTooLong("standard input", position - carried);
           continue;
         }
+        // The line's last chunk counts too: checked only while no newline came, lines up to a chunk longer passed.
+        if (carried + newline > MAX_LINE_BYTES) throw lineTooLong("standard input", position - chunk.length - carried);
         carry.push(chunk.subarray(0, newline + 1));
         yield Buffer.concat(carry);
         carry.length = 0;

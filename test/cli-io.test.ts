@@ -5,7 +5,7 @@
 // in cli.test.ts and cli-threads.test.ts; here, also with a file-size limit
 // that makes the writes in the background fail.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -362,6 +362,39 @@ describe("lines longer than any buffer", () => {
       expect(stdout, what).toBe("");
     }
     expect(existsSync(join(dir, "zero.out"))).toBe(false);
+  });
+
+  it("a line of exactly MAX_LINE_BYTES is read from a file and from a pipe alike, and one less than a pipe chunk longer is refused from either", () => {
+    /** A file of `bytes` zeros and a newline: sparse, so the test takes no disk. */
+    const lineOf = (name: string, bytes: number) => {
+      const path = join(dir, name);
+      const fd = openSync(path, "w");
+      writeSync(fd, "\n", bytes);
+      closeSync(fd);
+      return path;
+    };
+    const dedup = (input: string) => spawnSync("sh", ["-c", `${input} '${process.execPath}' '${BIN}' dedup - -q -o /dev/null`], { encoding: "utf8" });
+    const exact = lineOf("max-line.txt", MAX_LINE_BYTES);
+    for (const [what, input] of [
+      ["a file", `exec < '${exact}';`],
+      ["a pipe", `cat '${exact}' |`],
+    ]) {
+      const { status, stderr } = dedup(input);
+      expect(stderr, what).toMatch(/^There is 1 line\.\n/);
+      expect(status, what).toBe(0);
+    }
+    rmSync(exact);
+    // 60,000 bytes more, the newline in the line's last pipe chunk: its length was checked only on chunks without one.
+    const longer = lineOf("longer-line.txt", MAX_LINE_BYTES + 60_000);
+    for (const [what, input] of [
+      ["a file", `exec < '${longer}';`],
+      ["a pipe", `cat '${longer}' |`],
+    ]) {
+      const { status, stderr } = dedup(input);
+      expect(stderr, what).toMatch(/^bloomkit: cannot read standard input: the line at byte 0 is longer than 256\.00 MiB/);
+      expect(status, what).toBe(1);
+    }
+    rmSync(longer);
   });
 
   it("lines of many pipe chunks come through a pipe whole, as from the file", () => {
