@@ -195,10 +195,15 @@ async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quie
   const filterBytes = filter.bits / 8;
   filter.dispose();
   // Of the lines of B not in A (x of them), rate·x pass: common = shared + rate·x and linesB = shared + x.
-  const falseMatches = rate < 1 ? Math.min(common, ((linesB - common) * rate) / (1 - rate)) : common;
+  const estimate = rate < 1 ? Math.min(common, ((linesB - common) * rate) / (1 - rate)) : 0;
+  // Every line of B passed: the estimate then says none is false, yet a full filter passes lines not in A as well
+  // (5 lines not in A all pass one at 0.958 four times in five). Up to as many as all pass with a chance of 5%.
+  const couldAllPass = common !== linesB || !(rate > 0) ? 0 : rate >= 1 ? common : Math.min(common, Math.floor(Math.log(0.05) / Math.log(rate)));
+  const upTo = couldAllPass > estimate;
+  const falseMatches = upTo ? couldAllPass : estimate;
   const summary =
     `${count(common, "line")} of ${inputName(b)} (of ${fmt(linesB)}) ${common === 1 ? "is" : "are"} probably in ${inputName(a)} (${count(linesA, "line")}); ` +
-    `each line of ${inputName(b)} not in ${inputName(a)} passes with probability ${rate.toPrecision(3)}, about ${fmt(falseMatches)} of them`;
+    `each line of ${inputName(b)} not in ${inputName(a)} passes with probability ${rate.toPrecision(3)}, ${upTo ? "up to" : "about"} ${fmt(falseMatches)} of them`;
   if (common === 0 || falseMatches <= Math.max(1, SWAMPED_SHARE * common)) return summary;
   // A filter held to --memory, or sized for fewer lines than A has, answers well above p; one that reached p needs a smaller p for B's many other lines.
   const cause =
@@ -206,8 +211,8 @@ async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quie
       ? tooSmall(limit, formatBytes(filterBytes), count(linesA, "line"), inputName(a), sizing.typed.n)
       : `${inputName(b)} has many lines not in ${inputName(a)} for --p ${p}; give a smaller --p or use --exact`;
   return (
-    `${summary}\nbloomkit: warning: about ${fmt(falseMatches)} of the ${count(common, "line")} written ` +
-    `(${((100 * falseMatches) / common).toPrecision(3)}%) are expected to be false matches, lines not in ${inputName(a)}: ${cause}`
+    `${summary}\nbloomkit: warning: ${upTo ? "up to" : "about"} ${fmt(falseMatches)} of the ${count(common, "line")} written ` +
+    `(${((100 * falseMatches) / common).toPrecision(3)}%) ${upTo ? "may be" : "are expected to be"} false matches, lines not in ${inputName(a)}: ${cause}`
   );
 }
 

@@ -598,6 +598,19 @@ describe("intersect's warning names what made the filter too small", () => {
     expect(warning(result.stderr)).toMatch(/: a filter of 1,000 bytes is too small for 10,000 lines; give a larger --memory or use --exact$/);
   });
 
+  it("every line of B passing a filter that passes most lines: up to how many may be false, not about none", () => {
+    // None of B is in A; the filter of 400 bytes for 10,000 lines passes about 95% of lines not in A, and all 5 here.
+    writeFileSync(file("five-b.txt"), lines(5, "b-").join("\n") + "\n");
+    const result = run(["intersect", file("many-a.txt"), file("five-b.txt"), "--memory", "400B"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(lines(5, "b-").join("\n") + "\n");
+    expect(result.stderr).toMatch(/passes with probability 0\.9\d+, up to 5 of them\n/);
+    expect(warning(result.stderr)).toMatch(/^bloomkit: warning: up to 5 of the 5 lines written \(100%\) may be false matches, lines not in .*many-a\.txt: a filter of 400 bytes is too small for 10,000 lines; give a larger --memory or use --exact$/);
+    // B within A, through a filter at its rate: every line passing then tells that none is false.
+    const within = run(["intersect", file("many-a.txt"), file("many-a.txt")]);
+    expect(within.stderr).toMatch(/passes with probability [\d.e-]+, about 0 of them\n$/);
+  });
+
   it("lines estimated from windows of A far longer than the rest: the estimate, and --n to give", () => {
     // Line lengths are sampled in A's first piece (1 MiB) and at the start of each 64th of it: there, this file has
     // lines of 1,000 bytes; after each start, short ones. Parts of 100,000 bytes: the first 11 all long lines.
