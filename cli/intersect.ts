@@ -226,24 +226,41 @@ function tooSmall(limit: Limit, size: string, lines: string, a: string, typedN: 
 /** Most bucket files open at once (each side), well under the usual limit of 1,024 open files. */
 const MAX_BUCKETS = 512;
 
-/**
- * Buckets so that the Set of one bucket of A, and the memory the process
- * takes while building it, stay within `memory`: by its lines (each costs
- * its bytes and SET_BYTES_PER_LINE, times HEAP_PEAK_FACTOR) and at most
- * BUCKET_LINES of them, and at most memory/4 bytes of A. A from a pipe,
- * whose size is unknown, gets the most: taken for memory's size, it got 4
- * buckets, and a pipe of 100 GB put 25 GB of it in one Set whatever
- * --memory said.
- */
-function bucketCount(a: Input, asked: number): number {
-  if (a.size === undefined) return MAX_BUCKETS;
-  // The Sets live in the JavaScript heap, which holds no more than its limit (about 4 GB here) whatever --memory says.
+/** What one bucket of A may hold so that its Set, and the process while it builds it, stay within the memory. */
+interface BucketBudget {
+  /** At most memory/4 bytes of A. */
+  readonly bytes: number;
+  /** Memory for the Set: the memory less what the process takes before any Set (at least half of it). */
+  readonly forSets: number;
+}
+
+/** The budget of one bucket under `asked` bytes of --memory; the Sets live in the JavaScript heap, which holds no more than its limit (about 4 GB here) whatever --memory says. */
+function bucketBudget(asked: number): BucketBudget {
   const memory = Math.min(asked, getHeapStatistics().heap_size_limit);
-  const byBytes = Math.ceil(a.size / (memory / 4));
+  return { bytes: memory / 4, forSets: Math.max(memory / 2, memory - PROCESS_BYTES) };
+}
+
+/** Lines of A of `lineBytes` bytes each (on average) that one bucket holds: each costs its bytes and SET_BYTES_PER_LINE, times HEAP_PEAK_FACTOR, and at most BUCKET_LINES. */
+function linesFitting(budget: BucketBudget, lineBytes: number): number {
+  return Math.min(BUCKET_LINES, budget.forSets / (HEAP_PEAK_FACTOR * (lineBytes + SET_BYTES_PER_LINE)));
+}
+
+/** Buckets that `bytes` bytes and `lines` lines of A need, by the budget (1 when they fit one). */
+function bucketsNeeded(budget: BucketBudget, bytes: number, lines: number): number {
+  return Math.max(1, Math.ceil(bytes / budget.bytes), Math.ceil(lines / linesFitting(budget, bytes / Math.max(1, lines))));
+}
+
+/**
+ * Buckets so that one bucket of A fits the budget, from A's size and the
+ * lines estimated in it, at most MAX_BUCKETS. A from a pipe, whose size is
+ * unknown, gets the most: taken for memory's size, it got 4 buckets, and a
+ * pipe of 100 GB put 25 GB of it in one Set whatever --memory said. A bucket
+ * that still turns out too large is split again (splitBucket).
+ */
+function bucketCount(a: Input, budget: BucketBudget): number {
+  if (a.size === undefined) return MAX_BUCKETS;
   const lines = estimateLines(a, a.size, headOf(a, a.size)) ?? 0;
-  const forSets = Math.max(memory / 2, memory - PROCESS_BYTES);
-  const linesPerBucket = Math.min(BUCKET_LINES, forSets / (HEAP_PEAK_FACTOR * (a.size / Math.max(1, lines) + SET_BYTES_PER_LINE)));
-  return Math.max(1, Math.min(MAX_BUCKETS, Math.max(byBytes, Math.ceil(lines / linesPerBucket))));
+  return Math.min(MAX_BUCKETS, bucketsNeeded(budget, a.size, lines));
 }
 
 /** What the process takes before any Set: Node itself (an idle Node holds about 40 MB) and the bucket files' buffers. */
@@ -299,35 +316,94 @@ function scratchFolder(tmpRoot: string): { dir: string; remove(): void } {
   };
 }
 
+/** A bucket: its two files, and what the partition wrote to A's (bytes with line ends, lines). */
+interface Bucket {
+  readonly a: string;
+  readonly b: string;
+  readonly bytes: number;
+  readonly lines: number;
+  /** Times its lines were partitioned: the hash seed of a further split. */
+  readonly depth: number;
+}
+
+/** Deepest split: each takes up to MAX_BUCKETS parts, so a bucket that still does not fit after this many holds repeats of few lines, which a Set holds once. */
+const MAX_SPLIT_DEPTH = 4;
+
 async function exact(a: Input, b: Input, memory: number, scratch: { dir: string; remove(): void }, out: Output, quiet: boolean): Promise<string> {
   const { dir } = scratch;
   try {
-    const buckets = bucketCount(a, memory);
-    const linesA = await partition(a, join(dir, "a"), buckets, quiet);
-    const linesB = await partition(b, join(dir, "b"), buckets, quiet);
+    const budget = bucketBudget(memory);
+    const buckets = bucketCount(a, budget);
+    const partsA = await partition(a, join(dir, "a"), buckets, 0, quiet);
+    const partsB = await partition(b, join(dir, "b"), buckets, 0, quiet);
+    const linesA = partsA.reduce((sum, part) => sum + part.lines, 0);
+    const linesB = partsB.reduce((sum, part) => sum + part.lines, 0);
+    const pending: Bucket[] = partsA.map((part, i) => ({ a: part.path, b: partsB[i].path, bytes: part.bytes, lines: part.lines, depth: 0 })).reverse();
     let common = 0;
-    for (let i = 0; i < buckets; i++) {
-      const seen = new Set<string>();
-      for await (const piece of linePieces(join(dir, `a.${i}`))) forEachKey(piece, (key) => seen.add(key));
-      for await (const piece of linePieces(join(dir, `b.${i}`))) {
-        forEachKey(piece, (key, start, end) => {
-          if (seen.delete(key)) {
-            const line = piece.subarray(start, end);
-            out.write(line);
-            out.write(lineEnd(line));
-            common++;
-          }
-        });
-        await out.drain();
+    let split = 0;
+    for (let bucket = pending.pop(); bucket !== undefined; bucket = pending.pop()) {
+      // A bucket of A larger than the budget (A's estimate was short, or A has more than MAX_BUCKETS buckets' worth)
+      // is partitioned again, with another seed, rather than read into a Set larger than --memory.
+      const tooLarge = bucketsNeeded(budget, bucket.bytes / SPLIT_TOLERANCE, bucket.lines / SPLIT_TOLERANCE) > 1;
+      if (tooLarge && bucket.depth < MAX_SPLIT_DEPTH) {
+        const parts = await splitBucket(bucket, Math.min(MAX_BUCKETS, Math.ceil(bucketsNeeded(budget, bucket.bytes, bucket.lines) * SPLIT_MARGIN)));
+        split++;
+        // Lines all in one part again are repeats of one key (or of keys with one hash): splitting more would not help.
+        const stuck = parts.some((part) => part.lines === bucket.lines);
+        for (const part of parts.reverse()) pending.push({ ...part, depth: stuck ? MAX_SPLIT_DEPTH : bucket.depth + 1 });
+        continue;
       }
+      common += bucket.lines === 0 ? 0 : await intersectBucket(bucket, out);
+      rmSync(bucket.a, { force: true });
+      rmSync(bucket.b, { force: true });
     }
+    const splitNote = split === 0 ? "" : `, and ${count(split, "split")} of a bucket too large for the memory`;
     return (
       `${count(common, "distinct line")} ${common === 1 ? "is" : "are"} in both ${inputName(a)} (${count(linesA, "line")}) ` +
-      `and ${inputName(b)} (${count(linesB, "line")}), exactly; ${count(buckets, "bucket")}`
+      `and ${inputName(b)} (${count(linesB, "line")}), exactly; ${count(buckets, "bucket")}${splitNote}`
     );
   } finally {
     scratch.remove();
   }
+}
+
+/**
+ * How far past its budget a bucket may be before it is split: buckets sized
+ * to just fit it on average hold a little more or less by chance, and the
+ * budget keeps margins of its own (memory/4, HEAP_PEAK_FACTOR).
+ */
+const SPLIT_TOLERANCE = 1.25;
+
+/** Parts a too-large bucket is split into, beyond what the budget needs: the hash spreads lines unevenly. */
+const SPLIT_MARGIN = 1.5;
+
+/** Partitions both files of `bucket` into `parts` buckets with the next seed, and removes them; returns the new buckets. */
+async function splitBucket(bucket: Bucket, parts: number): Promise<Omit<Bucket, "depth">[]> {
+  const seed = bucket.depth + 1;
+  const partsA = await partition(bucket.a, `${bucket.a}.${seed}`, parts, seed, true);
+  const partsB = await partition(bucket.b, `${bucket.b}.${seed}`, parts, seed, true);
+  rmSync(bucket.a, { force: true });
+  rmSync(bucket.b, { force: true });
+  return partsA.map((part, i) => ({ a: part.path, b: partsB[i].path, bytes: part.bytes, lines: part.lines }));
+}
+
+/** Writes the lines of the bucket's B that its A holds, each once; returns how many. */
+async function intersectBucket(bucket: Bucket, out: Output): Promise<number> {
+  const seen = new Set<string>();
+  for await (const piece of linePieces(bucket.a)) forEachKey(piece, (key) => seen.add(key));
+  let common = 0;
+  for await (const piece of linePieces(bucket.b)) {
+    forEachKey(piece, (key, start, end) => {
+      if (seen.delete(key)) {
+        const line = piece.subarray(start, end);
+        out.write(line);
+        out.write(lineEnd(line));
+        common++;
+      }
+    });
+    await out.drain();
+  }
+  return common;
 }
 
 /**
@@ -341,20 +417,36 @@ function lineEnd(key: Uint8Array): Buffer {
 const LF = Buffer.from("\n");
 const CRLF = Buffer.from("\r\n");
 
-/** Writes each line (its key, without one "\r") to bucket xxh64(key) mod buckets; returns the line count. */
-async function partition(input: Input, prefix: string, buckets: number, quiet: boolean): Promise<number> {
+/** One bucket file a partition wrote: its path, its bytes (with line ends) and its lines. */
+interface Part {
+  readonly path: string;
+  bytes: number;
+  lines: number;
+}
+
+/**
+ * Writes each line of `input` (its key, without one "\r") to bucket
+ * xxh64(key, seed) mod buckets, in files `prefix`.0, `prefix`.1, …; returns
+ * what each holds. Seed 0 for the inputs, the depth of the split for a bucket
+ * split again.
+ */
+async function partition(input: Input | string, prefix: string, buckets: number, seed: number, quiet: boolean): Promise<Part[]> {
   // Scratch files in the command's own temporary folder: written in place.
   const outputs = Array.from({ length: buckets }, (_, i) => new Output(`${prefix}.${i}`, 64 << 10, "direct"));
-  const progress = new Progress(`partitioning ${inputName(input)}`, input.size, quiet);
+  const parts: Part[] = outputs.map((_, i) => ({ path: `${prefix}.${i}`, bytes: 0, lines: 0 }));
+  const progress = new Progress(`partitioning ${typeof input === "string" ? "a bucket" : inputName(input)}`, typeof input === "string" ? undefined : input.size, quiet);
   let lines = 0;
   let bytes = 0;
   for await (const piece of linePieces(input)) {
     const { keys } = splitLines(piece);
-    const hashes = hashMany("xxh64", keys);
+    const hashes = hashMany("xxh64", keys, seed);
     for (let i = 0; i < keys.length; i++) {
-      const bucket = outputs[Number(hashes[i] % BigInt(buckets))];
-      bucket.write(keys[i]);
-      bucket.write(lineEnd(keys[i]));
+      const at = Number(hashes[i] % BigInt(buckets));
+      const end = lineEnd(keys[i]);
+      outputs[at].write(keys[i]);
+      outputs[at].write(end);
+      parts[at].bytes += keys[i].length + end.length;
+      parts[at].lines++;
     }
     lines += keys.length;
     bytes += piece.length;
@@ -362,5 +454,5 @@ async function partition(input: Input, prefix: string, buckets: number, quiet: b
   }
   for (const output of outputs) await output.close();
   progress.done();
-  return lines;
+  return parts;
 }
