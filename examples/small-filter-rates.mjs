@@ -1,11 +1,13 @@
 // `node examples/small-filter-rates.mjs` (after `npm run build`; about two minutes): the false-positive rate of filters
-// at a low p, measured on keys never added, against the formula's, with
-// triple hashing (the default) and double hashing (the default before it).
+// at a low p, measured on keys never added, against the rate the filter's fill
+// predicts ((X/m)^k, `falsePositiveRate()`, the rate ideal hashing would give
+// with those bits set), with triple hashing (the default) and double hashing
+// (the default before it).
 // Double hashing (h1 + i·h2) picks k bits from two hashes; a key whose step
 // h2 is near m/b for a small b (a step of less than a bit, of half the
 // filter, of a third…) puts its k bits on about b of them, and is a false
 // positive as often as b bits are all set. That adds about 3/(k·m) to the
-// rate (2 to 5 in the tables below): many times the formula's rate where p is
+// rate (2 to 5 times 1/(k·m) in the tables below): many times the formula's rate where p is
 // below it, in a small filter or at a very low p. Triple hashing
 // (h1 + i·h2 + i(i−1)/2·h3) needs h3 near as well, which is a factor m rarer.
 import { BloomFilter, ScalableBloomFilter } from "bloomkit";
@@ -21,18 +23,18 @@ const keys = (n) => Array.from({ length: n }, (_, i) => `https://present.example
 const column = (value, width) => String(value).padEnd(width);
 
 console.log("BloomFilter.create(n, p) holding n keys, measured on 1,000,000 keys never added");
-console.log("n        p         m        k   formula   triple    double    3/(k·m)");
+console.log("n        p         m        k   from fill triple    double    3/(k·m)");
 for (const [n, p] of [[100, 1e-6], [1_000, 1e-6], [100, 1e-4], [10_000, 1e-4]]) {
   const rates = [];
-  let formula;
+  let fromFill;
   for (const strategy of STRATEGIES) {
     const filter = BloomFilter.create(n, p, { strategy }).addMany(keys(n));
-    formula ??= filter.falsePositiveRate(); // from the fill of the first, triple
+    fromFill ??= filter.falsePositiveRate(); // the first filter's, triple hashing's
     rates.push(measure(filter).toExponential(2));
     filter.dispose();
   }
   const { bits, hashes } = BloomFilter.sizeFor(n, p);
-  console.log(`${column(n, 8)} ${column(p, 9)} ${column(bits, 8)} ${column(hashes, 3)} ${column(formula.toExponential(2), 9)} ${column(rates[0], 9)} ${column(rates[1], 9)} ${(3 / (hashes * bits)).toExponential(2)}`);
+  console.log(`${column(n, 8)} ${column(p, 9)} ${column(bits, 8)} ${column(hashes, 3)} ${column(fromFill.toExponential(2), 9)} ${column(rates[0], 9)} ${column(rates[1], 9)} ${(3 / (hashes * bits)).toExponential(2)}`);
 }
 console.log("\nBloomFilter.create(n, p) for a few keys, many filters each, 2,000,000 probes in all (triple hashing):");
 console.log("the formula reads low for filters of tens of bits");
@@ -53,13 +55,13 @@ for (const p of [1e-2, 1e-3]) {
   }
 }
 console.log("\nLarger filters at a lower p, measured on 2^27 (2^29 for the last) integer keys never added");
-console.log("n        p         m        k   formula   triple    double    3/(k·m)");
+console.log("n        p         m        k   from fill triple    double    3/(k·m)");
 for (const [n, p, rounds] of [[10_000, 1e-6, 128], [10_000, 1e-8, 128], [100_000, 1e-8, 512]]) {
   const rates = [];
-  let formula;
+  let fromFill;
   for (const strategy of STRATEGIES) {
     const filter = BloomFilter.create(n, p, { strategy }).addInts(BigUint64Array.from({ length: n }, (_, i) => BigInt(i)));
-    formula ??= filter.falsePositiveRate();
+    fromFill ??= filter.falsePositiveRate();
     let next = 1n << 62n; // probes apart from the keys 0 … n − 1, the same for both strategies
     const batch = new BigUint64Array(1 << 20);
     let hits = 0;
@@ -71,7 +73,7 @@ for (const [n, p, rounds] of [[10_000, 1e-6, 128], [10_000, 1e-8, 128], [100_000
     filter.dispose();
   }
   const { bits, hashes } = BloomFilter.sizeFor(n, p);
-  console.log(`${column(n, 8)} ${column(p, 9)} ${column(bits, 8)} ${column(hashes, 3)} ${column(formula.toExponential(2), 9)} ${column(rates[0], 9)} ${column(rates[1], 9)} ${(3 / (hashes * bits)).toExponential(2)}`);
+  console.log(`${column(n, 8)} ${column(p, 9)} ${column(bits, 8)} ${column(hashes, 3)} ${column(fromFill.toExponential(2), 9)} ${column(rates[0], 9)} ${column(rates[1], 9)} ${(3 / (hashes * bits)).toExponential(2)}`);
 }
 console.log("\nScalableBloomFilter.create(n0, p) grown to 100 · n0 keys");
 console.log("n0       p         layers  triple    double");
