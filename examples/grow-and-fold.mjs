@@ -1,6 +1,7 @@
 // `node examples/grow-and-fold.mjs` (after `npm run build`): a scalable filter grown to 100× its
-// initial capacity, and a foldable filter folded 2, 4 and 8 times, each with
-// its false-positive rate measured on 1,000,000 keys never added.
+// initial capacity, and a foldable filter folded by 2, 4 and 8 (to a half, a
+// quarter and an eighth of its bits), each with its false-positive rate
+// measured on 1,000,000 keys never added.
 import { BloomFilter, ScalableBloomFilter } from "bloomkit";
 
 const probes = Array.from({ length: 1_000_000 }, (_, i) => `https://absent.example/${i}`);
