@@ -198,12 +198,17 @@ describe("optimal's m is one it takes as an m", () => {
 });
 
 describe("doubleHashingExcess", () => {
-  it("is 3/(k·m) for a filter of 1,000 bits or more about half full at n, undefined elsewhere, and checks its arguments", () => {
+  it("is 3/(k·m) for a filter of 1,918 bits (the smallest measured) or more about half full at n, undefined elsewhere, and checks its arguments", () => {
     // 100 keys at 1e-6 (m = 2,876, k = 20) measured 5.7e-5 with double hashing where its fill predicts 9e-7 and the formula 1e-6 (examples/small-filter-rates.mjs).
     const { bits: m, hashes: k } = BloomFilter.sizeFor(100, 1e-6);
     expect(doubleHashingExcess(100, m, k)).toBe(3 / (k * m));
     // A handful of bits (8 bits, 8 hashes, 1 key measured 0.24, not the formula plus 3/(k·m)), and filters far from half full.
     expect(doubleHashingExcess(1, 8, 8)).toBeUndefined();
+    // The smallest filter measured, and one half full below it, where it claimed the same though nothing was measured.
+    const smallest = BloomFilter.sizeFor(100, 1e-4);
+    expect(smallest.bits).toBe(1918);
+    expect(doubleHashingExcess(100, smallest.bits, smallest.hashes)).toBe(3 / (smallest.hashes * smallest.bits));
+    expect(doubleHashingExcess(104, 1500, 10)).toBeUndefined();
     expect(doubleHashingExcess(10, 100_000, 7)).toBeUndefined();
     expect(doubleHashingExcess(100_000, 100_000, 7)).toBeUndefined();
     expect(() => doubleHashingExcess(-1, 1000, 7)).toThrow(RangeError);
