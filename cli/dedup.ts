@@ -4,7 +4,7 @@ import { BloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, optimal } fro
 import { FIRST_LAYER_LINES, GrowingFilter, rateAfter } from "./growing-filter.js";
 import { bloomBits, checkMemory } from "./memory.js";
 import { hashesForRate, refuseUnreachableRate } from "./sizing.js";
-import { UsageError, parseMemory, parseCount, parseProbability, sizedByOptions, sizedByOptionsAsync, type OptionSpec, type Parsed } from "./args.js";
+import { UsageError, parseMemory, parseCount, parseProbability, sizedByOptions, sizedByOptionsAsync, typedName, type OptionSpec, type Parsed } from "./args.js";
 import { checkOutputNames, closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
 import { Output, Progress, closeTogether, estimateLines, linePieces } from "./io.js";
 import { count, formatBytes } from "./words.js";
@@ -16,8 +16,8 @@ export const dedupOptions: OptionSpec[] = [
   { name: "repeats", value: "FILE", help: "repeated lines go here" },
   { name: "n", value: "N", help: "expected distinct lines (10k, 5M …); default: estimated from the file size (standard input redirected from a file too), or a filter that grows on a pipe" },
   { name: "p", value: "P", help: "false-positive rate, the share of new lines taken for repeats (default 0.001)" },
-  { name: "memory", value: "SIZE", help: "use a filter of this size instead (64MB, 1GiB; a number without a unit is bytes, refused below 64 KiB as a forgotten unit); k from the estimated n" },
-  { name: "type", value: "TYPE", help: "split-block (default: one cache line per line, fastest) or bloom (fewest bits for p)" },
+  { name: "memory", value: "SIZE", help: "use a filter of this size instead (64MB, 1GiB; a number without a unit is bytes, refused below 64 KiB as a forgotten unit): all of it for split-block; with --type bloom, k from the estimated n" },
+  { name: "type", short: "t", value: "TYPE", help: "split-block (default: one cache line per line, fastest) or bloom (fewest bits for p)" },
   threadsOption,
   { name: "quiet", short: "q", flag: true, help: "no progress line" },
   ...redisOptions,
@@ -57,7 +57,7 @@ export async function dedup(parsed: Parsed): Promise<void> {
   const memoryAsked = options.has("memory") ? parseMemory(String(options.get("memory"))) : undefined;
   if (givenN !== undefined && memoryAsked !== undefined) throw new UsageError("give --n and --p, or --memory, not both");
   const type = String(options.get("type") ?? "split-block");
-  if (type !== "split-block" && type !== "bloom") throw new UsageError(`--type must be split-block or bloom, got "${type}"`);
+  if (type !== "split-block" && type !== "bloom") throw new UsageError(`${typedName(parsed, "type")} must be split-block or bloom, got "${type}"`);
   // A split-block filter of --memory takes all of it and sets 8 bits a line: a --p would change nothing, so it is not taken silently.
   if (memoryAsked !== undefined && type === "split-block" && options.has("p")) {
     throw new UsageError("--p does not size a split-block filter given --memory, which takes all of that memory: give --n and --p instead, or add --type bloom (whose k --p caps)");

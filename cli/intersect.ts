@@ -21,7 +21,7 @@ import { LinePipeline, PieceBuffers, parseThreads, threadsOption, worthThreads }
 export const intersectOptions: OptionSpec[] = [
   { name: "output", short: "o", value: "FILE", help: "common lines go here (default: standard output)" },
   { name: "exact", flag: true, help: "exact: partition both files into buckets on disk, then intersect each bucket in memory" },
-  { name: "memory", value: "SIZE", help: "memory to use (default 1GB; a number without a unit is bytes, refused below 64 KiB as a forgotten unit): the filter's size, or the bucket size for --exact" },
+  { name: "memory", value: "SIZE", help: "memory to use (default 1GB, or half the free memory when that is less; a number without a unit is bytes, refused below 64 KiB as a forgotten unit): the filter's size, or the bucket size for --exact" },
   { name: "p", value: "P", help: "approximate: the filter's false-positive rate (default 0.001)" },
   { name: "n", value: "N", help: "approximate: the lines of A to size the filter for (default: estimated from A's size), as in 5G for five billion" },
   { name: "tmp", value: "DIR", help: "--exact: where the bucket files go (default: the system's temporary folder)" },

@@ -108,6 +108,8 @@ describe("messages stay one line, and name what was typed", () => {
     // The option as typed: short or long.
     [["build", "in.txt", "-o", "x.bloom", "-t", "foo"], 2, /^bloomkit: -t must be one of bloom, .*, got "foo" \(see bloomkit build --help\)\n$/],
     [["build", "in.txt", "-o", "x.bloom", "--type", "foo"], 2, /^bloomkit: --type must be one of bloom, .*, got "foo" \(see bloomkit build --help\)\n$/],
+    // dedup takes -t as build does: it said "unknown option -t".
+    [["dedup", "in.txt", "-t", "foo"], 2, /^bloomkit: -t must be split-block or bloom, got "foo" \(see bloomkit dedup --help\)\n$/],
     [["dedup", "in.txt", "--output="], 2, `bloomkit: an output's file name is empty (--output "") (see bloomkit dedup --help)\n`],
     [["build", "in.txt", "--output="], 2, `bloomkit: an output's file name is empty (--output "") (see bloomkit build --help)\n`],
   ] as const)("%j", (args, code, message) => {
