@@ -23,9 +23,10 @@ function heapGrowth(fill) {
 /**
  * String keys, per key: fill, check that no stored key is lost, count false
  * positives on the probes. A cuckoo filter's add returns false when it is
- * full: those keys were never stored.
+ * full: those keys were never stored. Needs node --expose-gc for a lib whose
+ * bits are measured from the heap.
  */
-function stringQuality(lib, keys, probes) {
+export function stringQuality(lib, keys, probes) {
   // Which keys were stored, in an array made before the heap is measured: an array of the stored keys grown in the
   // fill would count as the structure's own memory (a JS Set's bits/key: 249 instead of 168 at 10^6 keys).
   const accepted = new Uint8Array(keys.length);
