@@ -43,7 +43,7 @@ export function cReference({ packedKeys, packedProbes, blocks, hugeBlocks, ints 
   try {
     execFileSync("gcc", ["-O3", "-march=native", "-o", binary, source, "-lxxhash"], { stdio: ["ignore", "ignore", "pipe"] });
   } catch (error) {
-    return { skipped: `gcc could not build bench/sbbf.c: ${firstLine(error)}` };
+    return { skipped: `gcc could not build bench/c/sbbf.c: ${firstLine(error)}` };
   }
   writeKeys(`${cache}c-keys.bin`, packedKeys);
   writeKeys(`${cache}c-probes.bin`, packedProbes);
