@@ -270,6 +270,7 @@ async function buildFuse(input: string, output: string, type: "fuse8" | "fuse16"
     progress.update(bytes, lines);
   }
   progress.done();
+  closeInput(source);
   const text = Buffer.concat(pieces);
   // The pieces are garbage once joined: a fuse8 build of 4 million crawl-log lines (198 MB) peaked at 535 MB while they stayed, 447 MB without.
   pieces.length = 0;
