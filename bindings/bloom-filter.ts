@@ -50,6 +50,21 @@ import {
 
 export { DEFAULT_HASH, DEFAULT_STRATEGY, type HashStrategy } from "./hashing.js";
 
+/**
+ * Runs `fill` on a filter just made for its result (a fold, union,
+ * intersection or toBloomFilter), disposing it when `fill` throws: copying
+ * between two memories needs a scratch area, which a full memory may refuse,
+ * and the failed call must not keep the new filter's memory.
+ */
+function disposeOnError(made: { dispose(): void }, fill: () => void): void {
+  try {
+    fill();
+  } catch (error) {
+    made.dispose();
+    throw error;
+  }
+}
+
 /** Options shared by the constructors. */
 export interface BloomFilterOptions extends HashingOptions {
   /** create() only: round m up so the filter can be folded (m a multiple of 64 · 2^f, f ≥ 1, with at most 1/16 more bits, or 127 below 2,048 bits). */
@@ -509,10 +524,12 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     const count = this.#count;
     const folded = new BloomFilter(this.#bits / factor, this.#hashes, this.#hashing, this.#baseBits, blocks.map((block) => placeBeside(block.arena)), blocks.length);
     const partBytes = this.#segmentBits / factor / 8;
-    folded.segments().forEach((target, s) => {
-      const source = blocks[s];
-      for (let t = 0; t < factor; t++) combineInto(target.arena, target.ptr + HEADER_BYTES, source.arena, source.ptr + HEADER_BYTES + t * partBytes, partBytes, false);
-    });
+    disposeOnError(folded, () =>
+      folded.segments().forEach((target, s) => {
+        const source = blocks[s];
+        for (let t = 0; t < factor; t++) combineInto(target.arena, target.ptr + HEADER_BYTES, source.arena, source.ptr + HEADER_BYTES + t * partBytes, partBytes, false);
+      }),
+    );
     folded.#count = count;
     folded.#setBits = -1;
     return folded;
@@ -624,12 +641,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
    */
   static fromFill(bits: number, hashes: number, hashing: Hashing, count: number, near: readonly Arena[], fill: (block: Block, segment: number) => void): BloomFilter {
     const filter = new BloomFilter(bits, hashes, hashing, bits, near.map(placeBeside), near.length);
-    try {
-      filter.segments().forEach(fill);
-    } catch (error) {
-      filter.dispose();
-      throw error;
-    }
+    disposeOnError(filter, () => filter.segments().forEach(fill));
     filter.#setBits = -1;
     // A counting filter's size counts repeats (1,000 keys added 5 times: 5,000); a Bloom filter counts keys
     // that set a bit: the fill-based estimate, as a union's, and never more than the count given.
@@ -827,11 +839,13 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     const theirs = other.segments();
     const result = new BloomFilter(this.#bits, this.#hashes, this.#hashing, this.#baseBits, mine.map((block) => placeBeside(block.arena)), mine.length);
     const bytes = blockBytes(this.#segmentBits) - HEADER_BYTES;
-    result.segments().forEach((target, s) => {
-      const data = target.ptr + HEADER_BYTES;
-      combineInto(target.arena, data, mine[s].arena, mine[s].ptr + HEADER_BYTES, bytes, false);
-      combineInto(target.arena, data, theirs[s].arena, theirs[s].ptr + HEADER_BYTES, bytes, op === "intersect");
-    });
+    disposeOnError(result, () =>
+      result.segments().forEach((target, s) => {
+        const data = target.ptr + HEADER_BYTES;
+        combineInto(target.arena, data, mine[s].arena, mine[s].ptr + HEADER_BYTES, bytes, false);
+        combineInto(target.arena, data, theirs[s].arena, theirs[s].ptr + HEADER_BYTES, bytes, op === "intersect");
+      }),
+    );
     result.#setBits = -1;
     // Shared keys cannot be told apart: the fill estimate, bounded by what the operands hold.
     const bound = Math.min(result.#countBound(), op === "union" ? this.#count + other.#count : Math.min(this.#count, other.#count));
