@@ -12,12 +12,16 @@ interface NodeBufferClass {
 /** Node's Buffer, looked up at each call: a bundle may run where it is defined later, or not at all. */
 const nodeBuffer = () => (globalThis as { Buffer?: NodeBufferClass }).Buffer;
 
-/** Bytes of base64 text the caller has checked (Buffer and atob each skip or refuse different mistakes). */
-export function base64ToBytes(text: string): Uint8Array<ArrayBuffer> {
+/**
+ * Bytes of base64 text the caller has checked (Buffer and atob each skip or
+ * refuse different mistakes). Typed as a plain Uint8Array: this declaration
+ * ships, and TypeScript before 5.7 cannot read a typed array's type argument.
+ */
+export function base64ToBytes(text: string): Uint8Array {
   const NodeBuffer = nodeBuffer();
   if (NodeBuffer) {
     const bytes = NodeBuffer.from(text, "base64");
-    return new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength);
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
   const binary = atob(text);
   const bytes = new Uint8Array(binary.length);

@@ -12,8 +12,11 @@ import { base64ToBytes } from "./base64.js";
 
 export type { Core };
 
+/** The wasm bytes of a base64 build, in a plain (never shared) buffer as WebAssembly.Module wants them. */
+const wasmBytes = (base64: string) => base64ToBytes(base64) as Uint8Array<ArrayBuffer>;
+
 /** The compiled core, shared by every instance. */
-export const wasmModule = new WebAssembly.Module(base64ToBytes(WASM_BASE64));
+export const wasmModule = new WebAssembly.Module(wasmBytes(WASM_BASE64));
 
 let sharedModule: WebAssembly.Module | undefined;
 
@@ -28,7 +31,7 @@ export const sharedBuild = { base64: WASM_SHARED_BASE64 };
 function sharedWasmModule(): WebAssembly.Module {
   if (sharedModule === undefined) {
     try {
-      sharedModule = new WebAssembly.Module(base64ToBytes(sharedBuild.base64));
+      sharedModule = new WebAssembly.Module(wasmBytes(sharedBuild.base64));
     } catch (error) {
       throw new Error(`cannot compile the wasm core's threads build, which filters in shared memory run on: ${(error as Error).message}`, { cause: error });
     }

@@ -85,6 +85,18 @@ describe("the packed tarball, installed as a user installs it", () => {
     expect(existsSync(join(app, "out", "index.js"))).toBe(true);
   });
 
+  it("ships declarations that TypeScript 5.2, the oldest the README names, can read: no typed array with a type argument", () => {
+    // Typed arrays took a type argument in TypeScript 5.7; before it, an app
+    // without skipLibCheck fails on `Uint8Array<ArrayBuffer>` in our .d.ts
+    // with "Type 'Uint8Array' is not generic" (checked with tsc 5.2.2).
+    const declarations = files.filter((file) => file.endsWith(".d.ts"));
+    expect(declarations.length).toBeGreaterThan(20);
+    const generic = /\b(?:(?:Big)?(?:Int|Uint|Float)(?:8|16|32|64)(?:Clamped)?Array|ArrayBufferView|DataView)</g;
+    const code = (file: string) => readFileSync(join(unpacked, "package", file), "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
+    const found = declarations.flatMap((file) => [...code(file).matchAll(generic)].map((match) => `${file}: ${match[0]}`));
+    expect(found).toEqual([]);
+  });
+
   it("type-checks in a Node config too: ES libs and @types/node, no DOM", () => {
     expect(tsc(["-p", "tsconfig.node.json", "--typeRoots", join(REPO, "node_modules", "@types")], app)).toBe("");
   });
