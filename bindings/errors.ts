@@ -59,7 +59,24 @@ function createUsage(call: string, first: string, count: unknown): string {
  */
 export function checkCreateNumbers(call: string, countName: string, count: unknown, falsePositiveRate: unknown): { n: number; p: number } {
   const usage = typeof count === "number" && typeof falsePositiveRate === "number" ? undefined : createUsage(call, countName, count);
-  return { n: checkPositive(countName, count, usage), p: checkProbability("falsePositiveRate", falsePositiveRate, usage) };
+  const n = checkPositive(countName, count, usage);
+  checkNotSwapped(countName, n, falsePositiveRate, `${call}(${falsePositiveRate}, ${n})`);
+  return { n, p: checkProbability("falsePositiveRate", falsePositiveRate, usage) };
+}
+
+/**
+ * Refuses a count below 1 followed by a rate of 1 or more, as in
+ * create(0.01, 1000): the two swapped. The percentage hint would tell
+ * create(0.01, 50) "for 50% give 0.5", and following it makes a filter for a
+ * hundredth of a key. `rightWayRound` is the caller's call with the two
+ * numbers in their places.
+ */
+export function checkNotSwapped(countName: string, count: number, falsePositiveRate: unknown, rightWayRound: string): void {
+  if (count < 1 && typeof falsePositiveRate === "number" && falsePositiveRate >= 1 && Number.isFinite(falsePositiveRate)) {
+    throw new RangeError(
+      `falsePositiveRate must be between 0 and 1 (exclusive), got ${falsePositiveRate}, and ${countName} = ${count} looks like the rate: the count of keys comes first, as in ${rightWayRound}`,
+    );
+  }
 }
 
 /** A number that must be finite and > 0 (counts such as n); `usage`, when given, follows a TypeError to say how to call. */

@@ -51,6 +51,27 @@ describe("create() with its numbers missing or wrong says how to call it", () =>
     }
   });
 
+  it.each(CREATED)("%s.create(0.01, 1000), the numbers swapped, says so and shows them the right way round", (name, type, first) => {
+    const create = type.create as unknown as Create;
+    for (const [n, p] of [
+      [0.01, 1000],
+      [0.01, 50], // not "for 50% give 0.5": create(0.01, 0.5) would make a filter for a hundredth of a key
+      [0.001, 1],
+    ]) {
+      expect(() => create(n, p)).toThrow(
+        new RangeError(`falsePositiveRate must be between 0 and 1 (exclusive), got ${p}, and ${first} = ${n} looks like the rate: the count of keys comes first, as in ${name}.create(${p}, ${n})`),
+      );
+    }
+  });
+
+  it.each([
+    ["BloomFilter", BloomFilter],
+    ["CuckooFilter", CuckooFilter],
+    ["SplitBlockBloomFilter", SplitBlockBloomFilter],
+  ] as const)("%s.sizeFor(0.01, 1000) says the same of its own call", (name, type) => {
+    expect(() => (type.sizeFor as unknown as Create)(0.01, 1000)).toThrow(`looks like the rate: the count of keys comes first, as in ${name}.sizeFor(1000, 0.01)`);
+  });
+
   it("a rate that cannot be a percentage gets no such hint", () => {
     for (const p of [0, -1, 100, 250, NaN]) {
       expect(() => BloomFilter.create(1000, p)).toThrow(new RangeError(`falsePositiveRate must be between 0 and 1 (exclusive), got ${p}`));

@@ -279,6 +279,9 @@ describeWithRedis("RedisBloomFilter", () => {
     await expect(RedisBloomFilter.create(redis, 5 as never, 10, 0.1)).rejects.toThrow("name must be a string, got 5");
     await expect(RedisBloomFilter.create(redis, "x", -1, 0.1)).rejects.toThrow("expectedItems must be a positive finite number, got -1");
     await expect(RedisBloomFilter.create(redis, "x", 10, 1.5)).rejects.toThrow("falsePositiveRate must be between 0 and 1 (exclusive), got 1.5");
+    await expect(RedisBloomFilter.create(redis, "x", 0.01, 1000)).rejects.toThrow(
+      new RangeError('falsePositiveRate must be between 0 and 1 (exclusive), got 1000, and expectedItems = 0.01 looks like the rate: the count of keys comes first, as in RedisBloomFilter.create(redis, "x", 1000, 0.01)'),
+    );
     await expect(RedisBloomFilter.create(redis, "x", 10, 0.1, { sead: 1 } as never)).rejects.toThrow(/unknown option "sead"/);
     const filter = await RedisBloomFilter.create(redis, "x", 100, 0.1);
     await filter.add("kept");

@@ -15,7 +15,7 @@
 // routes keys (bloomRoute), so every key's bits lie in one Redis key.
 import { BloomFilter } from "../bloom-filter.js";
 import { checkReachable } from "../optimal.js";
-import { checkInteger, checkOptions, checkPositive, checkProbability, describe } from "../errors.js";
+import { checkInteger, checkNotSwapped, checkOptions, checkPositive, checkProbability, describe } from "../errors.js";
 import { hashId, type HashName } from "../hash.js";
 import { HASHING_OPTION_NAMES, resolveHashing, type HashingOptions } from "../hashing.js";
 import { forEachPlacement, type BloomShape, type Placement } from "../indices.js";
@@ -143,6 +143,7 @@ export class RedisBloomFilter {
     const commands = commandsOf(redis);
     checkName(name);
     const n = checkPositive("expectedItems", expectedItems);
+    checkNotSwapped("expectedItems", n, falsePositiveRate, `RedisBloomFilter.create(redis, ${describe(name)}, ${falsePositiveRate}, ${n})`);
     const p = checkProbability("falsePositiveRate", falsePositiveRate);
     const checked = checkOptions("options", options, [...HASHING_OPTION_NAMES, "segmentBits"]);
     if (Array.isArray(checked.hash)) throw new TypeError(`options.hash must be one hash name: a filter kept in Redis uses triple or double hashing, got ${describe(checked.hash)}`);
