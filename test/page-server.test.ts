@@ -154,6 +154,26 @@ describe("npm start's server", () => {
     },
   );
 
+  // npm (11.19 here) keeps a --port written before `--` for itself: `npm start --port 8123` runs the server with
+  // just "8123" and npm_config_port=true, `npm start --port=8123` with nothing and npm_config_port=8123.
+  it.each([
+    ["npm start --port 8123", ["8123"], "true"],
+    ["npm start --port=8123", [], "8123"],
+  ])("%s, the --port taken by npm, is refused in one line that shows npm start -- --port 8123", (_, args, npmPort) => {
+    const run = spawnSync(process.execPath, [SERVE, ...args], { env: { ...process.env, PORT: undefined, npm_config_port: npmPort }, encoding: "utf8", timeout: 10_000 });
+    expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({
+      status: 2,
+      stdout: "",
+      stderr: "bloomkit page: npm took --port for itself and did not pass it on; put it after --, as in npm start -- --port 8123 (or PORT=8123 npm start)\n",
+    });
+  });
+
+  it("takes a --port given after -- even where npm has a port setting of its own", async () => {
+    const served = await serve(["--port", "0"], { npm_config_port: "8123" });
+    running.push(served);
+    expect((await fetch(served.url)).status).toBe(200);
+  });
+
   it("serves from a checkout whose path has a space in it", async () => {
     const folder = mkdtempSync(join(tmpdir(), "bloomkit page "));
     folders.push(folder);

@@ -1,6 +1,6 @@
 // `npm start`: serves the page and the library's browser build on 127.0.0.1.
 // Static files only (no server-side part): web/ and dist/ (the library loads its wasm itself).
-//   node web/serve.mjs [--port N | --port=N]     (or PORT=N; default 5173, vite's)
+//   node web/serve.mjs [--port N | --port=N]     (or PORT=N; default 5173, vite's); npm start -- --port N
 // A busy port is not an error: the next free one is taken, and said so.
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
@@ -57,8 +57,22 @@ function portArgument(args) {
   return text;
 }
 
+/**
+ * `npm start --port 8080` gives npm the --port: it passes on only "8080", or
+ * for --port=8080 nothing at all, and sets npm_config_port. Without this the
+ * page would refuse a bare "8080", or start on 5173, without saying how to
+ * ask npm for the port.
+ */
+function refuseNpmsOwnPort(args) {
+  const taken = process.env.npm_config_port;
+  if (taken === undefined || args.some((arg) => arg === "--port" || arg.startsWith("--port="))) return;
+  const asked = /^\d+$/.test(taken) ? taken : /^\d+$/.test(args[0] ?? "") ? args[0] : "N";
+  fail(`npm took --port for itself and did not pass it on; put it after --, as in npm start -- --port ${asked} (or PORT=${asked} npm start)`, 2);
+}
+
 /** The port asked for (--port N or --port=N, else PORT, else 5173). */
 function requestedPort() {
+  refuseNpmsOwnPort(process.argv.slice(2));
   const given = portArgument(process.argv.slice(2));
   const [name, text] = given !== undefined ? ["--port", given] : ["PORT", process.env.PORT];
   if (text === undefined || text === "") return given !== undefined ? fail(`--port needs a number, e.g. --port ${DEFAULT_PORT}`, 2) : DEFAULT_PORT;
