@@ -124,24 +124,25 @@ describe("wasm memory", () => {
     // Now its bits go out a piece at a time; they must be those of a standard filter given the same keys.
     const script = `
       const { BloomFilter, CountingBloomFilter } = await import(${JSON.stringify(new URL("../dist/index.js", import.meta.url).href)});
-      const collected = [];
-      const registry = new FinalizationRegistry((name) => collected.push(name));
       const counters = ${DEDICATED_BYTES * 2} + 100; // 4-bit counters: a memory of its own, and a last word not whole
       const keys = Array.from({ length: 200000 }, (_, i) => "key-" + i);
       const counting = CountingBloomFilter.withSize(counters, 3, { counterBits: 4 }).addMany(keys).addMany(keys.slice(0, 1000));
       counting.removeMany(keys.slice(100000, 100500));
-      registry.register(counting.arena.memory, "counting");
+      const memory = new WeakRef(counting.arena.memory);
       const standard = counting.toBloomFilter();
       const expected = BloomFilter.withSize(counters, 3).addMany([...keys.slice(0, 100000), ...keys.slice(100500)]);
       const sameBits = Buffer.compare(standard.bitArray(), expected.bitArray()) === 0;
       counting.dispose();
-      for (let i = 0; i < 10 && collected.length === 0; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 20)); }
-      console.log(JSON.stringify({ collected, sameBits, held: standard.has("key-5") }));`;
+      // A WeakRef, not a FinalizationRegistry: its callback came late or not at all once this script held 200,000 more
+      // strings (Node 20 often, Node 24 always), though the memory was gone. Read in a later job, which it no longer keeps alive in.
+      await new Promise((r) => setTimeout(r, 0));
+      globalThis.gc();
+      console.log(JSON.stringify({ collected: memory.deref() === undefined, sameBits, held: standard.has("key-5") }));`;
     const child = spawnSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", script], { encoding: "utf8" });
     expect(child.status, child.stderr).toBe(0);
     const result = JSON.parse(child.stdout);
     expect(result.sameBits).toBe(true);
-    expect(result.collected).toEqual(["counting"]);
+    expect(result.collected).toBe(true);
     expect(result.held).toBe(true);
   });
 
