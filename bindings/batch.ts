@@ -7,7 +7,7 @@
 // key changes nothing.
 import type { Arena } from "./arena.js";
 import { SOURCE_HASHES, SOURCE_U32, SOURCE_U64, HASH_MURMUR3_128 } from "./constants.generated.js";
-import { checkAttached, describe } from "./errors.js";
+import { checkAttached, describe, isDetached } from "./errors.js";
 import { isBytes, keyRoomIn, keyText, MAX_BATCH_KEYS, scratchOf, utf8Length, writeString, type Key, type Scratch } from "./keys.js";
 
 /** Where a batch's keys come from. */
@@ -153,11 +153,12 @@ function keysChunks(arena: Arena, hash: KeyHash | null, keys: readonly Key[], vi
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
     const isString = typeof key === "string";
-    const bound = isString ? key.length * 3 : key.length;
+    // Anything but a string or readable bytes at this read (null, an array, a Uint16Array) gets NaN, and is refused below:
+    // taken for bytes, an object with a length was added as zeros, a key never given.
+    const bound = isString ? key.length * 3 : isBytes(key) && !(key.length === 0 && isDetached(key)) ? key.length : NaN;
     // Each key is read twice, to size the area and to write it. An array whose elements change in between
-    // (a getter, a Proxy) could hand over a key longer than the area the second time: it is refused before
-    // its chunk is cut, let alone written. (`!(… <= …)` also refuses a length that is not a number.)
-    // Common keys cost one comparison.
+    // (a getter, a Proxy) could hand over a key longer than the area the second time, or no key: it is refused
+    // before its chunk is cut, let alone written. (`!(… <= …)` refuses NaN too.) Common keys cost one comparison.
     if (!(bound <= capacity) && !(isString && utf8Length(key) <= capacity)) throw changedKey(keys.length, i);
     // (A string longer than a third of the area fits it by its exact length, keyRoomIn: written at 0, it needs no chunk cut before it.)
     if (count === MAX_BATCH_KEYS || (count > 0 && used + bound > capacity)) {
@@ -179,11 +180,11 @@ function keysChunks(arena: Arena, hash: KeyHash | null, keys: readonly Key[], vi
   if (count > 0) packedChunk(scratch, hash, count, first, bytes, 0, visit);
 }
 
-/** The TypeError for a key that was longer when written than when the batch was sized. */
+/** The TypeError for a key that was longer when written than when the batch was sized, or no key at all. */
 function changedKey(length: number, index: number): TypeError {
   // A one-key call (add, has) is a batch of one: its argument is `key`.
   const which = length === 1 ? "key" : `keys[${index}]`;
-  return new TypeError(`${which} changed while the call read it (a getter or Proxy gave a longer key the second time); keys before it may have been taken: pass an array of fixed keys`);
+  return new TypeError(`${which} changed while the call read it (a getter or Proxy gave a longer key, or no key, the second time); keys before it may have been taken: pass an array of fixed keys`);
 }
 
 /** Packed keys, each chunk copied once. */
