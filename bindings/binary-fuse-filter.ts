@@ -392,7 +392,7 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
   };
 
   static fromBase64(text: string): BinaryFuseFilter {
-    return BinaryFuseFilter.deserialize(fromBase64(text));
+    return BinaryFuseFilter.deserialize(fromBase64(text, FilterType.binaryFuse));
   }
 }
 

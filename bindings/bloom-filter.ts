@@ -696,7 +696,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
   /** A filter from toBase64()'s text. */
   static fromBase64(text: string, options?: DeserializeOptions): BloomFilter {
     const shared = checkDeserializeOptions(options);
-    return BloomFilter.deserialize(fromBase64(text), { shared });
+    return BloomFilter.deserialize(fromBase64(text, FilterType.bloom), { shared });
   }
 
   /**

@@ -438,7 +438,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
   };
 
   static fromBase64(text: string): CountingBloomFilter {
-    return CountingBloomFilter.deserialize(fromBase64(text));
+    return CountingBloomFilter.deserialize(fromBase64(text, FilterType.counting));
   }
 
   /** The kernel for OP_ADD, OP_HAS, OP_REMOVE or OP_COUNT over a chunk: hashes or integers, or key bytes for the independent strategy. */

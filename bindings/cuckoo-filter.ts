@@ -487,7 +487,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
   };
 
   static fromBase64(text: string): CuckooFilter {
-    return CuckooFilter.deserialize(fromBase64(text));
+    return CuckooFilter.deserialize(fromBase64(text, FilterType.cuckoo));
   }
 
   #rateAt(load: number): number {

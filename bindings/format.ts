@@ -451,9 +451,36 @@ export class RecordReader<F> {
   }
 }
 
+/** The public calls that read a record of the `expected` type as bytes and as text: a type's own, or the generic ones for any type. */
+function readersOf(expected?: FilterTypeCode): { bytes: string; text: string } {
+  if (expected === undefined) return { bytes: "deserialize", text: "deserializeBase64" };
+  return { bytes: `${TYPE_NAMES[expected]}.deserialize`, text: `${TYPE_NAMES[expected]}.fromBase64` };
+}
+
+/** True for text made of base64's characters and padding, in a length base64 has; fromBase64 checks the rest. */
+function isBase64Shaped(text: string): boolean {
+  return text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text);
+}
+
+/**
+ * What to call instead when a record's bytes came in another form: the text
+ * toBase64() writes, or the ArrayBuffer or DataView around the bytes. Empty
+ * for anything else.
+ */
+function recordFormHint(value: unknown, expected?: FilterTypeCode): string {
+  if (typeof value === "string" && value.length > 0 && isBase64Shaped(value)) return `; this looks like base64 text (as toBase64() writes): read it with ${readersOf(expected).text}(text)`;
+  const tag = Object.prototype.toString.call(value);
+  // Buffer.from() of a small record is a view into Node's shared 8 KiB pool: its .buffer holds other bytes too.
+  if (tag === "[object ArrayBuffer]" || tag === "[object SharedArrayBuffer]") {
+    return "; view it as bytes: new Uint8Array(buffer) (a Node Buffer is a Uint8Array already: pass the Buffer, not its .buffer, which may hold other bytes too)";
+  }
+  if (ArrayBuffer.isView(value)) return "; view its bytes: new Uint8Array(view.buffer, view.byteOffset, view.byteLength)";
+  return "";
+}
+
 /** Reads exactly one record from `bytes`: truncated bytes, and bytes after the record, are a FormatError. */
 export function readRecordBytes<F>(bytes: unknown, loaders: Loaders<F>, expected?: FilterTypeCode): F {
-  if (!isBytes(bytes)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
+  if (!isBytes(bytes)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}${recordFormHint(bytes, expected)}`);
   const reader = new RecordReader(loaders, expected, bytes.length);
   const taken = reader.push(bytes);
   if (!reader.done) {
@@ -472,10 +499,10 @@ export function readRecordBytes<F>(bytes: unknown, loaders: Loaders<F>, expected
 export type ByteSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array> | ReadableStream<Uint8Array>;
 
 /** The pieces of a ByteSource, as an async iterable. */
-function piecesOf(source: ByteSource): AsyncIterable<Uint8Array> | Iterable<Uint8Array> {
+function piecesOf(source: ByteSource, expected?: FilterTypeCode): AsyncIterable<Uint8Array> | Iterable<Uint8Array> {
   const iterable = (value: unknown, symbol: symbol) => typeof (value as Record<symbol, unknown>)[symbol] === "function";
   if (source === null || typeof source !== "object" || !(iterable(source, Symbol.asyncIterator) || iterable(source, Symbol.iterator) || typeof (source as ReadableStream).getReader === "function")) {
-    throw new TypeError(`source must be a stream or an iterable of Uint8Arrays, got ${describe(source)}`);
+    throw new TypeError(`source must be a stream or an iterable of Uint8Arrays, got ${describe(source)}${recordFormHint(source, expected)}`);
   }
   // Bytes are an iterable too, of numbers: a whole record passed here was refused for its first byte.
   if (ArrayBuffer.isView(source)) throw new TypeError(`source must be a stream or an iterable of Uint8Arrays, got ${describe(source)} (one piece: [bytes], or deserialize(bytes))`);
@@ -511,7 +538,7 @@ export async function readRecordStream<F>(source: ByteSource, loaders: Loaders<F
   const reader = new RecordReader(loaders, expected, available, true);
   let read = 0;
   try {
-    for await (const piece of piecesOf(source)) {
+    for await (const piece of piecesOf(source, expected)) {
       if (!isBytes(piece)) throw new TypeError(`source must yield Uint8Arrays, got ${describe(piece)}`);
       if (reader.done) {
         if (piece.length > 0) throw new FormatError("bytes follow the record; a record is read alone");
@@ -601,10 +628,17 @@ export { bytesToBase64 as toBase64 } from "./base64.js";
 
 const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-/** Bytes of a base64 string; anything that is not strict base64 is a FormatError. */
-export function fromBase64(text: unknown): Uint8Array {
-  if (typeof text !== "string") throw new TypeError(`text must be a base64 string, got ${describe(text)}`);
-  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) throw new FormatError("not base64: the text has characters or a length base64 does not");
+/**
+ * Bytes of a base64 string; anything that is not strict base64 is a
+ * FormatError. `expected`, the type the caller reads, names its deserialize
+ * in the hint given for bytes passed here.
+ */
+export function fromBase64(text: unknown, expected?: FilterTypeCode): Uint8Array {
+  if (typeof text !== "string") {
+    const hint = isBytes(text) ? `; for bytes (as serialize() writes), call ${readersOf(expected).bytes}(bytes)` : "";
+    throw new TypeError(`text must be a base64 string, got ${describe(text)}${hint}`);
+  }
+  if (!isBase64Shaped(text)) throw new FormatError("not base64: the text has characters or a length base64 does not");
   // The last character before "=" or "==" carries 2 or 4 bits past the bytes, always 0 in what toBase64 writes;
   // Buffer and atob both drop them, so a changed last character loaded as the original filter.
   const pad = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;

@@ -575,7 +575,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
   };
 
   static fromBase64(text: string): ScalableBloomFilter {
-    return ScalableBloomFilter.deserialize(fromBase64(text));
+    return ScalableBloomFilter.deserialize(fromBase64(text, FilterType.scalable));
   }
 
   /** Releases every layer's wasm memory now; any later use throws. */

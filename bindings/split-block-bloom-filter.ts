@@ -537,7 +537,7 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
 
   static fromBase64(text: string, options?: DeserializeOptions): SplitBlockBloomFilter {
     const shared = checkDeserializeOptions(options);
-    return SplitBlockBloomFilter.deserialize(fromBase64(text), { shared });
+    return SplitBlockBloomFilter.deserialize(fromBase64(text, FilterType.splitBlock), { shared });
   }
 
   /** The kernel for OP_ADD / OP_HAS over a chunk of hashes or integer keys. */

@@ -6,7 +6,17 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BloomFilter, CountingBloomFilter, CuckooFilter, ScalableBloomFilter, SplitBlockBloomFilter } from "../bindings/index.js";
+import {
+  BinaryFuseFilter,
+  BloomFilter,
+  CountingBloomFilter,
+  CuckooFilter,
+  ScalableBloomFilter,
+  SplitBlockBloomFilter,
+  deserialize,
+  deserializeBase64,
+  deserializeChunks,
+} from "../bindings/index.js";
 
 const CREATED = [
   ["BloomFilter", BloomFilter, "expectedItems"],
@@ -86,6 +96,79 @@ describe("a promise passed without await", () => {
     const pending = BloomFilter.deserializeChunks(record());
     expect(() => BloomFilter.deserialize(pending as never)).toThrow("bytes must be a Uint8Array, got a Promise (an await is missing?)");
     (await pending).dispose();
+  });
+});
+
+type Saved = { serialize(): Uint8Array; toBase64(): string };
+type Reader = { name: string; bytes: (bytes: unknown) => unknown; text: (text: unknown) => unknown; chunks: (source: unknown) => Promise<unknown>; filter: () => Saved };
+
+// Each public reader, by the names its hints give: the generic pair, then each type's static deserialize and fromBase64.
+const READERS: Reader[] = [
+  { name: "", bytes: deserialize as never, text: deserializeBase64 as never, chunks: deserializeChunks as never, filter: () => BloomFilter.create(100, 0.01).add("kept") },
+  ...(
+    [
+      [BloomFilter, () => BloomFilter.create(100, 0.01)],
+      [CountingBloomFilter, () => CountingBloomFilter.create(100, 0.01)],
+      [CuckooFilter, () => CuckooFilter.create(100, 0.01)],
+      [SplitBlockBloomFilter, () => SplitBlockBloomFilter.create(100, 0.01)],
+      [ScalableBloomFilter, () => ScalableBloomFilter.create(100, 0.01)],
+      [BinaryFuseFilter, () => BinaryFuseFilter.build(["a", "b"])],
+    ] as const
+  ).map(([type, make]) => ({
+    name: type.name,
+    bytes: type.deserialize as never,
+    text: type.fromBase64 as never,
+    chunks: type.deserializeChunks as never,
+    filter: make as () => Saved,
+  })),
+];
+const nameOf = (reader: Reader, call: "deserialize" | "fromBase64" | "deserializeChunks") =>
+  reader.name ? `${reader.name}.${call}` : { deserialize: "deserialize", fromBase64: "deserializeBase64", deserializeChunks: "deserializeChunks" }[call];
+
+describe("a record passed in the wrong form says how to read the form it is in", () => {
+  it.each(READERS.map((reader) => [nameOf(reader, "deserialize"), reader] as const))("%s(toBase64()'s text) names the call that reads text", (_, reader) => {
+    const base64 = reader.filter().toBase64();
+    const shown = JSON.stringify(base64.slice(0, 40) + "…");
+    expect(() => reader.bytes(base64)).toThrow(new TypeError(`bytes must be a Uint8Array, got ${shown}; this looks like base64 text (as toBase64() writes): read it with ${nameOf(reader, "fromBase64")}(text)`));
+    expect(reader.text(base64)).toBeTruthy(); // the hint's call reads it
+  });
+
+  it("a string that is not base64 (a path) gets no base64 hint", () => {
+    expect(() => deserialize("filter.bloom" as never)).toThrow(new TypeError('bytes must be a Uint8Array, got "filter.bloom"'));
+  });
+
+  it.each(READERS.map((reader) => [nameOf(reader, "deserialize"), reader] as const))("%s(an ArrayBuffer) says to view it as a Uint8Array", (_, reader) => {
+    const record = reader.filter().serialize();
+    const buffer = record.buffer.slice(record.byteOffset, record.byteOffset + record.byteLength);
+    const hint = "; view it as bytes: new Uint8Array(buffer) (a Node Buffer is a Uint8Array already: pass the Buffer, not its .buffer, which may hold other bytes too)";
+    expect(() => reader.bytes(buffer)).toThrow(new TypeError(`bytes must be a Uint8Array, got an ArrayBuffer${hint}`));
+    expect(reader.bytes(new Uint8Array(buffer))).toBeTruthy();
+  });
+
+  it("a DataView (or another typed array) says to view its bytes", () => {
+    const record = BloomFilter.create(100, 0.01).add("kept").serialize();
+    expect(() => BloomFilter.deserialize(new DataView(record.buffer) as never)).toThrow(
+      new TypeError("bytes must be a Uint8Array, got a DataView; view its bytes: new Uint8Array(view.buffer, view.byteOffset, view.byteLength)"),
+    );
+  });
+
+  it("a small Buffer's .buffer, Node's shared pool, gets the hint to pass the Buffer itself", () => {
+    const record = Buffer.from(BloomFilter.create(100, 0.01).add("kept").serialize());
+    expect(record.buffer.byteLength).toBeGreaterThan(record.byteLength); // the pool, with other bytes around the record
+    expect(() => deserialize(record.buffer as never)).toThrow("pass the Buffer, not its .buffer");
+    expect((deserialize(record) as BloomFilter).has("kept")).toBe(true);
+  });
+
+  it.each(READERS.map((reader) => [nameOf(reader, "fromBase64"), reader] as const))("%s(bytes) names the call that reads bytes", (_, reader) => {
+    const record = reader.filter().serialize();
+    expect(() => reader.text(record)).toThrow(new TypeError(`text must be a base64 string, got a Uint8Array; for bytes (as serialize() writes), call ${nameOf(reader, "deserialize")}(bytes)`));
+  });
+
+  it.each(READERS.map((reader) => [nameOf(reader, "deserializeChunks"), reader] as const))("%s(base64 text or an ArrayBuffer) gets the same hints", async (_, reader) => {
+    const filter = reader.filter();
+    const [record, base64] = [filter.serialize(), filter.toBase64()];
+    await expect(reader.chunks(base64)).rejects.toThrow(`source must be a stream or an iterable of Uint8Arrays, got "${base64.slice(0, 40)}…"; this looks like base64 text`);
+    await expect(reader.chunks(record.buffer)).rejects.toThrow("source must be a stream or an iterable of Uint8Arrays, got an ArrayBuffer; view it as bytes: new Uint8Array(buffer)");
   });
 });
 
