@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { inspect } from "node:util";
 import { expect, it } from "vitest";
-import { createClient, createSentinel } from "redis";
+import { createClient, createCluster, createSentinel } from "redis";
 import { Redis as IoRedis } from "ioredis";
 import { BloomFilter } from "../bindings/index.js";
 import { REDIS_MAX_BITS, REDIS_SEGMENT_BITS, RedisBloomFilter, RedisFilterError, type NodeRedisClientLike } from "../bindings/redis/index.js";
@@ -498,6 +498,47 @@ describeWithRedis("RedisBloomFilter", () => {
     await expect(filter.has("before")).rejects.toThrow(/^Redis filter "outage": cannot query keys/);
     await expect(filter.size()).rejects.toThrow(/^Redis filter "outage": cannot count its bits/);
     client.destroy();
+  });
+
+  it("a node-redis client or cluster never connected, or closed since, is told to connect first; nothing was sent", async () => {
+    const connectFirst = "connect the client first (await client.connect())";
+    const client = createClient({ url: server.url });
+    await expect(RedisBloomFilter.open(client, "unconnected")).rejects.toThrow(`Redis filter "unconnected": cannot open it: the client is not connected (node-redis's isOpen is false): ${connectFirst}`);
+    await expect(RedisBloomFilter.create(client, "unconnected", 1000, 0.01)).rejects.toThrow(`cannot create it: the client is not connected (node-redis's isOpen is false): ${connectFirst}`);
+    // A cluster never connected failed inside node-redis, with "Cannot read properties of undefined (reading 'master')".
+    const cluster = createCluster({ rootNodes: [{ url: server.url }] });
+    await expect(RedisBloomFilter.open(cluster, "unconnected")).rejects.toThrow(`cannot open it: the client is not connected (node-redis's isOpen is false): ${connectFirst}`);
+    // Following the hint works; a handle whose client was closed since says no command went out, not that keys "may or may not" have been added.
+    await client.connect();
+    const filter = await RedisBloomFilter.create(client, "unconnected", 1000, 0.01);
+    await filter.add("before");
+    await client.quit();
+    await expect(filter.add("after")).rejects.toThrow(`Redis filter "unconnected": cannot add keys: the client is not connected (node-redis's isOpen is false): ${connectFirst}`);
+    await expect(filter.has("before")).rejects.toThrow(`cannot query keys: the client is not connected`);
+    const reopened = await RedisBloomFilter.open(redis, "unconnected");
+    expect(await reopened.hasMany(["before", "after"])).toEqual(new Uint8Array([1, 0]));
+    await reopened.drop();
+  });
+
+  it("an ioredis client made with lazyConnect connects on its first command; with enableOfflineQueue: false it is told to connect first", async () => {
+    const lazy = new IoRedis(server.port, "127.0.0.1", { lazyConnect: true });
+    const offline = new IoRedis(server.port, "127.0.0.1", { lazyConnect: true, enableOfflineQueue: false });
+    try {
+      expect(lazy.status).toBe("wait");
+      const filter = await RedisBloomFilter.create(lazy, "lazy", 1000, 0.01);
+      await filter.add("k");
+      expect(lazy.status).toBe("ready");
+      // Without the offline queue ioredis said only "Stream isn't writeable and enableOfflineQueue options is false".
+      await expect(RedisBloomFilter.open(offline, "lazy")).rejects.toThrow(
+        `Redis filter "lazy": cannot open it: the client is not connected (an ioredis client made with lazyConnect and enableOfflineQueue: false): connect the client first (await client.connect())`,
+      );
+      await offline.connect();
+      expect(await (await RedisBloomFilter.open(offline, "lazy")).has("k")).toBe(true);
+      await filter.drop();
+    } finally {
+      lazy.disconnect();
+      offline.disconnect();
+    }
   });
 
   it("reports a Redis error reply as a rejection naming the filter", async () => {

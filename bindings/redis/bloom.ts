@@ -23,7 +23,7 @@ import { maxKeyBytes, type Key } from "../keys.js";
 import { concat, type KeySource } from "../batch.js";
 import { CREATE_SCRIPT, allBitsKeys, PLACE_SCRIPT, REDIS_SEGMENT_BITS, UPLOAD_PIECE_SCRIPT, UPLOAD_TTL_MS, bitsKey, checkName, difference, fieldsOf, identityOf, metaFields, metaKey, parseMeta, uploadId, uploadKey, type Parameters } from "./meta.js";
 import { pieces } from "./pieces.js";
-import { UnexpectedReply, asBuffer, commandsOf, integerOf, type Commands, type RedisClientLike } from "./client.js";
+import { ClientNotConnected, UnexpectedReply, asBuffer, commandsOf, integerOf, type Commands, type RedisClientLike } from "./client.js";
 import { encodeOperations, runBatchScript, runStateScript, type StateMode } from "./script.js";
 import { redisOffset } from "./bits.js";
 
@@ -542,14 +542,15 @@ export class RedisBloomFilter {
 
   /** What a failed batch did, for its RedisFilterError: `done` keys of it answered before `failure`. */
   #failedBatch(write: boolean, done: number, failure: unknown): string {
-    const replied = isReplyError(failure);
+    // A reply is an answer: that call did not run, or ran and failed before writing. A client not connected sent nothing.
+    const replied = isReplyError(failure) || failure instanceof ClientNotConnected;
     if (replied && /bit offset is not an integer or out of range/.test((failure as Error).message)) {
       // Redis refuses a bit offset past what its proto-max-bulk-len lets a string hold (512 MiB by default), before writing any.
       const bytes = Math.ceil(this.#shape.segmentBits / 8);
       return `cannot ${write ? "add" : "query"} keys: this Redis server refuses bit offsets past its strings' longest (its proto-max-bulk-len), and this filter's strings are ${bytes} bytes; raise proto-max-bulk-len to at least that, or use a filter of fewer bits`;
     }
     if (!write) return "cannot query keys";
-    // A reply is an answer: that call did not run, or ran and failed before writing. A lost connection leaves the calls in flight unknown.
+    // A lost connection leaves the calls in flight unknown.
     const inFlight =
       failure instanceof UnexpectedReply ? "a reply could not be read: its call and the others in flight may or may not have added their keys" : "the connection failed with calls in flight, which may or may not have added their keys";
     if (done === 0) return replied ? "cannot add keys" : `cannot add keys (${inFlight})`;

@@ -102,6 +102,36 @@ export class UnexpectedReply extends Error {
   }
 }
 
+/**
+ * A command not sent because the client is not connected: a node-redis
+ * client or cluster not open (never connected, or closed since), or an
+ * ioredis client made with lazyConnect and enableOfflineQueue: false, not yet
+ * connected. Such a client refuses every command, node-redis's with "The
+ * client is closed", a cluster's with an error from inside node-redis.
+ */
+export class ClientNotConnected extends Error {
+  constructor(which: string) {
+    super(`the client is not connected (${which}): connect the client first (await client.connect())`);
+    this.name = "ClientNotConnected";
+  }
+}
+
+/** Sends through a node-redis client or cluster unless its isOpen says it is not connected. */
+function whenOpen<T>(client: object, send: () => Promise<T>): Promise<T> {
+  return (client as { isOpen?: unknown }).isOpen === false ? Promise.reject(new ClientNotConnected("node-redis's isOpen is false")) : send();
+}
+
+/**
+ * Sends through an ioredis client unless it was made with lazyConnect and
+ * enableOfflineQueue: false and is not yet connected ("wait"): with the
+ * offline queue, the first command connects it.
+ */
+function whenConnectable<T>(client: object, send: () => Promise<T>): Promise<T> {
+  const { status, options } = client as { status?: unknown; options?: { enableOfflineQueue?: unknown } };
+  if (status === "wait" && options?.enableOfflineQueue === false) return Promise.reject(new ClientNotConnected("an ioredis client made with lazyConnect and enableOfflineQueue: false"));
+  return send();
+}
+
 /** A reply that is a whole number (clients give integers as numbers; some as bigints, or as text of digits), or undefined. */
 export function integerOf(reply: unknown): number | undefined {
   // Text that is not all digits (" 5 ", "", "5e3", "1.0") is no integer.
@@ -125,8 +155,8 @@ export function commandsOf(client: unknown, name = "redis"): Commands {
     // The names stay upper-case: an ioredis Cluster made with scaleReads "slave" sends a command to a replica
     // when its name, as given, is a read-only one in its command table, which is lower-case.
     return {
-      call: (_key, [command, ...args]) => io.call(command as string, ...args),
-      callBytes: async (_key, [command, ...args]) => bytesOf(command, await io.callBuffer(command as string, ...args)),
+      call: (_key, [command, ...args]) => whenConnectable(io, () => io.call(command as string, ...args)),
+      callBytes: async (_key, [command, ...args]) => bytesOf(command, await whenConnectable(io, () => io.callBuffer(command as string, ...args))),
       resends: ioRedisResends(io),
     };
   }
@@ -141,16 +171,16 @@ export function commandsOf(client: unknown, name = "redis"): Commands {
     const cluster = client as NodeRedisClusterLike;
     return {
       // isReadonly false: with useReplicas, node-redis would send read-only commands to replicas too.
-      call: (key, args) => cluster.sendCommand(key, false, args),
-      callBytes: async (key, args) => bytesOf(args[0], await cluster.sendCommand(key, false, args, binary)),
+      call: (key, args) => whenOpen(cluster, () => cluster.sendCommand(key, false, args)),
+      callBytes: async (key, args) => bytesOf(args[0], await whenOpen(cluster, () => cluster.sendCommand(key, false, args, binary))),
       resends: false, // node-redis rejects the commands a lost connection cut off
     };
   }
   if (has(client, "sendCommand")) {
     const single = client as NodeRedisClientLike;
     return {
-      call: (_key, args) => single.sendCommand(args),
-      callBytes: async (_key, args) => bytesOf(args[0], await single.sendCommand(args, binary)),
+      call: (_key, args) => whenOpen(single, () => single.sendCommand(args)),
+      callBytes: async (_key, args) => bytesOf(args[0], await whenOpen(single, () => single.sendCommand(args, binary))),
       resends: false,
     };
   }
