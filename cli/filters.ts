@@ -19,7 +19,7 @@ import { AtomicFile, checkWritable, isNamedPipe } from "./atomic-output.js";
 import { CuckooOverflow } from "./cuckoo-overflow.js";
 import { refuseUnreachableRate } from "./sizing.js";
 import { STDIO, checkOutputNames, closeInput, inputName, openInput, refuseOutputsThatAreInputs, type Input } from "./input.js";
-import { Output, Progress, countNewlines, linePieces, printOut, splitLines } from "./io.js";
+import { Output, Progress, countLines, countNewlines, linePieces, printOut, splitLines } from "./io.js";
 import { cannot } from "./os-errors.js";
 import { count, fmt, formatBytes, oneLine, oneLineBytes } from "./words.js";
 import { inRedis, openShared, redisOptions, redisTarget } from "./redis.js";
@@ -114,16 +114,6 @@ function checkOutput(path: string): void {
   if (path !== STDIO) checkWritable(path);
 }
 
-/** Counts the lines of a file (for sizing), without decoding them. */
-async function countLines(input: Input): Promise<number> {
-  let lines = 0;
-  for await (const piece of linePieces(input)) {
-    lines += countNewlines(piece);
-    if (piece.length > 0 && piece[piece.length - 1] !== 10) lines++;
-  }
-  return lines;
-}
-
 export async function build(parsed: Parsed): Promise<void> {
   const { options, positionals } = parsed;
   if (positionals.length !== 1) throw new UsageError(`build takes one input, got ${positionals.length}`);
@@ -139,7 +129,6 @@ export async function build(parsed: Parsed): Promise<void> {
   if (type === "fuse8" || type === "fuse16") return buildFuse(input, output, type, options);
   const p = options.has("p") ? parseProbability("p", String(options.get("p"))) : 0.01;
   const givenN = options.has("n") ? parseCount("n", String(options.get("n"))) : undefined;
-  if (givenN === undefined && type !== "scalable" && input === STDIO) throw new UsageError(`reading standard input, build needs --n (or --type scalable)`);
   const pPhrase = options.has("p") ? `--p ${options.get("p")}` : "p = 0.01 (the default --p)";
   /** The filter for n lines (a scalable filter's first layer), its refusals of the size in the words of `nPhrase`. */
   const make = (n: number, nPhrase: string, shared: boolean) =>
@@ -166,8 +155,10 @@ export async function build(parsed: Parsed): Promise<void> {
   // The input is opened and checked first, and the filter file may not be the input.
   const source = await openInput(input);
   // Counting the lines reads the input once more: a pipe or device read to its end has nothing left for the build.
-  if (filter === undefined && !source.regular) {
+  // Standard input redirected from a file (its size known) is counted by position, as a file is.
+  if (filter === undefined && source.size === undefined) {
     closeInput(source);
+    if (input === STDIO) throw new UsageError("reading standard input from a pipe or a device, build needs --n (or --type scalable): its lines cannot be counted first without reading it to its end");
     throw new UsageError(`reading ${input}, which is not a regular file, build needs --n (or --type scalable)`);
   }
   refuseOutputsThatAreInputs([source], [output]);
@@ -176,7 +167,7 @@ export async function build(parsed: Parsed): Promise<void> {
   let sizedFor = nPhrase;
   if (filter === undefined) {
     n = Math.max(1, await countLines(source));
-    sizedFor = `the ${count(n, "line")} of ${input}`;
+    sizedFor = `the ${count(n, "line")} of ${inputName(source)}`;
     filter = make(n, sizedFor, type === "bloom" && worthThreads(threads, source.size));
   }
   // Worker threads hash the lines of a Bloom filter and add them themselves (k cache misses a line, which threads overlap).

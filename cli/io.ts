@@ -201,6 +201,38 @@ async function* streamPieces(): AsyncGenerator<Buffer> {
   if (carried > 0) yield Buffer.concat(carry);
 }
 
+/**
+ * The lines of an input that is a file (Input.size known: a file by name, or
+ * standard input redirected from one), to size a filter for them before they
+ * are read. It reads by position from where the unread bytes start, so the
+ * input is left where it stands for the read that follows: standard input,
+ * which cannot be opened again, is counted too. The next read runs while a
+ * piece is counted.
+ */
+export async function countLines(input: Input): Promise<number> {
+  const start = input.size === undefined ? undefined : unreadStart(input, input.size);
+  if (start === undefined || start < 0) throw new Error(`countLines needs a file, got ${inputName(input)}`);
+  const buffers = [Buffer.allocUnsafe(CHUNK), Buffer.allocUnsafe(CHUNK)];
+  let position = start;
+  let lines = 0;
+  let last = 10;
+  try {
+    let next = readAt(input.fd, buffers[0], 0, position);
+    for (let turn = 0; ; turn ^= 1) {
+      const read = await next;
+      if (read === 0) break;
+      position += read;
+      next = readAt(input.fd, buffers[turn ^ 1], 0, position);
+      lines += countNewlines(buffers[turn].subarray(0, read));
+      last = buffers[turn][read - 1];
+    }
+  } catch (error) {
+    throw cannot("read", inputName(input), error);
+  }
+  // A last line without its newline is a line too.
+  return last === 10 ? lines : lines + 1;
+}
+
 /** Number of "\n" bytes in a piece. */
 export function countNewlines(piece: Uint8Array): number {
   let lines = 0;

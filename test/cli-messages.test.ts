@@ -3,7 +3,7 @@
 // cuckoo build, intersect's sizing and warning when A comes on stdin, and a
 // write to standard output that fails.
 import { spawnSync } from "node:child_process";
-import { closeSync, cpSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, cpSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -153,6 +153,49 @@ describe("build from a pipe", () => {
       expect(viaPipe(`${args} -o '${out}'`).status).toBe(0);
       expect(run(["query", out, "a", "b", "c"]).stdout).not.toMatch(/absent/);
     }
+  });
+});
+
+describe("build from standard input redirected from a file", () => {
+  /** `bloomkit build - …` with standard input the file at `path`, `skip` bytes of it already read (as a shell's `read` leaves it). */
+  const fromFile = (path: string, args: string[], skip = 0) => {
+    const fd = openSync(path, "r");
+    try {
+      if (skip > 0) expect(readSync(fd, Buffer.alloc(skip), 0, skip, null)).toBe(skip); // read on from where it stands: moves its offset
+      const result = spawnSync(process.execPath, [BIN, "build", "-", ...args], { stdio: [fd, "pipe", "pipe"], encoding: "utf8" });
+      return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+    } finally {
+      closeSync(fd);
+    }
+  };
+
+  it("without --n counts the file's lines, as build of the file by name does: the same filter, byte for byte", () => {
+    writeFileSync(file("redirected.txt"), lines(5000, "url-").join("\n") + "\n");
+    for (const type of ["bloom", "split-block", "counting", "cuckoo"]) {
+      expect(run(["build", file("redirected.txt"), "--type", type, "-q", "-o", file(`named-${type}.bloom`)]).code).toBe(0);
+      const result = fromFile(file("redirected.txt"), ["--type", type, "-q", "-o", file(`redirected-${type}.bloom`)]);
+      expect(result, type).toMatchObject({ code: 0, stderr: expect.stringContaining("5,000 lines read") });
+      expect(readFileSync(file(`redirected-${type}.bloom`)).equals(readFileSync(file(`named-${type}.bloom`))), type).toBe(true);
+    }
+  });
+
+  it("counts only what is left to read when standard input does not start at the file's start", () => {
+    const head = "skipped-0\nskipped-1\n";
+    writeFileSync(file("offset.txt"), head + lines(300, "kept-").join("\n") + "\n");
+    writeFileSync(file("offset-rest.txt"), lines(300, "kept-").join("\n") + "\n");
+    expect(run(["build", file("offset-rest.txt"), "-q", "-o", file("rest.bloom")]).code).toBe(0);
+    const result = fromFile(file("offset.txt"), ["-q", "-o", file("offset.bloom")], Buffer.byteLength(head));
+    expect(result).toMatchObject({ code: 0, stderr: expect.stringContaining("300 lines read") });
+    expect(readFileSync(file("offset.bloom")).equals(readFileSync(file("rest.bloom")))).toBe(true);
+  });
+
+  it("from a pipe it still needs --n, in words that say why", () => {
+    expect(run(["build", "-", "-o", file("piped.bloom")], "a\nb\n")).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "bloomkit: reading standard input from a pipe or a device, build needs --n (or --type scalable): its lines cannot be counted first without reading it to its end (see bloomkit build --help)\n",
+    });
+    expect(existsSync(file("piped.bloom"))).toBe(false);
   });
 });
 
