@@ -179,6 +179,15 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
     return this.segments().reduce((sum, { arena, ptr }) => sum + arena.core.countingNonZero(ptr, this.#width), 0) / this.#counters;
   }
 
+  /**
+   * Estimate of the distinct keys held, from the fill: −m/k · ln(1 − nonzero/m)
+   * (Swamidass & Baldi, as BloomFilter's); Infinity when no counter is zero.
+   * `size` counts every add, repeats included.
+   */
+  estimatedCount(): number {
+    return (-this.#counters / this.#hashes) * Math.log1p(-this.fillRatio);
+  }
+
   /** The rate now, from the fill: (nonzero / m)^k. */
   falsePositiveRate(): number {
     return Math.pow(this.fillRatio, this.#hashes);

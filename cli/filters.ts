@@ -478,7 +478,7 @@ const DESCRIPTIONS: Record<string, (filter: never) => string[]> = {
   CountingBloomFilter: (filter: CountingBloomFilter) => [
     // size counts every add less removes, repeats included: a file of lines each written twice said "20,000 keys held" of 10,000.
     `n ${count(filter.size, "add")} held (less removes; a key added twice counts twice)`,
-    `estimated count ${fmt(distinctKeysOf(filter))} (distinct keys, from the fill)`,
+    `estimated count ${fmt(filter.estimatedCount())} (distinct keys, from the fill)`,
     `m ${count(filter.counters, "counter")} of ${count(filter.counterBits, "bit")}`,
     `k ${filter.hashes} (${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed})`,
     `fill ${filter.fillRatio.toFixed(4)}`,
@@ -531,16 +531,6 @@ const TYPE_WORDS: Record<string, (filter: never) => string> = {
 function typeWord(filter: AnyFilter): string {
   const word = TYPE_WORDS[filter.constructor.name] as ((filter: AnyFilter) => string) | undefined;
   return word ? word(filter) : filter.constructor.name;
-}
-
-/** The distinct keys a counting filter holds, estimated from the fill of its standard filter (as its toBloomFilter's size). */
-function distinctKeysOf(filter: CountingBloomFilter): number {
-  const bits = filter.toBloomFilter();
-  try {
-    return bits.estimatedCount();
-  } finally {
-    bits.dispose();
-  }
 }
 
 /** The info lines for any filter type. */

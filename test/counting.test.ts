@@ -130,6 +130,9 @@ describe("CountingBloomFilter", () => {
     const converted = counting.toBloomFilter();
     const direct = BloomFilter.create(5_000, 0.01).addMany(keys);
     expect(Math.abs(converted.size - direct.size) / direct.size).toBeLessThan(0.05);
+    // estimatedCount() reads the same fill in place: the same estimate, near the 2,000 distinct keys.
+    expect(counting.estimatedCount()).toBeCloseTo(converted.estimatedCount(), 6);
+    expect(Math.abs(counting.estimatedCount() - 2_000) / 2_000).toBeLessThan(0.05);
     // Never more than the counting filter counts: 3 keys added once give at most 3.
     const few = CountingBloomFilter.create(5_000, 0.01).addMany(["a", "b", "c"]);
     expect(few.toBloomFilter().size).toBeLessThanOrEqual(3);
