@@ -58,22 +58,25 @@ function portArgument(args) {
 }
 
 /**
- * `npm start --port 8080` gives npm the --port: it passes on only "8080", or
- * for --port=8080 nothing at all, and sets npm_config_port. Without this the
- * page would refuse a bare "8080", or start on 5173, without saying how to
- * ask npm for the port.
+ * The port `npm start --port 8080` meant, which npm keeps for itself when it
+ * comes before `--`: it passes on only "8080" and sets npm_config_port=true,
+ * or for --port=8080 passes nothing and sets npm_config_port=8080. Taken as
+ * the user's --port rather than refused (or, for --port=8080, ignored for
+ * 5173); undefined when npm kept none, or a --port reached the server.
  */
-function refuseNpmsOwnPort(args) {
+function npmsOwnPort(args) {
   const taken = process.env.npm_config_port;
-  if (taken === undefined || args.some((arg) => arg === "--port" || arg.startsWith("--port="))) return;
-  const asked = /^\d+$/.test(taken) ? taken : /^\d+$/.test(args[0] ?? "") ? args[0] : "N";
-  fail(`npm took --port for itself and did not pass it on; put it after --, as in npm start -- --port ${asked} (or PORT=${asked} npm start)`, 2);
+  if (taken === undefined || args.some((arg) => arg === "--port" || arg.startsWith("--port="))) return undefined;
+  // The "8080" npm passed on is that --port's value, not an argument of its own.
+  if (taken === "true" && args.length === 1 && /^\d+$/.test(args[0])) return args.pop();
+  return /^\d+$/.test(taken) && args.length === 0 ? taken : undefined;
 }
 
-/** The port asked for (--port N or --port=N, else PORT, else 5173). */
+/** The port asked for (--port N or --port=N, as npm may have kept it; else PORT, else 5173). */
 function requestedPort() {
-  refuseNpmsOwnPort(process.argv.slice(2));
-  const given = portArgument(process.argv.slice(2));
+  const args = process.argv.slice(2);
+  const fromNpm = npmsOwnPort(args);
+  const given = fromNpm ?? portArgument(args);
   const [name, text] = given !== undefined ? ["--port", given] : ["PORT", process.env.PORT];
   if (text === undefined || text === "") return given !== undefined ? fail(`--port needs a number, e.g. --port ${DEFAULT_PORT}`, 2) : DEFAULT_PORT;
   const port = /^\d{1,5}$/.test(text.trim()) ? Number(text.trim()) : NaN;
