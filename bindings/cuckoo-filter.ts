@@ -145,8 +145,13 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
   readonly #keyHash: KeyHash;
   /** The journal of the adding batch running, if any (see #atomically). */
   #journal: Journal | undefined;
-  /** Calls that could change the table: an insert moves other keys' fingerprints (see FilterBase.changes). */
+  /**
+   * Calls that stored or removed a fingerprint: an insert moves other keys' fingerprints (see FilterBase.changes).
+   * A call that changed nothing (a key refused or not found, a batch put back) leaves it, so pieces go on.
+   */
   #changes = 0;
+  /** Adding batches running (see #atomically): until one is kept or put back, the table is neither old nor new. */
+  #batchesRunning = 0;
 
   private constructor(buckets: number, fingerprintBits: 8 | 16 | 32, hashing: Hashing) {
     checkMadeBy(typeof buckets === "number" && typeof hashing === "object" && hashing !== null, "CuckooFilter", "CuckooFilter.create(expectedItems, falsePositiveRate), CuckooFilter.withSize(buckets, fingerprintBits) or deserialize(bytes)");
@@ -498,11 +503,14 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
   protected blockKernel(op: number, block: Block): Kernel {
     const { core } = block.arena;
     const ptr = block.ptr;
-    if (op !== OP_HAS && op !== OP_COUNT) this.#changes++;
+    // An add's or remove's total is the keys it stored or removed; an adding batch counts itself (#atomically).
+    const counts = op === OP_ADD || op === OP_REMOVE;
     return (chunk) => {
       const journal = op === OP_ADD || op === OP_TEST_AND_ADD ? this.#journal : undefined;
-      if (journal === undefined) return core.cuckooRun(ptr, op, chunk.source, chunk.src, chunk.count, chunk.scratch.out, 0, 0);
-      return this.#runJournaled(core, block.arena, ptr, op, chunk, journal);
+      const total =
+        journal === undefined ? core.cuckooRun(ptr, op, chunk.source, chunk.src, chunk.count, chunk.scratch.out, 0, 0) : this.#runJournaled(core, block.arena, ptr, op, chunk, journal);
+      if (counts && total > 0 && this.#batchesRunning === 0) this.#changes++;
+      return total;
     };
   }
 
@@ -510,9 +518,12 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     return this.#keyHash;
   }
 
-  /** Calls so far that could move fingerprints (FilterBase.changes). @internal */
+  /**
+   * Calls so far that moved fingerprints (FilterBase.changes); NaN, equal to nothing, while an adding batch runs:
+   * a piece read then (a key's getter can run mid-batch) is of neither the table before nor the one after. @internal
+   */
   protected override get changes(): number {
-    return this.#changes;
+    return this.#batchesRunning === 0 ? this.#changes : NaN;
   }
 
   protected describeParameters(): Record<string, unknown> {
@@ -521,11 +532,16 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
 
   /** `op` for one key; its answer (0/1, or the count). */
   #one(op: number, key: Key): number {
-    if (op !== OP_HAS && op !== OP_COUNT) this.#changes++;
     const one = this.oneString(key);
-    if (one) return one.core.cuckooKey(one.filter, op, one.room.scratch.bytes, one.room.text.utf8Write(key as string, 0), one.room.scratch.out);
-    const { ptr, length, out } = this.oneKey(key);
-    return this.core.cuckooKey(this.live(), op, ptr, length, out);
+    let answer: number;
+    if (one) answer = one.core.cuckooKey(one.filter, op, one.room.scratch.bytes, one.room.text.utf8Write(key as string, 0), one.room.scratch.out);
+    else {
+      const { ptr, length, out } = this.oneKey(key);
+      answer = this.core.cuckooKey(this.live(), op, ptr, length, out);
+    }
+    // Stored (add 1, testAndAdd 0) or removed (1); a refused insert has put back every fingerprint it moved.
+    if (op === OP_ADD || op === OP_REMOVE ? answer === 1 : op === OP_TEST_AND_ADD && answer === 0) this.#changes++;
+    return answer;
   }
 
   /**
@@ -581,14 +597,19 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
       undo = () => this.#playBack(running, header);
     }
     this.#journal = journal;
+    this.#batchesRunning++;
     let answers: Uint8Array;
     try {
-      answers = this.runOp(op, source).answers;
+      const run = this.runOp(op, source);
+      answers = run.answers;
       if (answers.includes(failed)) undo();
+      // Kept: every key stored (add) or present or stored (testAndAdd, total = the present ones).
+      else if (answers.length > (op === OP_ADD ? 0 : run.total)) this.#changes++;
     } catch (error) {
       undo();
       throw error;
     } finally {
+      this.#batchesRunning--;
       this.#journal = undefined;
       if (journal) arena.free(journal.ptr);
     }

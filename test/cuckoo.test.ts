@@ -5,7 +5,7 @@ import { BloomFilter, CuckooFilter, FormatError, fingerprintBitsFor } from "../b
 import { CUCKOO_HEADER } from "../bindings/constants.generated.js";
 import { hashId } from "../bindings/hash.js";
 import { buildRecord, editParams, parseRecord, reseal } from "./records.js";
-import { firstDifference, ones, pack, rng, urls } from "./helpers.js";
+import { distinctInts, firstDifference, ones, pack, rng, urls } from "./helpers.js";
 
 const probes = urls(500_000, "cuckoo-absent", 81);
 
@@ -490,6 +490,194 @@ describe("CuckooFilter batches of another realm's bytes", () => {
       expect(add).toThrow(/^the batch of 2000 keys does not fit the cuckoo filter .*nothing of the batch was stored/);
       expect(filter.size).toBe(size);
       expect(ones(filter.hasMany(stored))).toBe(stored.length);
+    }
+  });
+});
+
+describe("CuckooFilter.serializeChunks() and calls between its pieces", () => {
+  // The pieces refuse to go on after a call that stored or removed a fingerprint (an insert moves others between
+  // buckets, so a key held throughout could be in no piece), and only then: a key refused on a full table, a key
+  // not found, an empty batch and a batch put back leave the table's bytes as they were, and the pieces go on.
+  interface Keys {
+    strings: string[];
+    ints: Uint32Array;
+  }
+  const packed = (keys: string[]) => pack(keys.map((key) => Buffer.from(key)));
+  const lines = (keys: string[]) => Buffer.from(keys.map((key) => `${key}\n`).join(""));
+  const calls: Record<string, (filter: CuckooFilter, keys: Keys) => unknown> = {
+    tryAdd: (filter, { strings }) => filter.tryAdd(strings[0]),
+    "tryAdd(bytes)": (filter, { strings }) => filter.tryAdd(Buffer.from(strings[0])),
+    add: (filter, { strings }) => filter.add(strings[0]),
+    testAndAdd: (filter, { strings }) => filter.testAndAdd(strings[0]),
+    "testAndAdd(bytes)": (filter, { strings }) => filter.testAndAdd(Buffer.from(strings[0])),
+    remove: (filter, { strings }) => filter.remove(strings[0]),
+    "remove(bytes)": (filter, { strings }) => filter.remove(Buffer.from(strings[0])),
+    tryAddMany: (filter, { strings }) => filter.tryAddMany(strings),
+    tryAddPacked: (filter, { strings }) => filter.tryAddPacked(packed(strings).bytes, packed(strings).ends),
+    tryAddLines: (filter, { strings }) => filter.tryAddLines(lines(strings)),
+    tryAddInts: (filter, { ints }) => filter.tryAddInts(ints),
+    addMany: (filter, { strings }) => filter.addMany(strings),
+    addPacked: (filter, { strings }) => filter.addPacked(packed(strings).bytes, packed(strings).ends),
+    addLines: (filter, { strings }) => filter.addLines(lines(strings)),
+    addInts: (filter, { ints }) => filter.addInts(ints),
+    testAndAddMany: (filter, { strings }) => filter.testAndAddMany(strings),
+    testAndAddPacked: (filter, { strings }) => filter.testAndAddPacked(packed(strings).bytes, packed(strings).ends),
+    testAndAddLines: (filter, { strings }) => filter.testAndAddLines(lines(strings)),
+    testAndAddInts: (filter, { ints }) => filter.testAndAddInts(ints),
+    removeMany: (filter, { strings }) => filter.removeMany(strings),
+    removePacked: (filter, { strings }) => filter.removePacked(packed(strings).bytes, packed(strings).ends),
+    removeLines: (filter, { strings }) => filter.removeLines(lines(strings)),
+    removeInts: (filter, { ints }) => filter.removeInts(ints),
+  };
+
+  /**
+   * Keys the table as it is refuses (`refused`), and a pair of which it takes the first and then refuses the second
+   * (`takenThenRefused`), found on copies of it: a refused insert leaves the copy's bytes as they were.
+   */
+  function probe(filter: CuckooFilter, tag: string): { refused: Keys; takenThenRefused: Keys } {
+    const find = <K>(candidates: K[], tryAdd: (copy: CuckooFilter, key: K) => boolean) => {
+      const refused: K[] = [];
+      for (const key of candidates) {
+        if (refused.length === 3) break;
+        const copy = CuckooFilter.deserialize(filter.serialize());
+        if (!tryAdd(copy, key)) refused.push(key);
+        copy.dispose();
+      }
+      const copy = CuckooFilter.deserialize(filter.serialize());
+      const taken = candidates.find((key) => tryAdd(copy, key));
+      const after = candidates.find((key) => key !== taken && !tryAdd(copy, key));
+      copy.dispose();
+      expect([refused.length, taken !== undefined, after !== undefined], tag).toEqual([3, true, true]);
+      return { refused, pair: [taken!, after!] };
+    };
+    const strings = find(urls(200, `chunks-refused-${tag}`, 91), (copy, key) => copy.tryAdd(key));
+    const ints = find(Array.from(distinctInts(200, true, 92)), (copy, key) => copy.tryAddInts(new Uint32Array([key]))[0] === 1);
+    return {
+      refused: { strings: strings.refused, ints: Uint32Array.from(ints.refused) },
+      takenThenRefused: { strings: strings.pair, ints: Uint32Array.from(ints.pair) },
+    };
+  }
+
+  it.each([
+    [64, 128],
+    // 128 KiB: a batch of a few keys keeps a journal of its writes instead of a copy of the table.
+    [16_384, 4096],
+  ])("%i buckets: the next piece is refused exactly when the call between stored or removed a fingerprint", (buckets, chunkBytes) => {
+    const capacity = buckets * 4;
+    const heldStrings = urls(Math.floor(capacity * 0.45), `chunks-held-${buckets}`, 93);
+    const heldInts = distinctInts(Math.floor(capacity * 0.45), false, 94);
+    const room = CuckooFilter.withSize(buckets, 16).addMany(heldStrings).addInts(heldInts);
+    const withRoom = () => CuckooFilter.deserialize(room.serialize());
+    const full = withRoom();
+    // Filled until most keys are refused.
+    for (let round = 0, stored = capacity; stored > capacity / 400; round++) {
+      stored = ones(full.tryAddMany(urls(capacity / 8, `chunks-fill-${buckets}-${round}`, 95)));
+    }
+    const { refused, takenThenRefused } = probe(full, `${buckets}`);
+    const fresh: Keys = { strings: urls(3, `chunks-fresh-${buckets}`, 96), ints: distinctInts(3, true, 97) };
+    const held: Keys = { strings: heldStrings.slice(0, 3), ints: heldInts.slice(0, 3) };
+    const none: Keys = { strings: [], ints: new Uint32Array(0) };
+    const states: [string, () => CuckooFilter, Keys][] = [
+      ["room, fresh keys", withRoom, fresh],
+      ["room, held keys", withRoom, held],
+      ["room, no keys", withRoom, none],
+      ["full, refused keys", () => CuckooFilter.deserialize(full.serialize()), refused],
+      ["full, one key taken and the next refused", () => CuckooFilter.deserialize(full.serialize()), takenThenRefused],
+    ];
+    const outcomes = new Map<string, Set<boolean>>();
+    for (const [state, make, keys] of states) {
+      for (const [name, call] of Object.entries(calls)) {
+        // A one-key call takes the first key; a batch takes them all.
+        if (keys.strings.length === 0 && !/Many|Packed|Lines|Ints/.test(name)) continue;
+        const filter = make();
+        const before = filter.serialize();
+        const answers = filter.countMany(heldStrings);
+        // The head and the first piece of the table.
+        const pieces = filter.serializeChunks(chunkBytes);
+        const read = [pieces.next().value!.slice(), pieces.next().value!.slice()];
+        try {
+          call(filter, keys);
+        } catch (error) {
+          // A key or batch that does not fit; the filter is as it was.
+          expect(String(error), `${name}, ${state}`).toMatch(/^RangeError: (the cuckoo filter is full|the batch of \d+ keys does not fit)/);
+        }
+        const changed = firstDifference(before, filter.serialize()) !== -1;
+        outcomes.set(name, (outcomes.get(name) ?? new Set()).add(changed));
+        if (changed) {
+          expect(() => pieces.next(), `${name}, ${state}`).toThrow(/CuckooFilter was changed while serializeChunks\(\) was writing it/);
+        } else {
+          for (const piece of pieces) read.push(piece.slice());
+          const record = Buffer.concat(read);
+          expect(firstDifference(record, before), `${name}, ${state}`).toBe(-1);
+          const again = CuckooFilter.deserialize(record);
+          expect(firstDifference(new Uint8Array(again.countMany(heldStrings).buffer), new Uint8Array(answers.buffer)), `${name}, ${state}`).toBe(-1);
+          expect(ones(again.hasInts(heldInts)), `${name}, ${state}`).toBe(heldInts.length);
+          again.dispose();
+        }
+        filter.dispose();
+      }
+    }
+    // Every call was seen both changing the table and not.
+    for (const [name, seen] of outcomes) expect([name, seen.size]).toEqual([name, 2]);
+    full.dispose();
+    room.dispose();
+  });
+
+  it("a batch that throws part way: put back (addMany), the pieces go on; kept in part (tryAddMany), they are refused", () => {
+    // Keys are checked before the first chunk runs; a getter is what can throw later, here in the second chunk, once
+    // the first chunk's 16,384 keys are stored.
+    for (const [name, rolledBack] of [["addMany", true], ["testAndAddMany", true], ["tryAddMany", false]] as const) {
+      const filter = CuckooFilter.withSize(1 << 13, 16).addMany(["a", "b", "c"]);
+      const before = filter.serialize();
+      const keys = urls((1 << 14) + 10, "chunks-throw", 98);
+      Object.defineProperty(keys, (1 << 14) + 5, {
+        get: () => {
+          if (filter.size > 3) throw new Error("a key that throws once the first chunk is stored");
+          return "x";
+        },
+      });
+      const pieces = filter.serializeChunks(1024);
+      const read = [pieces.next().value!.slice()];
+      expect(() => filter[name](keys), name).toThrow(/once the first chunk is stored/);
+      expect(firstDifference(before, filter.serialize()) === -1, name).toBe(rolledBack);
+      if (rolledBack) {
+        for (const piece of pieces) read.push(piece.slice());
+        expect(firstDifference(Buffer.concat(read), before), name).toBe(-1);
+      } else {
+        expect(() => pieces.next(), name).toThrow(/was changed while serializeChunks\(\) was writing it/);
+      }
+      filter.dispose();
+    }
+  });
+
+  it("a piece read while a batch runs (a key's getter) is refused, and so are the pieces after it, the batch kept or put back", () => {
+    for (const [name, fits] of [["addMany", true], ["testAndAddMany", true], ["tryAddMany", true], ["addMany", false]] as const) {
+      // The getter is in the second chunk of 16,384 keys; 32,778 keys are more than the 32,768 slots.
+      const filter = CuckooFilter.withSize(1 << 13, 16).addMany(["a", "b", "c"]);
+      const keys = urls(fits ? (1 << 14) + 10 : (1 << 15) + 10, "chunks-getter", 99);
+      const pieces = filter.serializeChunks(1024);
+      pieces.next();
+      let midway: unknown;
+      Object.defineProperty(keys, (1 << 14) + 5, {
+        get: () => {
+          if (filter.size > 3 && midway === undefined) {
+            try {
+              midway = pieces.next();
+            } catch (error) {
+              midway = error;
+            }
+          }
+          return "x";
+        },
+      });
+      try {
+        filter[name](keys);
+      } catch (error) {
+        expect(String(error), name).toMatch(/^RangeError: the batch of \d+ keys does not fit/);
+      }
+      expect(String(midway), name).toMatch(/was changed while serializeChunks\(\) was writing it/);
+      expect(pieces.next().done, name).toBe(true);
+      filter.dispose();
     }
   });
 });

@@ -81,13 +81,14 @@ describe("ScalableBloomFilter round trip", () => {
     // An insert moves fingerprints between buckets: one moved from a bucket not yet written to one already written
     // was in no piece. Before, 8 of 50 such records (one add and remove between pieces) loaded with keys missing.
     const random = rng(71);
-    const changes: [string, (filter: CuckooFilter, key: string) => unknown][] = [
+    // Each stores or removes a fingerprint (removes take a held key): a call that changes nothing lets the pieces go on.
+    const changes: [string, (filter: CuckooFilter, key: string, heldKey: string) => unknown][] = [
       ["add", (filter, key) => filter.tryAdd(key)],
       ["addMany", (filter, key) => filter.tryAddMany([key, `${key}+`])],
       ["testAndAdd", (filter, key) => filter.testAndAdd(key)],
       ["tryAddInts", (filter, key) => filter.tryAddInts(new Uint32Array([key.length, random() * 2 ** 32]))],
-      ["remove", (filter, key) => filter.remove(key)],
-      ["removeMany", (filter, key) => filter.removeMany([key])],
+      ["remove", (filter, _key, heldKey) => filter.remove(heldKey)],
+      ["removeMany", (filter, _key, heldKey) => filter.removeMany([heldKey])],
     ];
     const queries: [string, (filter: CuckooFilter, key: string) => unknown][] = [
       ["has", (filter, key) => filter.has(key)],
@@ -106,7 +107,7 @@ describe("ScalableBloomFilter round trip", () => {
           pieces.push(piece.slice());
           const [, query] = queries[pieces.length % queries.length];
           query(filter, held[pieces.length]);
-          if (pieces.length === changeAt) change(filter, `new-${trial}`);
+          if (pieces.length === changeAt) change(filter, `new-${trial}`, held[0]);
         }
       };
       if (changeAt < 0) {
