@@ -67,8 +67,8 @@ function portArgument(args) {
 function npmsOwnPort(args) {
   const taken = process.env.npm_config_port;
   if (taken === undefined || args.some((arg) => arg === "--port" || arg.startsWith("--port="))) return undefined;
-  // The "8080" npm passed on is that --port's value, not an argument of its own.
-  if (taken === "true" && args.length === 1 && /^\d+$/.test(args[0])) return args.pop();
+  // The "8080" npm passed on is that --port's value, not an argument of its own (requestedPort then reads no other).
+  if (taken === "true" && args.length === 1 && /^\d+$/.test(args[0])) return args[0];
   return /^\d+$/.test(taken) && args.length === 0 ? taken : undefined;
 }
 
