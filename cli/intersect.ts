@@ -432,8 +432,8 @@ interface Part {
  */
 async function partition(input: Input | string, prefix: string, buckets: number, seed: number, quiet: boolean): Promise<Part[]> {
   // Scratch files in the command's own temporary folder: written in place.
-  const outputs = Array.from({ length: buckets }, (_, i) => new Output(`${prefix}.${i}`, 64 << 10, "direct"));
-  const parts: Part[] = outputs.map((_, i) => ({ path: `${prefix}.${i}`, bytes: 0, lines: 0 }));
+  const parts: Part[] = Array.from({ length: buckets }, (_, i) => ({ path: `${prefix}.${i}`, bytes: 0, lines: 0 }));
+  const outputs = parts.map((part) => new Output(part.path, 64 << 10, "direct"));
   const progress = new Progress(`partitioning ${typeof input === "string" ? "a bucket" : inputName(input)}`, typeof input === "string" ? undefined : input.size, quiet);
   let lines = 0;
   let bytes = 0;
