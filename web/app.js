@@ -476,20 +476,21 @@ function addBulk(keys) {
     state.filter.addMany(keys);
     keys.forEach(remember);
     stored = tried = keys.length;
-  }
-  // A cuckoo filter that is full stores what fits and says which: tryAddMany, a piece at a time.
-  while (state.type === "cuckoo" && tried < keys.length && full === 0) {
-    const piece = keys.slice(tried, tried + CUCKOO_BULK_KEYS);
-    const answers = state.filter.tryAddMany(piece);
-    // In order, so that a key refused for its copies counts those stored before it in the same piece.
-    piece.forEach((k, i) => {
-      if (answers[i] === 1) {
-        remember(k);
-        stored++;
-      } else if (atCopyLimit(k)) limited++;
-      else full++;
-    });
-    tried += piece.length;
+  } else {
+    // A cuckoo filter that is full stores what fits and says which: tryAddMany, a piece at a time.
+    while (tried < keys.length && full === 0) {
+      const piece = keys.slice(tried, tried + CUCKOO_BULK_KEYS);
+      const answers = state.filter.tryAddMany(piece);
+      // In order, so that a key refused for its copies counts those stored before it in the same piece.
+      piece.forEach((k, i) => {
+        if (answers[i] === 1) {
+          remember(k);
+          stored++;
+        } else if (atCopyLimit(k)) limited++;
+        else full++;
+      });
+      tried += piece.length;
+    }
   }
   state.failedAdds += full;
   const what = `added ${count(stored)} of ${plural(keys.length, "key")}`;
