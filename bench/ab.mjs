@@ -1,4 +1,4 @@
-// `node bench/ab.mjs <old dist> <new dist> [bloom|counting]`: two builds of
+// `node bench/ab.mjs <old dist> <new dist> [bloom|counting|cuckoo]`: two builds of
 // bloomkit (each a dist/ folder, e.g. of a `git worktree` at another commit,
 // built) loaded in one process and timed in turn, 9 rounds alternating which
 // goes first; prints the median ns/key of each row and new/old. What
@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 
 const [oldDist, newDist, only] = process.argv.slice(2);
 if (!oldDist || !newDist) {
-  console.error("usage: node bench/ab.mjs <old dist> <new dist> [bloom|counting]");
+  console.error("usage: node bench/ab.mjs <old dist> <new dist> [bloom|counting|cuckoo]");
   process.exit(2);
 }
 const load = (dist) => import(pathToFileURL(resolve(dist, "index.js")).href);
@@ -23,7 +23,7 @@ const rows = {};
 const rec = (b, name, v) => ((rows[name] ??= { old: [], new: [] })[b]).push(v);
 
 for (let r = 0; r < 9; r++) for (const b of r % 2 ? ["old", "new"] : ["new", "old"]) {
-  const { BloomFilter, CountingBloomFilter } = builds[b];
+  const { BloomFilter, CountingBloomFilter, CuckooFilter } = builds[b];
   if (!only || only === "bloom") {
     const bi = BloomFilter.create(N, 0.01);
     rec(b, "bloom addInts", time(() => bi.addInts(ints)));
@@ -41,6 +41,22 @@ for (let r = 0; r < 9; r++) for (const b of r % 2 ? ["old", "new"] : ["new", "ol
     rec(b, "counting hasInts absent", time(() => c.hasInts(aints)));
     rec(b, "counting removeInts", time(() => c.removeInts(ints)));
     c.dispose();
+  }
+  if (only === "cuckoo") {
+    // Not in the default set: the cuckoo filter's rows, one key per call among them, for a change to its bindings.
+    const ci = CuckooFilter.create(N, 0.01);
+    rec(b, "cuckoo addInts", time(() => ci.addInts(ints)));
+    rec(b, "cuckoo hasInts members", time(() => ci.hasInts(ints)));
+    rec(b, "cuckoo hasInts absent", time(() => ci.hasInts(aints)));
+    ci.dispose();
+    const cs = CuckooFilter.create(N, 0.01);
+    rec(b, "cuckoo add", time(() => { for (const key of keys) cs.add(key); }));
+    rec(b, "cuckoo has", time(() => { for (const key of keys) cs.has(key); }));
+    cs.dispose();
+    const cm = CuckooFilter.create(N, 0.01);
+    rec(b, "cuckoo addMany", time(() => cm.addMany(keys)));
+    rec(b, "cuckoo hasMany", time(() => cm.hasMany(keys)));
+    cm.dispose();
   }
 }
 const med = (a) => a.sort((x, y) => x - y)[a.length >> 1];
