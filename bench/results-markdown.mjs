@@ -52,6 +52,10 @@ ${runs.map((run) => `- ${nodeLine(run, runs[0])}`).join("\n")}${notRunLines}${re
 
 ![ns per key at 1e6 keys](results.svg)
 
+## Checks since this run
+
+Single changes measured after this run, and later full runs that were not adopted, are in [CHECKS.md](CHECKS.md): \`npm run bench\` rewrites this file whole, so they are kept there. The tables below are this run's.
+
 ## Targets
 
 Issue 14's targets at ${fmt(SMALL)} keys, p = ${P}, on this 2-vCPU machine, under ${labels}. "vs peer" is the peer's time over bloomkit's (above 1× bloomkit is faster): for 1–4 \`bloomfilter\`'s URL-string row of the same kind in the same Node's run, for 5 the C program's time on the same keys and filter (section 6), for 6's speed the faster of \`sort -u\` and awk; for 6's memory it is bloomkit's peak over awk's. A target is met only when it is met under both Nodes. Below the table, what holds back each missed target, measured in the same run.
