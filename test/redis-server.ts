@@ -4,7 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe } from "vitest";
 import { createClient } from "redis";
 import { createServer } from "node:net";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -89,16 +89,36 @@ function waitFor(child: ChildProcess, ready: RegExp, what: string): Promise<void
 }
 
 /** Starts redis-server with `extra` arguments (cluster mode, say) on a free port, in a temporary folder of its own. */
-export async function startRedis(extra: string[] = []): Promise<RedisServer> {
+export function startRedis(extra: string[] = []): Promise<RedisServer> {
+  return launch(extra, /Ready to accept connections/, "redis-server");
+}
+
+/**
+ * Starts a Redis Sentinel (redis-server --sentinel) that watches the master on
+ * `masterPort` under the name `masterName`, on a free port, in a temporary
+ * folder of its own: a Sentinel needs a config file it can rewrite.
+ */
+export function startSentinel(masterPort: number, masterName = "master"): Promise<RedisServer> {
+  const config = (dir: string) => {
+    const file = join(dir, "sentinel.conf");
+    writeFileSync(file, `sentinel monitor ${masterName} 127.0.0.1 ${masterPort} 1\n`);
+    return file;
+  };
+  // A Sentinel never prints "Ready to accept connections"; it prints this once it listens.
+  return launch(["--sentinel"], new RegExp(`\\+monitor master ${masterName} `), "redis-sentinel", config);
+}
+
+/** Starts redis-server (given the config file `config` writes into its folder, if any) and waits for `ready` in its output. */
+async function launch(extra: string[], ready: RegExp, what: string, config?: (dir: string) => string): Promise<RedisServer> {
   const cluster = extra.includes("--cluster-enabled");
   for (let attempt = 1; ; attempt++) {
     const port = await portFor(cluster);
     const dir = mkdtempSync(join(tmpdir(), "bloomkit-redis-"));
-    const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, ...extra], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    // A config file has to come first.
+    const args = [...(config ? [config(dir)] : []), "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir, ...extra];
+    const child = spawn("redis-server", args, { stdio: ["ignore", "pipe", "inherit"] });
     try {
-      await waitFor(child, /Ready to accept connections/, `redis-server on port ${port}`);
+      await waitFor(child, ready, `${what} on port ${port}`);
     } catch (error) {
       rmSync(dir, { recursive: true, force: true });
       if (attempt < START_ATTEMPTS && /Address already in use/.test(String(error))) continue;

@@ -4,7 +4,7 @@
 // segments, uploads and downloads, and failures reach the caller in words.
 import { spawn } from "node:child_process";
 import { inspect } from "node:util";
-import { expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, createCluster, createSentinel } from "redis";
 import { Redis as IoRedis } from "ioredis";
 import { BloomFilter } from "../bindings/index.js";
@@ -14,7 +14,7 @@ import { PIECE_KEYS } from "../bindings/redis/pieces.js";
 import { BATCH_SCRIPT } from "../bindings/redis/script.js";
 import { CREATE_SCRIPT, PLACE_SCRIPT, UPLOAD_PIECE_SCRIPT } from "../bindings/redis/meta.js";
 import { firstDifference, ones, urls } from "./helpers.js";
-import { describeWithRedis, serverForBlock, startRedis, type NodeRedis, type RedisServer } from "./redis-server.js";
+import { describeWithRedis, serverForBlock, startRedis, startSentinel, type NodeRedis, type RedisServer } from "./redis-server.js";
 import { localTwin, sameAsLocal } from "./redis-model.js";
 
 /** A node-redis-like client that passes every command on to `redis`, first calling `before` with it (which may act on Redis meanwhile). */
@@ -272,7 +272,7 @@ describeWithRedis("RedisBloomFilter", () => {
     // Its sendCommand takes (isReadonly, args): before, create failed with "Cannot read properties of undefined (reading 'length')".
     const sentinel = createSentinel({ name: "master", sentinelRootNodes: [{ host: "127.0.0.1", port: server.port }] });
     for (const call of [() => RedisBloomFilter.create(sentinel as never, "x", 10, 0.1), () => RedisBloomFilter.open(sentinel as never, "x")]) {
-      await expect(call()).rejects.toThrow(new TypeError("redis must be a connected Redis client (node-redis 5's createClient or createCluster, or ioredis), got a node-redis Sentinel (createSentinel), which bloomkit does not take: connect createClient to the master it names (getMasterNode())"));
+      await expect(call()).rejects.toThrow(new TypeError("redis must be a connected Redis client (node-redis 5's createClient or createCluster, or ioredis), got a node-redis Sentinel (createSentinel), which bloomkit does not take: connect createClient to the master the Sentinel names (getMasterNode())"));
     }
     await expect(RedisBloomFilter.create(redis, "" as string, 10, 0.1)).rejects.toThrow("name must not be empty");
     await expect(RedisBloomFilter.create(redis, "a{b}", 10, 0.1)).rejects.toThrow(/must not contain "\{" or "\}"/);
@@ -292,6 +292,48 @@ describeWithRedis("RedisBloomFilter", () => {
     // A failed call changed nothing: "fine" was not added before keys[1] was found bad.
     expect(await filter.hasMany(["kept", "fine"])).toEqual(new Uint8Array([1, 0]));
     await filter.drop();
+  });
+
+  describe("a node-redis Sentinel lease", () => {
+    let master: RedisServer;
+    let sentinelServer: RedisServer;
+    let sentinel: ReturnType<typeof createSentinel>;
+    beforeAll(async () => {
+      master = await startRedis();
+      sentinelServer = await startSentinel(master.port, "leased");
+      sentinel = await createSentinel({ name: "leased", sentinelRootNodes: [{ host: "127.0.0.1", port: sentinelServer.port }] }).connect();
+    });
+    afterAll(async () => {
+      await sentinel?.close();
+      await sentinelServer?.stop();
+      await master?.stop();
+    });
+
+    it("is refused in words, as its Sentinel is", async () => {
+      const refused = new TypeError(
+        "redis must be a connected Redis client (node-redis 5's createClient or createCluster, or ioredis), got a node-redis Sentinel lease (acquire() or use()), which bloomkit does not take: " +
+          "connect createClient to the master the Sentinel names (getMasterNode())",
+      );
+      const refuses = async (lease: object) => {
+        // Its sendCommand takes (isReadonly, args) too: before, create and open failed with "Cannot read properties of undefined (reading 'length')".
+        await expect(RedisBloomFilter.create(lease as never, "x", 10, 0.1)).rejects.toThrow(refused);
+        await expect(RedisBloomFilter.open(lease as never, "x")).rejects.toThrow(refused);
+        const local = BloomFilter.create(10, 0.1);
+        await expect(RedisBloomFilter.fromBloomFilter(lease as never, "x", local)).rejects.toThrow(refused);
+        local.dispose();
+      };
+      const lease = await sentinel.acquire();
+      try {
+        // A lease that works: the refusal is bloomkit's, not a broken connection's.
+        expect(await lease.sendCommand(false, ["PING"])).toBe("PONG");
+        await refuses(lease);
+      } finally {
+        lease.release();
+      }
+      await sentinel.use(refuses);
+      // Nothing was written through it.
+      expect(await sentinel.sendCommand(false, ["DBSIZE"])).toBe(0);
+    });
   });
 
   it("takes batches larger than one piece, keys longer than one chunk, and empty batches", async () => {

@@ -160,11 +160,13 @@ export function commandsOf(client: unknown, name = "redis"): Commands {
       resends: ioRedisResends(io),
     };
   }
-  if (has(client, "sendCommand") && has(client, "getMasterNode")) {
-    // Its sendCommand(isReadonly, args) would read the command as isReadonly; and it sends a call cut off by a lost connection again.
+  // A Sentinel's sendCommand(isReadonly, args), and a lease's from it, would read the command as isReadonly;
+  // and both send a call cut off by a lost connection again. Of the clients here, only a lease has release().
+  const sentinelKind = !has(client, "sendCommand") ? undefined : has(client, "getMasterNode") ? "Sentinel (createSentinel)" : has(client, "release") ? "Sentinel lease (acquire() or use())" : undefined;
+  if (sentinelKind) {
     throw new TypeError(
-      `${name} must be a connected Redis client (node-redis 5's createClient or createCluster, or ioredis), got a node-redis Sentinel (createSentinel), which bloomkit does not take: ` +
-        "connect createClient to the master it names (getMasterNode())",
+      `${name} must be a connected Redis client (node-redis 5's createClient or createCluster, or ioredis), got a node-redis ${sentinelKind}, which bloomkit does not take: ` +
+        "connect createClient to the master the Sentinel names (getMasterNode())",
     );
   }
   if (has(client, "sendCommand") && "masters" in client) {
