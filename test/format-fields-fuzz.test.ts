@@ -24,7 +24,7 @@ import {
   type AnyFilter,
 } from "../bindings/index.js";
 import { rng } from "./helpers.js";
-import { buildRecord, joinBytes, parseRecord, recordsIn, type RecordParts } from "./records.js";
+import { buildRecord, fuseLayouts, joinBytes, parseRecord, recordsIn, type RecordParts } from "./records.js";
 
 /** Records per type (a few seconds in all). */
 const PER_TYPE = 2_500;
@@ -217,17 +217,6 @@ function legitimate(filter: AnyFilter): AnyFilter {
     return made;
   }
   throw new Error("no reference for this type");
-}
-
-/** docs/FORMAT.md's binary fuse layouts for `size` keys: [segment length, segment count, array length] each. */
-function fuseLayouts(size: number): [number, number, number][] {
-  const length = size <= 1 ? 4 : 2 ** Math.min(18, Math.max(2, Math.floor(Math.log(size) / Math.log(3.33) + 2.25)));
-  const capacity = size <= 1 ? 0 : Math.floor(size * Math.max(1.125, 0.875 + (0.25 * Math.log(1e6)) / Math.log(size)) + 0.5);
-  const count = Math.max(1, Math.ceil(capacity / length) - 2);
-  const array = (count + 2) * length;
-  const layouts: [number, number, number][] = [[length, count, array]];
-  if (length >= 8) layouts.push([length / 2, 2 * count + 2, array]);
-  return layouts;
 }
 
 /** The parameter bytes of a record that are state (they change as keys come), by type: [from, to). */
