@@ -306,7 +306,7 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
   static fromParquetBitset(bitset: Uint8Array): SplitBlockBloomFilter {
     if (!isBytes(bitset)) throw new TypeError(`bitset must be a Uint8Array, got ${describe(bitset)}`);
     if (bitset.length === 0 || bitset.length % SBBF_BLOCK_BYTES !== 0) {
-      throw new RangeError(`a Parquet bitset is a whole number of 32-byte blocks; got ${bitset.length} bytes`);
+      throw new RangeError(`bitset.length must be a whole number of 32-byte blocks, at least one (a Parquet bitset's), got ${bitset.length}`);
     }
     const filter = SplitBlockBloomFilter.withSize(bitset.length / SBBF_BLOCK_BYTES);
     let at = 0;

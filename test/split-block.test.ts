@@ -184,7 +184,11 @@ describe("SplitBlockBloomFilter behaviour", () => {
   it("rejects bad arguments", () => {
     expect(() => SplitBlockBloomFilter.withSize(0)).toThrow(/blocks must be an integer from 1/);
     expect(() => SplitBlockBloomFilter.create(100, 1)).toThrow(/falsePositiveRate/);
-    expect(() => SplitBlockBloomFilter.fromParquetBitset(new Uint8Array(33))).toThrow(/whole number of 32-byte blocks; got 33 bytes/);
+    for (const bytes of [0, 33]) {
+      expect(() => SplitBlockBloomFilter.fromParquetBitset(new Uint8Array(bytes))).toThrow(
+        new RangeError(`bitset.length must be a whole number of 32-byte blocks, at least one (a Parquet bitset's), got ${bytes}`),
+      );
+    }
     const filter = SplitBlockBloomFilter.create(10, 0.01);
     expect(() => filter.addMany(["a", 5 as unknown as string])).toThrow(/keys\[1\]/);
     expect(filter.count).toBe(0);
