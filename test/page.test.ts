@@ -500,6 +500,42 @@ function described(page: Page) {
     await page.getByLabel("from n and p").check();
   });
 
+  it("says which of a counting key's counters an add or remove left alone: those at 15 stopped counting", async () => {
+    const fresh = await open(1280, 900);
+    await makeDirectly(fresh, "counting", 64, 3);
+    // Two keys of 3 counters each that share exactly one: a fills its own to 15, then b counts up only its other two.
+    const [a, b] = await fresh.evaluate(() => {
+      const { filter } = (window as unknown as { bloomkitPage: { state: { filter: { positions(key: string): number[] } } } }).bloomkitPage.state;
+      const cells = (key: string) => [...new Set(filter.positions(key))];
+      const keys = Array.from({ length: 10_000 }, (_, i) => `key${i}`).filter((key) => cells(key).length === 3);
+      return [keys[0], keys.find((key) => cells(key).filter((cell) => cells(keys[0]).includes(cell)).length === 1)!];
+    });
+    const counters = (key: string) =>
+      fresh.evaluate((k) => {
+        const { state } = (window as unknown as { bloomkitPage: { state: { filter: { positions(key: string): number[] }; counters: Uint8Array } } }).bloomkitPage;
+        return [...new Set(state.filter.positions(k))].map((index) => state.counters[index]).sort((x, y) => x - y);
+      }, key);
+    const why = async () => (await fresh.locator("#explain p").last().textContent())!;
+    for (let i = 0; i < 15; i++) await press(fresh, a, "Add");
+    expect(await counters(a)).toEqual([15, 15, 15]);
+    expect(await why()).toBe("Add counted each of these 3 counters up by one.");
+    await press(fresh, a, "Add");
+    expect(await counters(a)).toEqual([15, 15, 15]);
+    expect(await why()).toBe("Add counted none up by one: all 3 reached 15 and stopped counting.");
+    await press(fresh, b, "Add");
+    expect(await counters(b)).toEqual([1, 1, 15]);
+    expect(await why()).toBe("Add counted 2 of these 3 counters up by one: the other one reached 15 and stopped counting.");
+    await press(fresh, b, "Remove");
+    await expect.poll(() => status(fresh)).toBe(`removed “${b}”`);
+    expect(await counters(b)).toEqual([0, 0, 15]);
+    expect(await why()).toBe("Remove counted 2 of these 3 counters down by one: the other one reached 15 and stopped counting, so it stays set; a position stays “set” while another key still counts there.");
+    await press(fresh, a, "Remove");
+    await expect.poll(() => status(fresh)).toBe(`removed “${a}”`);
+    expect(await counters(a)).toEqual([15, 15, 15]);
+    expect(await why()).toBe("Remove counted none down by one: all 3 reached 15 and stopped counting, so they stay set; a position stays “set” while another key still counts there.");
+    await fresh.close();
+  });
+
   it("Random keys takes whole numbers only, as the size fields do", async () => {
     await page.getByLabel("Filter type").selectOption("standard");
     await page.getByRole("button", { name: "New filter" }).click();

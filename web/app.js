@@ -343,10 +343,10 @@ function isSet(index) {
 
 /**
  * Shows where key `k` lands and why, after `action` ("add", "query", "remove");
- * for an add, `before`: how many of its positions were set and whether the page had added it already,
- * and `stored`: whether a cuckoo filter took it.
+ * for an add, `before`: how many of its positions were set, whether the page had added it already
+ * and (counting) how many of its counters were stuck at COUNTER_MAX, and `stored`: whether a cuckoo filter took it.
  */
-function showKey(k, action, before = { wasSet: 0, known: false }, stored = true) {
+function showKey(k, action, before = { wasSet: 0, known: false, stuck: 0 }, stored = true) {
   const filter = state.filter;
   if (state.type === "cuckoo") {
     const { fingerprint, buckets } = filter.locate(k);
@@ -376,10 +376,19 @@ function verdict(text, kind = "") {
   element.className = kind;
 }
 
+/** Key `k`'s bits or counters, each once (two of its positions may share one); none in a cuckoo filter. */
+function cellsOfKey(k) {
+  return state.type === "cuckoo" ? [] : [...new Set(state.filter.positions(k))];
+}
+
 /** How many of the key's cells are set now (before an add): a cell two of its positions share counts once. */
 function positionsSet(k) {
-  if (state.type === "cuckoo") return 0;
-  return [...new Set(state.filter.positions(k))].filter(isSet).length;
+  return cellsOfKey(k).filter(isSet).length;
+}
+
+/** How many of the key's counters are at COUNTER_MAX now (before an add): stuck there, an add or remove leaves them as they are. */
+function countersStuck(k) {
+  return state.type === "counting" ? cellsOfKey(k).filter((index) => state.counters[index] >= COUNTER_MAX).length : 0;
 }
 
 /** Copies of key `k` in its cuckoo buckets, and the most they hold: 8, or 4 when its two buckets are one. */
@@ -404,7 +413,7 @@ function atCopyLimit(k) {
 function add() {
   const k = key();
   if (k === undefined) return;
-  const before = { wasSet: positionsSet(k), known: state.exact.has(k) };
+  const before = { wasSet: positionsSet(k), known: state.exact.has(k), stuck: countersStuck(k) };
   const stored = state.type !== "cuckoo" || state.filter.tryAdd(k);
   if (!stored) {
     const { copies, most } = copiesOf(k);

@@ -20,7 +20,8 @@ const positionsFormula = (strategy) => (strategy === "triple" ? "h₁ + i·h₂ 
 
 /**
  * Bits or counters: `cells` = [{ index, set, counter? }] in hash order; `action`
- * "add" | "query" | "remove"; `before` an add: { wasSet: how many were set, known: whether the key had been added };
+ * "add" | "query" | "remove"; `before` an add: { wasSet: how many were set, known: whether the key had been added,
+ * stuck: how many counters were at COUNTER_MAX };
  * `strategy` "triple" or "double", how the positions follow from the hash.
  */
 export function explainPositions({ key, cells, action, before, m, k, hashName, strategy, digest, second, fill, known, counting }) {
@@ -59,11 +60,12 @@ export function explainPositions({ key, cells, action, before, m, k, hashName, s
   const all = `All ${cellCount} ${word}s`;
   let why;
   if (action === "add") {
-    why = counting
-      ? `Add counted each of these ${plural(cellCount, "counter")} up by one.`
-      : `Add set these bits to 1${alreadySet(key, cellCount, before)}.`;
+    why = counting ? `${counted("Add", "up", cellCount, before.stuck)}.` : `Add set these bits to 1${alreadySet(key, cellCount, before)}.`;
   } else if (action === "remove") {
-    why = `Remove counted each of these counters down by one; a position stays “set” while another key still counts there.`;
+    // After a remove, a counter at COUNTER_MAX is one the remove left there: an unstuck one would now read less.
+    const stuck = distinct.filter((cell) => cell.counter >= COUNTER_MAX).length;
+    const stays = stuck === 0 ? "" : `, so ${stuck === 1 ? "it stays" : "they stay"} set`;
+    why = `${counted("Remove", "down", cellCount, stuck)}${stays}; a position stays “set” while another key still counts there.`;
   } else if (unset.length > 0) {
     why = `${word === "bit" ? "Bit" : "Counter"} ${count(unset[0].index)}${unset.length > 1 ? ` and ${plural(unset.length - 1, "other")}` : ""} ${unset.length > 1 ? "are" : "is"} 0. ` +
       `Adding ${quoted(key)} would have set ${unset.length > 1 ? "them" : "it"}, so it was definitely never added.`;
@@ -89,6 +91,18 @@ function sharedCells(cells, word) {
   if (times.size === cells.length) return "";
   const repeats = [...times].filter(([, n]) => n > 1).map(([index, n]) => `${word} ${count(index)} ${n === 2 ? "twice" : `${n} times`}`);
   return `Its ${cells.length} positions fall on ${plural(times.size, word)} (${repeats.join(", ")}). `;
+}
+
+/**
+ * What an add or remove did to a key's `cellCount` counters, `stuck` of which
+ * were at COUNTER_MAX: the filter no longer counts those up or down (so a
+ * remove cannot clear a counter another key needs), and the words say so.
+ */
+function counted(action, direction, cellCount, stuck) {
+  if (stuck === 0) return `${action} counted each of these ${plural(cellCount, "counter")} ${direction} by one`;
+  const moved = stuck === cellCount ? "none" : `${cellCount - stuck} of these ${plural(cellCount, "counter")}`;
+  const left = stuck === cellCount ? (cellCount === 1 ? "its counter" : `all ${cellCount}`) : `the other ${stuck === 1 ? "one" : stuck}`;
+  return `${action} counted ${moved} ${direction} by one: ${left} reached ${COUNTER_MAX} and stopped counting`;
 }
 
 /** Which of an added key's `cellCount` bits were 1 before, and who set them: the key itself when it had been added, else other keys. */
