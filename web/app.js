@@ -6,7 +6,7 @@ import { layout, cellBox, scrollFor, scrollHeight, sheetTop } from "./grid.js";
 import { colors, paint } from "./draw.js";
 import { drawChart } from "./chart.js";
 import { count, hex, percent, perKey, plural, quoted, rate } from "./format.js";
-import { explainBuckets, explainPositions, el } from "./explain.js";
+import { explainBuckets, explainPositions, el, notInFilter } from "./explain.js";
 import { OWN_SETTINGS, presets } from "./presets.js";
 import { COUNTER_MAX, CUCKOO_LOAD, MAX_CELLS, MAX_HASHES, MAX_RATE, MIN_CELLS, MIN_RATE, SLOTS } from "./limits.js";
 
@@ -449,8 +449,8 @@ function remove() {
   const k = key();
   if (k === undefined) return;
   if (!state.exact.has(k) && state.filter.has(k)) {
-    // Removing a key that was never added would clear another key's cells and make it a false negative.
-    verdict(`${quoted(k)} was never added (the filter only thinks so: a false positive); removing it would break other keys, so nothing was removed`, "false-positive");
+    // Removing a key the filter does not hold would clear another key's cells and make it a false negative.
+    verdict(`${notInFilter(k)}; the filter only thinks it is (a false positive), and removing it would break other keys, so nothing was removed`, "false-positive");
   } else if (state.filter.remove(k)) {
     forget(k);
     verdict(`removed ${quoted(k)}`, "present");

@@ -15,6 +15,12 @@ export function el(tag, attributes = {}, ...children) {
   return element;
 }
 
+/**
+ * Key `key` absent from a filter that removes keys (counting, cuckoo): it may
+ * have been added and removed since, so "never added" would not be true of it.
+ */
+export const notInFilter = (key) => `${quoted(key)} is not in the filter (never added, or removed since)`;
+
 /** The i-th position before scaling, as triple or double hashing makes it. */
 const positionsFormula = (strategy) => (strategy === "triple" ? "h₁ + i·h₂ + i(i−1)/2·h₃" : "h₁ + i·h₂");
 
@@ -68,12 +74,13 @@ export function explainPositions({ key, cells, action, before, m, k, hashName, s
     why = `${counted("Remove", "down", cellCount, stuck)}${stays}; a position stays “set” while another key still counts there.`;
   } else if (unset.length > 0) {
     why = `${word === "bit" ? "Bit" : "Counter"} ${count(unset[0].index)}${unset.length > 1 ? ` and ${plural(unset.length - 1, "other")}` : ""} ${unset.length > 1 ? "are" : "is"} 0. ` +
-      `Adding ${quoted(key)} would have set ${unset.length > 1 ? "them" : "it"}, so it was definitely never added.`;
+      (counting
+        ? `While ${quoted(key)} is in the filter, each of its counters stays above 0, so ${notInFilter(key)}.`
+        : `Adding ${quoted(key)} would have set ${unset.length > 1 ? "them" : "it"}, so it was definitely never added.`);
   } else if (known) {
     why = `${all} are set, as adding ${quoted(key)} left them.`;
   } else {
-    // A counting filter's key may have been added and removed since: "never added" would not be true of it.
-    const absent = counting ? `${quoted(key)} is not in the filter (never added, or removed since)` : `${quoted(key)} was never added`;
+    const absent = counting ? notInFilter(key) : `${quoted(key)} was never added`;
     const stuck = counting ? distinct.filter((cell) => cell.counter >= COUNTER_MAX).length : 0;
     // A counter that reached its maximum stops counting, so removes leave it set: other keys' adds, or removes it ignored, keep it above 0.
     why = stuck > 0
@@ -161,8 +168,8 @@ export function explainBuckets({ key, fingerprint, buckets, slots, fingerprintBi
     why = `Add was refused: every slot of ${distinct.length > 1 ? "both buckets" : "its bucket"} holds this fingerprint already, ${found.length} copies of ${quoted(key)}, the most one key can have. Remove a copy to add it again.`;
   } else if (action === "add") why = `Neither bucket had room, even after moving other fingerprints: the filter is full.`;
   else if (action === "remove") why = `Remove deleted one copy of the fingerprint from these buckets.`;
-  else if (found.length === 0) why = `The fingerprint is in neither bucket, so ${quoted(key)} was definitely never added.`;
+  else if (found.length === 0) why = `The fingerprint is in neither bucket, so ${notInFilter(key)}.`;
   else if (known) why = `The fingerprint is in ${where}: probably present, and indeed it was added.`;
-  else why = `The fingerprint is in ${where}, yet ${quoted(key)} was never added: another key has the same fingerprint and shares the bucket. A false positive.`;
+  else why = `The fingerprint is in ${where}, yet ${notInFilter(key)}: another key has the same fingerprint and shares the bucket. A false positive.`;
   return [how, boxes, el("p", {}, why)];
 }
