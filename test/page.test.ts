@@ -564,15 +564,22 @@ function described(page: Page) {
     await fresh.close();
   });
 
-  it("Random keys takes whole numbers only, as the size fields do", async () => {
+  it("Random keys takes whole numbers only, as the size fields do, and says what it got", async () => {
     await page.getByLabel("Filter type").selectOption("standard");
     await page.getByRole("button", { name: "New filter" }).click();
-    for (const value of ["1.9", "0", "-3"]) {
-      await page.getByLabel("Random keys").fill(value);
+    const field = page.getByLabel("Random keys");
+    const most = Number(await field.getAttribute("max"));
+    expect(most).toBe(1_000_000);
+    for (const value of ["1.9", "0", "-3", String(most + 1), "1e400", ""]) {
+      await field.fill("");
+      await field.pressSequentially(value); // as typed: fill() refuses text a number field cannot read
       await page.getByRole("button", { name: "Add random keys" }).click();
-      await expect.poll(() => status(page)).toMatch(/^Random keys must be a whole number from 1 to /);
+      const held = await field.inputValue();
+      const got = held !== "" ? `got “${held}”` : value === "" ? "got nothing" : "got a number too large, or not a number";
+      await expect.poll(() => status(page), value).toBe(`Random keys must be a whole number from 1 to 1,000,000, ${got}`);
       expect(await page.locator('dd[data-stat="n"]').textContent()).toMatch(/^0 of/);
     }
+    await field.fill("1000");
   });
 
   it("a filter that cannot be made leaves the controls describing the filter in use, and Remove hidden for a standard one", async () => {

@@ -60,6 +60,7 @@ $("p").max = String(MAX_RATE);
 $("k").max = String(MAX_HASHES);
 $("m").min = String(MIN_CELLS);
 $("m").max = String(MAX_CELLS);
+$("random-count").max = String(MAX_RANDOM);
 for (const preset of presets) $("preset").add(new Option(preset.title, preset.id));
 $("preset").add(new Option(OWN_SETTINGS.title, OWN_SETTINGS.id));
 for (const name of hashNames.filter((n) => hashBits(n) > 32)) $("hash").add(new Option(name, name, name === DEFAULT_HASH, name === DEFAULT_HASH));
@@ -82,9 +83,14 @@ $("query").addEventListener("click", query);
 $("remove").addEventListener("click", remove);
 $("add-lines").addEventListener("click", () => addBulk($("bulk").value.split(/\r?\n/).filter((line) => line.length > 0)));
 $("add-random").addEventListener("click", () => {
-  const wanted = Number($("random-count").value);
-  if (!(Number.isInteger(wanted) && wanted >= 1 && wanted <= MAX_RANDOM)) verdict(`Random keys must be a whole number from 1 to ${count(MAX_RANDOM)}`, "absent");
-  else addBulk(randomKeys(wanted, "key"));
+  let wanted;
+  try {
+    wanted = wholeNumber("random-count", 1, MAX_RANDOM);
+  } catch (error) {
+    verdict(error.message, "absent");
+    return;
+  }
+  addBulk(randomKeys(wanted, "key"));
 });
 $("zoom").addEventListener("input", drawCells);
 $("key").addEventListener("keydown", (event) => {
