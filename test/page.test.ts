@@ -633,6 +633,38 @@ function described(page: Page) {
     await fresh.close();
   });
 
+  it("Enter that ends an input method's composition (a key typed in Japanese) adds nothing and makes no filter", async () => {
+    const fresh = await open(1280, 900);
+    const state = () =>
+      fresh.evaluate(() => {
+        const { state } = (window as unknown as { bloomkitPage: { state: { sizedFor: number; filter: { size: number } } } }).bloomkitPage;
+        return { sizedFor: state.sizedFor, size: state.filter.size };
+      });
+    // The keydown a browser sends for the Enter that picks "日本" from the input method's candidates: Chromium's, and Safari's.
+    const composingEnter = (id: string) =>
+      fresh.evaluate((target) => {
+        for (const marked of [{ isComposing: true }, { keyCode: 229 }]) {
+          const event = new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true, ...marked });
+          if ("keyCode" in marked && event.keyCode !== 229) throw new Error("this browser's KeyboardEvent takes no keyCode");
+          document.getElementById(target)!.dispatchEvent(event);
+        }
+      }, id);
+    await fresh.getByLabel("Key", { exact: true }).fill("にほん");
+    await composingEnter("key");
+    await fresh.getByLabel("n (expected keys)").fill("250");
+    await composingEnter("n");
+    await fresh.getByLabel("Random keys").fill("7");
+    await composingEnter("random-count");
+    expect(await status(fresh)).toBe("");
+    expect(await state()).toEqual({ sizedFor: 100, size: 0 });
+    // Enter once the key is written adds it.
+    await fresh.getByLabel("Key", { exact: true }).fill("日本");
+    await fresh.getByLabel("Key", { exact: true }).press("Enter");
+    await expect.poll(() => status(fresh)).toBe("added “日本”");
+    expect(await state()).toEqual({ sizedFor: 100, size: 1 });
+    await fresh.close();
+  });
+
   it("says 1 key and 1 bucket, not 1 keys and 1 buckets", async () => {
     const fresh = await open(1280, 900);
     // 8 bits and 8 hashes are meant for about one key: 1 − e^(−8/8) = 63.2% of the bits set.

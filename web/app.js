@@ -93,17 +93,23 @@ $("add-random").addEventListener("click", () => {
   addBulk(randomKeys(wanted, "key"));
 });
 $("zoom").addEventListener("input", drawCells);
+/**
+ * Enter pressed to act, not the Enter that picks an input method's candidate
+ * (a key typed in Japanese or Chinese): Chromium sends that one as "Enter" with
+ * isComposing, Safari as "Enter" with only the legacy keyCode 229 to tell.
+ */
+const isEnter = (event) => event.key === "Enter" && !event.isComposing && event.keyCode !== 229;
 $("key").addEventListener("keydown", (event) => {
-  if (event.key === "Enter") add();
+  if (isEnter(event)) add();
 });
 // Enter in a size field makes the filter, as New filter does; in Random keys it adds them.
 for (const id of ["n", "p", "m", "k"]) {
   $(id).addEventListener("keydown", (event) => {
-    if (event.key === "Enter") createFromControls();
+    if (isEnter(event)) createFromControls();
   });
 }
 $("random-count").addEventListener("keydown", (event) => {
-  if (event.key === "Enter") $("add-random").click();
+  if (isEnter(event)) $("add-random").click();
 });
 // A position (or bucket) above the view scrolls the view to it, by click or by Enter.
 $("explain").addEventListener("click", (event) => {
