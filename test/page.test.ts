@@ -155,6 +155,16 @@ function described(page: Page) {
     const explained = (await fresh.locator("#explain").textContent())!;
     expect(explained).toContain("its one position (k = 1) is h₁ itself, scaled into 0 … 999:");
     expect(explained).not.toContain("i = 0 … 0");
+    // One bit, in the singular: not "All 1 bits are set".
+    const why = async () => (await fresh.locator("#explain p").last().textContent())!;
+    expect(await why()).toBe("Add set its bit to 1.");
+    await press(fresh, "solo", "Add");
+    expect(await why()).toBe("Add set its bit to 1 (it was 1 already: “solo” had been added before, and set it itself).");
+    await press(fresh, "solo", "Query");
+    expect(await why()).toBe("Its bit is set, as adding “solo” left it.");
+    await fresh.getByLabel("Filter type").selectOption("counting");
+    await press(fresh, "solo", "Add");
+    expect(await why()).toBe("Add counted its counter up by one.");
     await fresh.close();
   });
 
@@ -495,7 +505,7 @@ function described(page: Page) {
     await expect.poll(() => status(page)).toMatch(/false positive/);
     const why = await page.locator("#explain p").last().textContent();
     expect(why).toBe(
-      "All 1 counters are set, yet “s” is not in the filter (never added, or removed since): other keys set them, or kept them set through removes: its counter reached 15 and stopped counting, so removes no longer count it down. A false positive.",
+      "Its counter is set, yet “s” is not in the filter (never added, or removed since): other keys set it, or kept it set through removes: it reached 15 and stopped counting, so removes no longer count it down. A false positive.",
     );
     await page.getByLabel("from n and p").check();
   });

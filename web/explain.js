@@ -62,11 +62,12 @@ export function explainPositions({ key, cells, action, before, m, k, hashName, s
   );
   const word = counting ? "counter" : "bit";
   const cellCount = distinct.length;
-  // "All 7 bits", or "All 6 bits" of a key whose 7 positions fall on 6 bits.
-  const all = `All ${cellCount} ${word}s`;
+  // "All 7 bits are set", or "All 6 bits …" of a key whose 7 positions fall on 6 bits; "Its bit is set" of one bit (k = 1).
+  const allSet = cellCount === 1 ? `Its ${word} is set` : `All ${cellCount} ${word}s are set`;
+  const them = cellCount === 1 ? "it" : "them";
   let why;
   if (action === "add") {
-    why = counting ? `${counted("Add", "up", cellCount, before.stuck)}.` : `Add set these bits to 1${alreadySet(key, cellCount, before)}.`;
+    why = counting ? `${counted("Add", "up", cellCount, before.stuck)}.` : `Add set ${cellCount === 1 ? "its bit" : "these bits"} to 1${alreadySet(key, cellCount, before)}.`;
   } else if (action === "remove") {
     // After a remove, a counter at COUNTER_MAX is one the remove left there: an unstuck one would now read less.
     const stuck = distinct.filter((cell) => cell.counter >= COUNTER_MAX).length;
@@ -78,14 +79,14 @@ export function explainPositions({ key, cells, action, before, m, k, hashName, s
         ? `While ${quoted(key)} is in the filter, each of its counters stays above 0, so ${notInFilter(key)}.`
         : `Adding ${quoted(key)} would have set ${unset.length > 1 ? "them" : "it"}, so it was definitely never added.`);
   } else if (known) {
-    why = `${all} are set, as adding ${quoted(key)} left them.`;
+    why = `${allSet}, as adding ${quoted(key)} left ${them}.`;
   } else {
     const absent = counting ? notInFilter(key) : `${quoted(key)} was never added`;
     const stuck = counting ? distinct.filter((cell) => cell.counter >= COUNTER_MAX).length : 0;
     // A counter that reached its maximum stops counting, so removes leave it set: other keys' adds, or removes it ignored, keep it above 0.
     why = stuck > 0
-      ? `${all} are set, yet ${absent}: other keys set them, or kept them set through removes: ${stuck === cellCount ? (cellCount === 1 ? "its counter" : "all of them") : `${stuck} of them`} reached ${COUNTER_MAX} and stopped counting, so removes no longer count ${stuck === 1 ? "it" : "them"} down. A false positive.`
-      : `${all} are set, yet ${absent}: other keys set them. With ${percent(fill)} of the ${word}s set, ` +
+      ? `${allSet}, yet ${absent}: other keys set ${them}, or kept ${them} set through removes: ${stuck === cellCount ? (cellCount === 1 ? "it" : "all of them") : `${stuck} of them`} reached ${COUNTER_MAX} and stopped counting, so removes no longer count ${stuck === 1 ? "it" : "them"} down. A false positive.`
+      : `${allSet}, yet ${absent}: other keys set ${them}. With ${percent(fill)} of the ${word}s set, ` +
         `a key never added finds all ${k} set about ${rate(fill ** k)} of the time (the fill to the power k).`;
   }
   return [how, chips, el("p", {}, sharedCells(cells, word) + why)];
@@ -106,7 +107,7 @@ function sharedCells(cells, word) {
  * remove cannot clear a counter another key needs), and the words say so.
  */
 function counted(action, direction, cellCount, stuck) {
-  if (stuck === 0) return `${action} counted each of these ${plural(cellCount, "counter")} ${direction} by one`;
+  if (stuck === 0) return `${action} counted ${cellCount === 1 ? "its counter" : `each of these ${cellCount} counters`} ${direction} by one`;
   const moved = stuck === cellCount ? "none" : `${cellCount - stuck} of these ${plural(cellCount, "counter")}`;
   const left = stuck === cellCount ? (cellCount === 1 ? "its counter" : `all ${cellCount}`) : `the other ${stuck === 1 ? "one" : stuck}`;
   return `${action} counted ${moved} ${direction} by one: ${left} reached ${COUNTER_MAX} and stopped counting`;
@@ -115,8 +116,9 @@ function counted(action, direction, cellCount, stuck) {
 /** Which of an added key's `cellCount` bits were 1 before, and who set them: the key itself when it had been added, else other keys. */
 function alreadySet(key, cellCount, { wasSet, known }) {
   if (wasSet === 0) return "";
-  if (known) return ` (all ${cellCount} were 1 already: ${quoted(key)} had been added before, and set them itself)`;
-  if (wasSet >= cellCount) return ` (all ${cellCount} were 1 already, set by other keys: until this add, ${quoted(key)} was a false positive)`;
+  const all = cellCount === 1 ? "it was" : `all ${cellCount} were`;
+  if (known) return ` (${all} 1 already: ${quoted(key)} had been added before, and set ${cellCount === 1 ? "it" : "them"} itself)`;
+  if (wasSet >= cellCount) return ` (${all} 1 already, set by other keys: until this add, ${quoted(key)} was a false positive)`;
   return ` (${wasSet} of them were 1 already, set by other keys)`;
 }
 
