@@ -592,6 +592,38 @@ function described(page: Page) {
     await field.fill("1000");
   });
 
+  it("keeps a record of at most 2,000,000 distinct keys: past it, adds are refused before the filter takes them", async () => {
+    const fresh = await open(1280, 900);
+    await makeDirectly(fresh, "standard", 2 ** 24, 3);
+    const n = () => fresh.locator('dd[data-stat="n"]').textContent();
+    const bits = () => fresh.evaluate(() => (window as unknown as { bloomkitPage: { state: { filter: { bitArray(): Uint8Array } } } }).bloomkitPage.state.filter.bitArray().reduce((sum, byte) => sum + byte, 0));
+    await press(fresh, "kept", "Add");
+    const random = fresh.getByLabel("Random keys");
+    for (const amount of ["1000000", "999999"]) {
+      await random.fill(amount);
+      await fresh.getByRole("button", { name: "Add random keys" }).click();
+    }
+    await expect.poll(n, { timeout: 60_000 }).toMatch(/^2,000,000 /);
+    const before = await bits();
+    // One new key more, alone or among keys already kept, is refused; the filter and its count stay as they were.
+    await random.fill("1");
+    await fresh.getByRole("button", { name: "Add random keys" }).click();
+    await expect.poll(() => status(fresh)).toBe(
+      "nothing was added: the page keeps every key it adds, to tell false positives from keys it holds, and keeps at most 2,000,000; it holds 2,000,000, and this key is new. Make a new filter to go on",
+    );
+    await fresh.getByLabel("Keys, one per line").fill("kept\nnew one\nnew two\nkept");
+    await fresh.getByRole("button", { name: "Add lines" }).click();
+    await expect.poll(() => status(fresh)).toMatch(/it holds 2,000,000, and 2 of these keys are new\. Make a new filter to go on$/);
+    await press(fresh, "another", "Add");
+    await expect.poll(() => status(fresh)).toMatch(/and this key is new/);
+    expect(await n()).toMatch(/^2,000,000 /);
+    expect(await bits()).toBe(before);
+    // A key it keeps already takes no room: added again, as before.
+    await press(fresh, "kept", "Add");
+    await expect.poll(() => status(fresh)).toBe("added “kept”");
+    await fresh.close();
+  }, 120_000);
+
   it("a filter that cannot be made leaves the controls describing the filter in use, and Remove hidden for a standard one", async () => {
     const fresh = await open(1280, 900);
     await fresh.getByLabel("n (expected keys)").fill("100000000");

@@ -8,7 +8,7 @@ import { drawChart } from "./chart.js";
 import { count, hex, percent, perKey, plural, quoted, rate } from "./format.js";
 import { explainBuckets, explainPositions, el, notInFilter } from "./explain.js";
 import { OWN_SETTINGS, presets } from "./presets.js";
-import { COUNTER_MAX, CUCKOO_LOAD, MAX_CELLS, MAX_HASHES, MAX_RATE, MIN_CELLS, MIN_RATE, SLOTS } from "./limits.js";
+import { COUNTER_MAX, CUCKOO_LOAD, MAX_CELLS, MAX_HASHES, MAX_KEYS_KEPT, MAX_RATE, MIN_CELLS, MIN_RATE, SLOTS } from "./limits.js";
 
 const $ = (id) => document.getElementById(id);
 /** m: the bits of a standard filter, the counters of a counting one (whose `bits` counts the memory they take). */
@@ -337,6 +337,22 @@ function key() {
   return value;
 }
 
+/**
+ * Whether the record of added keys has room for `keys` (those it holds
+ * already take none); when not, says so and nothing is added.
+ */
+function roomToKeep(keys) {
+  let more = 0;
+  for (const k of keys) if (!state.exact.has(k)) more++;
+  if (state.exact.size + more <= MAX_KEYS_KEPT) return true;
+  verdict(
+    `nothing was added: the page keeps every key it adds, to tell false positives from keys it holds, and keeps at most ${count(MAX_KEYS_KEPT)}; ` +
+      `it holds ${count(state.exact.size)}, and ${more === 1 ? "this key is" : `${count(more)} of these keys are`} new. Make a new filter to go on`,
+    "absent",
+  );
+  return false;
+}
+
 function remember(k) {
   state.exact.set(k, (state.exact.get(k) ?? 0) + 1);
 }
@@ -425,6 +441,7 @@ function atCopyLimit(k) {
 function add() {
   const k = key();
   if (k === undefined) return;
+  if (!roomToKeep([k])) return;
   const before = { wasSet: positionsSet(k), known: state.exact.has(k), stuck: countersStuck(k) };
   const stored = state.type !== "cuckoo" || state.filter.tryAdd(k);
   if (!stored) {
@@ -488,6 +505,7 @@ function addBulk(keys) {
     verdict("no keys to add: type some, one per line", "absent");
     return;
   }
+  if (!roomToKeep(keys)) return;
   let stored = 0;
   let tried = 0;
   // Refused keys: for want of room, or because the filter holds that key as often as one key can be.

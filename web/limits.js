@@ -4,6 +4,14 @@
 
 /** The most cells (bits, counters or slots) the page makes a filter of: 2^24, enough for the crawler preset's 14.4 million bits. */
 export const MAX_CELLS = 2 ** 24;
+/**
+ * The most distinct keys the page keeps a record of, to tell a false positive
+ * from a key it added: 2,000,000, more than its largest filter holds at 1%
+ * (about 1.75 million in 2^24 bits). A JavaScript Map holds at most 2^24
+ * keys, and before this limit the 17th click of a million random keys
+ * threw there after the filter had taken them.
+ */
+export const MAX_KEYS_KEPT = 2_000_000;
 /** The fewest bits or counters of "m and k directly": one byte's worth. */
 export const MIN_CELLS = 8;
 /** The most hash functions, in either sizing: a key's positions are listed and outlined one by one, and 32 still fit a narrow screen. */
