@@ -227,7 +227,7 @@ function tooSmall(limit: Limit, size: string, lines: string, a: string, typedN: 
 const MAX_BUCKETS = 512;
 
 /** What one bucket of A may hold so that its Set, and the process while it builds it, stay within the memory. */
-interface BucketBudget {
+export interface BucketBudget {
   /** At most memory/4 bytes of A. */
   readonly bytes: number;
   /** Memory for the Set: the memory less what the process takes before any Set (at least half of it). */
@@ -235,13 +235,13 @@ interface BucketBudget {
 }
 
 /** The budget of one bucket under `asked` bytes of --memory; the Sets live in the JavaScript heap, which holds no more than its limit (about 4 GB here) whatever --memory says. */
-function bucketBudget(asked: number): BucketBudget {
+export function bucketBudget(asked: number): BucketBudget {
   const memory = Math.min(asked, getHeapStatistics().heap_size_limit);
   return { bytes: memory / 4, forSets: Math.max(memory / 2, memory - PROCESS_BYTES) };
 }
 
 /** Lines of A of `lineBytes` bytes each (on average) that one bucket holds: each costs its bytes and SET_BYTES_PER_LINE, times HEAP_PEAK_FACTOR, and at most BUCKET_LINES. */
-function linesFitting(budget: BucketBudget, lineBytes: number): number {
+export function linesFitting(budget: BucketBudget, lineBytes: number): number {
   return Math.min(BUCKET_LINES, budget.forSets / (HEAP_PEAK_FACTOR * (lineBytes + SET_BYTES_PER_LINE)));
 }
 
@@ -329,7 +329,20 @@ interface Bucket {
 /** Deepest split: each takes up to MAX_BUCKETS parts, so a bucket that still does not fit after this many holds repeats of few lines, which a Set holds once. */
 const MAX_SPLIT_DEPTH = 4;
 
-async function exact(a: Input, b: Input, memory: number, scratch: { dir: string; remove(): void }, out: Output, quiet: boolean): Promise<string> {
+/** A bucket --exact reads into a Set: the bytes (with line ends) and lines of A in it, and the splits that made it. */
+export interface BucketRead {
+  readonly bytes: number;
+  readonly lines: number;
+  readonly depth: number;
+}
+
+/**
+ * Writes the lines of B that A holds, each once, to `out`, through buckets of
+ * A that fit `memory` (and B's matching buckets) in `scratch`; returns the
+ * summary. `onRead` sees each bucket as it is read: the tests check them
+ * against the budget.
+ */
+export async function exact(a: Input, b: Input, memory: number, scratch: { dir: string; remove(): void }, out: Output, quiet: boolean, onRead?: (bucket: BucketRead) => void): Promise<string> {
   const { dir } = scratch;
   try {
     const budget = bucketBudget(memory);
@@ -353,6 +366,7 @@ async function exact(a: Input, b: Input, memory: number, scratch: { dir: string;
         for (const part of parts.reverse()) pending.push({ ...part, depth: stuck ? MAX_SPLIT_DEPTH : bucket.depth + 1 });
         continue;
       }
+      onRead?.({ bytes: bucket.bytes, lines: bucket.lines, depth: bucket.depth });
       common += bucket.lines === 0 ? 0 : await intersectBucket(bucket, out);
       rmSync(bucket.a, { force: true });
       rmSync(bucket.b, { force: true });
@@ -372,7 +386,7 @@ async function exact(a: Input, b: Input, memory: number, scratch: { dir: string;
  * to just fit it on average hold a little more or less by chance, and the
  * budget keeps margins of its own (memory/4, HEAP_PEAK_FACTOR).
  */
-const SPLIT_TOLERANCE = 1.25;
+export const SPLIT_TOLERANCE = 1.25;
 
 /** Parts a too-large bucket is split into, beyond what the budget needs: the hash spreads lines unevenly. */
 const SPLIT_MARGIN = 1.5;
