@@ -501,7 +501,12 @@ const DESCRIPTIONS: Record<string, (filter: never) => string[]> = {
   ],
   BinaryFuseFilter: (filter: BinaryFuseFilter) =>
     filter.size === 0
-      ? ["n 0 distinct keys (static: built once, cannot be added to)", `m 0 bits, ${filter.fingerprintBits}-bit fingerprints`, "FPR 0 (empty: every key is absent)"]
+      ? [
+          "n 0 distinct keys (static: built once, cannot be added to)",
+          // The smallest layout's fingerprints are in the file all the same (filter.bits counts them), all 0.
+          `m ${count(filter.bits, "bit")}, ${filter.fingerprintBits}-bit fingerprints, all 0`,
+          "FPR 0 (empty: every key is absent)",
+        ]
       : [
           `n ${count(filter.size, "distinct key")} (static: built once, cannot be added to)`,
           `m ${filter.bitsPerItem.toFixed(2)} bits per key, ${filter.fingerprintBits}-bit fingerprints`,

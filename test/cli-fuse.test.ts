@@ -69,7 +69,9 @@ describe("bloomkit build --type fuse8|fuse16", () => {
     writeFileSync(file("empty.txt"), "");
     expect(run(["build", file("empty.txt"), "-o", file("empty.fuse"), "--type", "fuse8"]).code).toBe(0);
     expect(run(["query", file("empty.fuse"), "anything"]).stdout).toBe("anything\tdefinitely absent\n");
-    expect(run(["info", file("empty.fuse")]).stdout).toBe("type BinaryFuseFilter\nn 0 distinct keys (static: built once, cannot be added to)\nm 0 bits, 8-bit fingerprints\nFPR 0 (empty: every key is absent)\n");
+    // m is what the file holds, as for every type: the empty layout's 12 fingerprints, all 0.
+    expect(deserialize(readFileSync(file("empty.fuse"))).bits).toBe(96);
+    expect(run(["info", file("empty.fuse")]).stdout).toBe("type BinaryFuseFilter\nn 0 distinct keys (static: built once, cannot be added to)\nm 96 bits, 8-bit fingerprints, all 0\nFPR 0 (empty: every key is absent)\n");
   });
 
   // Node 20 holds at most 4 GiB in one buffer, and Buffer.concat said so in its own words ("The value of "size" is out of range").
