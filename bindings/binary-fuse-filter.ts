@@ -189,7 +189,7 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
   /**
    * Hashes `count` keys into a memory of its own for the build, removes
    * duplicates, builds, then copies the finished filter out: the build's
-   * temporary memory (about 24 bytes per key at its peak) is released whole
+   * temporary memory (about 23 bytes per key at its peak, the filter aside) is released whole
    * when it is done, instead of staying in a memory that cannot shrink.
    */
   static #build(source: KeySource, count: number, bits: 8 | 16): BinaryFuseFilter {

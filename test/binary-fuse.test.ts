@@ -483,6 +483,17 @@ describe("false-positive rate and size", () => {
     filter.dispose();
   });
 
+  it("the README's build memory per key is the build's, for a million keys", () => {
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8").replace(/\s+/g, " ");
+    const stated = /(\d+) bytes per key for the key hashes, then about ([\d.]+) bytes per distinct key for the construction, about ([\d.]+) bytes per key at its peak besides the filter \(([\d.]+) with an 8-bit filter, ([\d.]+) with a 16-bit one; a million keys\)/.exec(readme);
+    expect(stated, "the sentence on build memory in the README").not.toBeNull();
+    const n = 1e6;
+    // Peak: the hashes, then the larger of the sort's temp and the construction's (with the filter, which it writes).
+    const construction = (core.fuseSlotHashBytes(n) + core.fuseTempBytes(n)) / n;
+    const peak = (filterBytes: number) => 8 + Math.max(core.fuseSortTempBytes(n), core.fuseSlotHashBytes(n) + core.fuseTempBytes(n) + filterBytes) / n;
+    expect(stated!.slice(1).map(Number)).toEqual([8, construction, peak(0), peak(core.fuseBlockBytes(n, 8)), peak(core.fuseBlockBytes(n, 16))].map((x) => Number(x.toFixed(1))));
+  });
+
   it("16-bit at 10^6 keys: ≤ 18.4 bits per key", () => {
     const filter = BinaryFuseFilter.buildInts(spreadInts(0, 1_000_000), { fingerprintBits: 16 });
     expect(filter.bitsPerItem).toBeLessThanOrEqual(18.4);
