@@ -225,14 +225,19 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     const { core } = arena;
     const hashes = hold(Math.max(8, count * 8));
     let written = 0;
+    // Only a keys array can change while it is read (a getter or Proxy that pushes to it or cuts it): then more or
+    // fewer keys come than were counted, and the room for their hashes was sized by the count.
+    const changedLength = (read: string) =>
+      new TypeError(`keys changed length while the build read them (${count} when counted, ${read} when hashed): a getter or Proxy changed the array; nothing was built: pass an array of fixed keys`);
     forEachChunk(arena, KEY_HASHES[FUSE_RECORD_VERSION], source, (chunk) => {
+      if (chunk.first + chunk.count > count) throw changedLength("more");
       const at = hashes + chunk.first * 8;
       // Hashes of bytes and u64 keys are the build's 64-bit keys already; u32 keys are widened.
       if (chunk.source === SOURCE_U32) core.fuseWidenInts(chunk.src, chunk.count, at);
       else arena.u8().copyWithin(at, chunk.src, chunk.src + chunk.count * 8);
       written = chunk.first + chunk.count;
     });
-    if (written !== count) throw new Error(`internal error: ${written} keys hashed, ${count} counted`);
+    if (written !== count) throw changedLength(String(written));
     const sortTemp = hold(sortBytes);
     const size = core.fuseSortUnique(hashes, count, sortTemp) >>> 0;
     arena.free(sortTemp);

@@ -809,6 +809,24 @@ describe("arguments", () => {
     expect(held.has("held")).toBe(true);
   });
 
+  it("a keys array whose length changes while it is read (a getter that pushes to it or cuts it) is a TypeError, and later builds work", () => {
+    const changing = (change: (keys: string[]) => void) => {
+      const keys = urls(40_000, "changing", 211);
+      let reads = 0;
+      // Read once to count the keys, again to hash them: the second read changes the array.
+      Object.defineProperty(keys, 20_000, { get: () => (reads++ === 1 && change(keys), "the key at 20000"), configurable: true });
+      return keys;
+    };
+    expect(() => BinaryFuseFilter.build(changing((keys) => keys.push(...urls(20_000, "pushed", 212))))).toThrow(
+      new TypeError("keys changed length while the build read them (40000 when counted, more when hashed): a getter or Proxy changed the array; nothing was built: pass an array of fixed keys"),
+    );
+    expect(() => BinaryFuseFilter.build(changing((keys) => (keys.length = 30_000)))).toThrow(
+      new TypeError("keys changed length while the build read them (40000 when counted, 30000 when hashed): a getter or Proxy changed the array; nothing was built: pass an array of fixed keys"),
+    );
+    const keys = urls(1_000, "fixed", 213);
+    expect(ones(BinaryFuseFilter.build(keys).hasMany(keys))).toBe(1_000);
+  });
+
   it("a build larger than one wasm memory holds is a RangeError naming the limit, and later builds work", () => {
     // 1.9·10^8 keys need about 4.5 GiB while building (24 bytes a key): past the limit of both widths (about 1.8·10^8 and 1.7·10^8 keys).
     const keys = new Uint32Array(190_000_000);
