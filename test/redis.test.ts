@@ -289,6 +289,16 @@ describeWithRedis("RedisBloomFilter", () => {
     await expect(filter.add(null as never)).rejects.toThrow("key must be a string or a Uint8Array, got null");
     await expect(filter.addLines("text" as never)).rejects.toThrow(/buffer must be a Uint8Array/);
     await expect(filter.addInts([1, 2] as never)).rejects.toThrow(/keys must be a Uint32Array or a BigUint64Array/);
+    // A buffer or integer array whose buffer was transferred (posted to a worker) reads as empty: refused as a local
+    // filter refuses it, not answered as a batch of no keys.
+    const transferred = <T extends Uint8Array | Uint32Array | BigUint64Array>(view: T): T => {
+      structuredClone(view.buffer, { transfer: [view.buffer as ArrayBuffer] });
+      return view;
+    };
+    await expect(filter.hasLines(transferred(encoder.encode("kept\n")))).rejects.toThrow(new TypeError("buffer must be readable, got a Uint8Array whose buffer was transferred (detached)"));
+    await expect(filter.addLines(transferred(encoder.encode("fine\n")))).rejects.toThrow(/^buffer must be readable/);
+    await expect(filter.hasInts(transferred(Uint32Array.of(1)))).rejects.toThrow(new TypeError("keys must be readable, got a Uint32Array whose buffer was transferred (detached)"));
+    await expect(filter.testAndAddInts(transferred(BigUint64Array.of(1n)))).rejects.toThrow(/^keys must be readable/);
     // A failed call changed nothing: "fine" was not added before keys[1] was found bad.
     expect(await filter.hasMany(["kept", "fine"])).toEqual(new Uint8Array([1, 0]));
     await filter.drop();

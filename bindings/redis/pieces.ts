@@ -1,7 +1,7 @@
 // A batch for a filter kept in Redis, cut into the pieces that are sent as
 // one script call each. Every key is checked before the first piece is
 // sent, so a bad key changes nothing.
-import { describe } from "../errors.js";
+import { checkAttached, checkIntsKeys, describe } from "../errors.js";
 import { isBytes, maxKeyBytes } from "../keys.js";
 import type { KeySource } from "../batch.js";
 
@@ -17,7 +17,9 @@ const PIECE_LINE_BYTES = 1 << 18;
 
 /**
  * A batch source cut into pieces of at most PIECE_KEYS keys (lines: also at
- * most PIECE_LINE_BYTES, cut after a newline). Checks the whole source first.
+ * most PIECE_LINE_BYTES, cut after a newline). Checks the whole source first;
+ * a transferred (detached) buffer or integer array, which would read as no
+ * keys, is refused as a local filter refuses it.
  */
 export function pieces(source: KeySource): KeySource[] {
   const out: KeySource[] = [];
@@ -28,11 +30,12 @@ export function pieces(source: KeySource): KeySource[] {
     for (let i = 0; i < keys.length; i += PIECE_KEYS) out.push({ kind: "keys", keys: keys.slice(i, i + PIECE_KEYS) });
   } else if (source.kind === "ints") {
     const { keys } = source;
-    if (!(keys instanceof Uint32Array || keys instanceof BigUint64Array)) throw new TypeError(`keys must be a Uint32Array or a BigUint64Array, got ${describe(keys)}`);
+    checkIntsKeys(keys);
     for (let i = 0; i < keys.length; i += PIECE_KEYS) out.push({ kind: "ints", keys: keys.subarray(i, i + PIECE_KEYS) });
   } else if (source.kind === "lines") {
     const { buffer } = source;
     if (!isBytes(buffer)) throw new TypeError(`buffer must be a Uint8Array of newline-delimited keys, got ${describe(buffer)}`);
+    checkAttached("buffer", buffer);
     let from = 0;
     while (from < buffer.length) {
       let end = Math.min(buffer.length, from + PIECE_LINE_BYTES);
