@@ -19,7 +19,7 @@ import { checkInteger, checkNotSwapped, checkOptions, checkPositive, checkProbab
 import { hashId, type HashName } from "../hash.js";
 import { HASHING_OPTION_NAMES, resolveHashing, type HashingOptions } from "../hashing.js";
 import { forEachPlacement, type BloomShape, type Placement } from "../indices.js";
-import { maxKeyBytes, type Key } from "../keys.js";
+import { checkKey, type Key } from "../keys.js";
 import { concat, type KeySource } from "../batch.js";
 import { CREATE_SCRIPT, allBitsKeys, PLACE_SCRIPT, REDIS_SEGMENT_BITS, UPLOAD_PIECE_SCRIPT, UPLOAD_TTL_MS, bitsKey, checkName, difference, fieldsOf, identityOf, metaFields, metaKey, parseMeta, uploadId, uploadKey, type Parameters } from "./meta.js";
 import { pieces } from "./pieces.js";
@@ -610,10 +610,4 @@ function countOf(reply: unknown): number {
   const n = integerOf(reply);
   if (n === undefined || n < 0) throw new UnexpectedReply("BITCOUNT", reply, "a count of bits");
   return n;
-}
-
-/** Throws the TypeError for a single key that is not a key, before it is wrapped in a batch (which would call it keys[0]). */
-function checkKey(key: unknown): Key {
-  maxKeyBytes(key);
-  return key as Key;
 }
