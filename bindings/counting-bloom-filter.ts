@@ -293,8 +293,8 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
    * Adds integer keys (a Uint32Array or a BigUint64Array) with no encoding,
    * at the positions BloomFilter.addInts gives them with the same m, k and
    * seed. Integers are their own key space (a 64-bit mix of the value, not
-   * its bytes); a 32-bit key equals the 64-bit key of the same value. Double
-   * hashing only.
+   * its bytes); a 32-bit key equals the 64-bit key of the same value. Triple
+   * or double hashing only.
    */
   addInts(keys: Uint32Array | BigUint64Array): this {
     this.testAndAddInts(keys);
