@@ -325,13 +325,15 @@ export interface LineHashes {
   ends: Uint32Array;
 }
 
-/** Throws the TypeError for arrays lent to hashLines that are not a BigUint64Array and a Uint32Array. */
+/** Throws the TypeError for arrays lent to hashLines that are not a BigUint64Array and a Uint32Array, or whose buffers were transferred. */
 export function checkLineHashes(into: unknown): asserts into is LineHashes {
   const wanted = "into must be { hashes: BigUint64Array, ends: Uint32Array } (a result of hashLines will do)";
   if (typeof into !== "object" || into === null) throw new TypeError(`${wanted}, got ${describe(into)}`);
   const { hashes, ends } = into as Partial<LineHashes>;
   if (!(hashes instanceof BigUint64Array)) throw new TypeError(`${wanted}, got ${describe(into)} whose hashes is ${describe(hashes)}`);
   if (!(ends instanceof Uint32Array)) throw new TypeError(`${wanted}, got ${describe(into)} whose ends is ${describe(ends)}`);
+  checkAttached("into.hashes", hashes);
+  checkAttached("into.ends", ends);
 }
 
 /** `array`'s first `used` elements in a new array of at least `need` (twice as many, so that growing costs linear time). */

@@ -145,6 +145,20 @@ describe.each(makers)("%s: hashLines, then the *Hashes methods", (_name, make, h
     expect(() => filter.hashLines(encoder.encode("a\n"), { hashes: new BigUint64Array(1) } as never)).toThrow(/^into must be \{ hashes: BigUint64Array, ends: Uint32Array \} .*, got an object whose ends is undefined$/);
     expect(() => filter.hashLines(encoder.encode("a\n"), { hashes: new Uint32Array(1), ends: new Uint32Array(1) } as never)).toThrow(/, got an object whose hashes is a Uint32Array/);
     expect(() => filter.hashLines(encoder.encode("a\n"), 5 as never)).toThrow(/into must be \{ hashes: BigUint64Array, ends: Uint32Array \}/);
+    // Arrays lent after their buffers were transferred (posted to a worker): named, not the engine's "Cannot perform Construct on a detached ArrayBuffer".
+    const transferred = <T extends Uint8Array | Uint32Array | BigUint64Array>(view: T): T => {
+      structuredClone(view.buffer, { transfer: [view.buffer as ArrayBuffer] });
+      return view;
+    };
+    expect(() => filter.hashLines(encoder.encode("a\n"), { hashes: transferred(new BigUint64Array(4)), ends: new Uint32Array(4) })).toThrow(
+      new TypeError("into.hashes must be readable, got a BigUint64Array whose buffer was transferred (detached)"),
+    );
+    expect(() => filter.hashLines(encoder.encode("a\n"), { hashes: new BigUint64Array(4), ends: transferred(new Uint32Array(4)) })).toThrow(
+      new TypeError("into.ends must be readable, got a Uint32Array whose buffer was transferred (detached)"),
+    );
+    for (const call of [() => filter.testAndAddHashes(hashes, transferred(new Uint8Array(3))), () => filter.hasHashes(hashes.subarray(0, 0), transferred(new Uint8Array(3)))]) {
+      expect(call).toThrow(new TypeError("into must be readable, got a Uint8Array whose buffer was transferred (detached)"));
+    }
     expect(filter.serialize()).toEqual(before);
     filter.dispose();
   });
