@@ -7,7 +7,7 @@
 // key changes nothing.
 import type { Arena } from "./arena.js";
 import { SOURCE_HASHES, SOURCE_U32, SOURCE_U64, HASH_MURMUR3_128 } from "./constants.generated.js";
-import { checkAttached, describe, isDetached } from "./errors.js";
+import { checkReadable, describe, isUnreadable } from "./errors.js";
 import { isBytes, keyRoomIn, keyText, MAX_BATCH_KEYS, scratchOf, utf8Length, writeString, type Key, type Scratch } from "./keys.js";
 
 /** Where a batch's keys come from. */
@@ -70,8 +70,8 @@ function checkKeyArray(keys: unknown): asserts keys is readonly Key[] {
 function checkPacked(bytes: unknown, ends: unknown): { at: number; largest: number } {
   if (!isBytes(bytes)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}`);
   if (!(ends instanceof Uint32Array)) throw new TypeError(`ends must be a Uint32Array, got ${describe(ends)}`);
-  checkAttached("bytes", bytes);
-  checkAttached("ends", ends);
+  checkReadable("bytes", bytes);
+  checkReadable("ends", ends);
   let previous = 0;
   let largest = 0;
   let at = -1;
@@ -93,13 +93,13 @@ function checkPacked(bytes: unknown, ends: unknown): { at: number; largest: numb
 /** Throws the TypeError for a lines buffer that is not bytes. */
 function checkLines(buffer: unknown): void {
   if (!isBytes(buffer)) throw new TypeError(`buffer must be a Uint8Array of newline-delimited keys, got ${describe(buffer)}`);
-  checkAttached("buffer", buffer);
+  checkReadable("buffer", buffer);
 }
 
 /** Throws the TypeError for key hashes that are not a BigUint64Array. */
 export function checkHashes(hashes: unknown): asserts hashes is BigUint64Array {
   if (!(hashes instanceof BigUint64Array)) throw new TypeError(`hashes must be a BigUint64Array of key hashes (as hashLines gives them), got ${describe(hashes)}`);
-  checkAttached("hashes", hashes);
+  checkReadable("hashes", hashes);
 }
 
 /** Throws the TypeError for integer keys of another type. */
@@ -107,7 +107,7 @@ function checkInts(keys: unknown): void {
   if (!(keys instanceof Uint32Array || keys instanceof BigUint64Array)) {
     throw new TypeError(`keys must be a Uint32Array or a BigUint64Array, got ${describe(keys)}`);
   }
-  checkAttached("keys", keys);
+  checkReadable("keys", keys);
 }
 
 /** Hashes a chunk of packed keys in the scratch area (unless the kernel wants bytes) and hands it on. */
@@ -155,7 +155,7 @@ function keysChunks(arena: Arena, hash: KeyHash | null, keys: readonly Key[], vi
     const isString = typeof key === "string";
     // Anything but a string or readable bytes at this read (null, an array, a Uint16Array) gets NaN, and is refused below:
     // taken for bytes, an object with a length was added as zeros, a key never given.
-    const bound = isString ? key.length * 3 : isBytes(key) && !(key.length === 0 && isDetached(key)) ? key.length : NaN;
+    const bound = isString ? key.length * 3 : isBytes(key) && !(key.length === 0 && isUnreadable(key)) ? key.length : NaN;
     // Each key is read twice, to size the area and to write it. An array whose elements change in between
     // (a getter, a Proxy) could hand over a key longer than the area the second time, or no key: it is refused
     // before its chunk is cut, let alone written. (`!(… <= …)` refuses NaN too.) Common keys cost one comparison.
@@ -325,15 +325,15 @@ export interface LineHashes {
   ends: Uint32Array;
 }
 
-/** Throws the TypeError for arrays lent to hashLines that are not a BigUint64Array and a Uint32Array, or whose buffers were transferred. */
+/** Throws the TypeError for arrays lent to hashLines that are not a BigUint64Array and a Uint32Array, or that cannot be read (see isUnreadable). */
 export function checkLineHashes(into: unknown): asserts into is LineHashes {
   const wanted = "into must be { hashes: BigUint64Array, ends: Uint32Array } (a result of hashLines will do)";
   if (typeof into !== "object" || into === null) throw new TypeError(`${wanted}, got ${describe(into)}`);
   const { hashes, ends } = into as Partial<LineHashes>;
   if (!(hashes instanceof BigUint64Array)) throw new TypeError(`${wanted}, got ${describe(into)} whose hashes is ${describe(hashes)}`);
   if (!(ends instanceof Uint32Array)) throw new TypeError(`${wanted}, got ${describe(into)} whose ends is ${describe(ends)}`);
-  checkAttached("into.hashes", hashes);
-  checkAttached("into.ends", ends);
+  checkReadable("into.hashes", hashes);
+  checkReadable("into.ends", ends);
 }
 
 /** `array`'s first `used` elements in a new array of at least `need` (twice as many, so that growing costs linear time). */

@@ -8,7 +8,7 @@ import { WasmBlock } from "./wasm-block.js";
 import { Arena } from "./arena.js";
 import { defaultArena, freeMemory, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FUSE_HEADER, FUSE_MAX_SIZE, FUSE_RECORD_VERSION, HASH_XXH3, HASH_XXH64, SOURCE_U32 } from "./constants.generated.js";
-import { checkAttached, checkOptions, describe, formatBytes, checkMadeBy } from "./errors.js";
+import { checkReadable, checkOptions, describe, formatBytes, checkMadeBy } from "./errors.js";
 import { forEachChunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { isBytes, maxKeyBytes, scratchOf, type Key } from "./keys.js";
 import type { FilterQueries } from "./filter.js";
@@ -173,7 +173,7 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
   static buildLines(buffer: Uint8Array, options?: BinaryFuseFilterOptions): BinaryFuseFilter {
     const bits = fingerprintBitsOf(options);
     if (!isBytes(buffer)) throw new TypeError(`buffer must be a Uint8Array of newline-delimited keys, got ${describe(buffer)}`);
-    checkAttached("buffer", buffer);
+    checkReadable("buffer", buffer);
     return BinaryFuseFilter.#build({ kind: "lines", buffer }, countLines(buffer), bits);
   }
 

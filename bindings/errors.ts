@@ -21,24 +21,45 @@ export function describe(value: unknown): string {
   // message would refuse "a Uint32Array" for not being a Uint32Array.
   const own = (globalThis as Record<string, unknown>)[name];
   if (ArrayBuffer.isView(value) && typeof own === "function" && !(value instanceof own)) return `${described} from another realm (copy it into one of this realm: ${name}.from(…))`;
-  if (ArrayBuffer.isView(value) && isDetached(value)) return `${described} whose buffer was transferred (detached)`;
+  if (ArrayBuffer.isView(value) && isUnreadable(value)) {
+    return `${described} ${isDetachedBuffer(value.buffer) ? "whose buffer was transferred (detached)" : "past the end of its resizable buffer (shrunk since it was made)"}`;
+  }
   return described;
 }
 
-/** True for a view whose ArrayBuffer was transferred: it has no bytes, and any read or copy of it throws. */
-export function isDetached(view: ArrayBufferView): boolean {
-  if (view.byteLength !== 0) return false;
+/** True for an ArrayBuffer that was transferred: it has no bytes, and any view of it throws. */
+function isDetachedBuffer(buffer: ArrayBufferLike): boolean {
   try {
-    new Uint8Array(view.buffer, 0, 0);
+    new Uint8Array(buffer, 0, 0);
     return false;
   } catch {
     return true;
   }
 }
 
-/** Throws the TypeError for a view named `name` whose buffer was transferred (detached): it would read as empty. */
-export function checkAttached(name: string, view: ArrayBufferView): void {
-  if (isDetached(view)) throw new TypeError(`${name} must be readable, got ${describe(view)}`);
+/** %TypedArray%.prototype.set: it throws for a typed array that cannot be read. */
+const typedArraySet = (Object.getPrototypeOf(Uint8Array.prototype) as { set(this: ArrayBufferView, source: ArrayLike<number>): void }).set;
+
+/**
+ * True for a view that reads as empty but is not: its ArrayBuffer was
+ * transferred (detached), or it lies past the end of a resizable buffer
+ * shrunk since it was made. Any read or copy of it throws.
+ */
+export function isUnreadable(view: ArrayBufferView): boolean {
+  try {
+    // (A DataView in either state throws here.)
+    if (view.byteLength !== 0) return false;
+    if (isDetachedBuffer(view.buffer)) return true;
+    if ("BYTES_PER_ELEMENT" in view) typedArraySet.call(view, []);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** Throws the TypeError for a view named `name` that cannot be read (see isUnreadable): it would read as empty. */
+export function checkReadable(name: string, view: ArrayBufferView): void {
+  if (isUnreadable(view)) throw new TypeError(`${name} must be readable, got ${describe(view)}`);
 }
 
 /**
@@ -157,7 +178,7 @@ export function checkVisit(visit: unknown): void {
 /** Integer keys: a Uint32Array or a BigUint64Array (checked before the filter's own limits, so the message is about the argument). */
 export function checkIntsKeys(keys: unknown): void {
   if (!(keys instanceof Uint32Array || keys instanceof BigUint64Array)) throw new TypeError(`keys must be a Uint32Array or a BigUint64Array, got ${describe(keys)}`);
-  checkAttached("keys", keys);
+  checkReadable("keys", keys);
 }
 
 /**

@@ -5,7 +5,7 @@
 // the same answers.
 import { checkHashes, checkLineHashes, lineHashes, type KeyHash, type KeySource, type LineHashes } from "./batch.js";
 import { HASH_MURMUR3_128, OP_HAS } from "./constants.generated.js";
-import { checkAttached, describe } from "./errors.js";
+import { checkReadable, describe } from "./errors.js";
 import { isBytes } from "./keys.js";
 import { WasmBlock } from "./wasm-block.js";
 
@@ -52,7 +52,7 @@ export abstract class KeyHashedBlock extends WasmBlock {
     checkHashes(hashes);
     if (into !== undefined) {
       if (!(into instanceof Uint8Array)) throw new TypeError(`into must be a Uint8Array for the answers, got ${describe(into)}`);
-      checkAttached("into", into);
+      checkReadable("into", into);
       if (into.length < hashes.length) throw new RangeError(`into.length = ${into.length} must be ≥ hashes.length = ${hashes.length}: one answer per hash`);
     }
     this.checkKeyHashes();

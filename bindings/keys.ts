@@ -5,7 +5,7 @@
 import type { Arena } from "./arena.js";
 import { SharedArena } from "./shared-arena.js";
 import { BLOOM_GROUP_BYTES } from "./constants.generated.js";
-import { describe, formatBytes, isDetached } from "./errors.js";
+import { describe, formatBytes, isUnreadable } from "./errors.js";
 
 /** A key: a string (hashed as its UTF-8 bytes) or raw bytes. */
 export type Key = string | Uint8Array;
@@ -153,8 +153,9 @@ export function maxKeyBytes(key: unknown, index = -1): number {
   if (typeof key !== "string" && typeof key !== "object") throw notAKey(key, index);
   if (typeof key === "string") return key.length * 3;
   if (isBytes(key)) {
-    // An empty view may be one whose buffer was transferred: any copy of it throws, so it is refused before anything is added.
-    if (key.length === 0 && isDetached(key)) throw new TypeError(`${keyName(index)} must be readable, got ${describe(key)}`);
+    // An empty view may be one whose buffer was transferred, or past the end of a shrunk resizable buffer: any copy
+    // of it throws, so it is refused before anything is added.
+    if (key.length === 0 && isUnreadable(key)) throw new TypeError(`${keyName(index)} must be readable, got ${describe(key)}`);
     return key.length;
   }
   throw notAKey(key, index);

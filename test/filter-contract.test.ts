@@ -144,6 +144,37 @@ describe.each(growable)("%s refuses bytes it cannot read, and changes nothing", 
     }
   });
 
+  it("names a view past the end of its resizable buffer (shrunk since), which reads as empty as a transferred one does", () => {
+    const filter = make();
+    filter.addMany(keys.slice(0, 100));
+    const before = filter.serialize();
+    /** A view of `length` elements over a resizable buffer shrunk below its end: its length reads 0, and any copy of it throws. */
+    const shrunk = <T extends Uint8Array | Uint32Array>(Type: { new (buffer: ArrayBuffer, offset: number, length: number): T }, length: number): T => {
+      const buffer = new ArrayBuffer(64, { maxByteLength: 64 });
+      const view = new Type(buffer, 8, length);
+      buffer.resize(4);
+      return view;
+    };
+    const message = (name: string, type: string) => new TypeError(`${name} must be readable, got a ${type} past the end of its resizable buffer (shrunk since it was made)`);
+    const calls: [string, () => unknown, TypeError][] = [
+      ["add", () => filter.add(shrunk(Uint8Array, 4)), message("key", "Uint8Array")],
+      ["has", () => filter.has(shrunk(Uint8Array, 4)), message("key", "Uint8Array")],
+      ["addMany", () => filter.addMany([...urls(20_000, "contract-shrunk", 45), shrunk(Uint8Array, 4)]), message("keys[20000]", "Uint8Array")],
+      ["addPacked", () => filter.addPacked(shrunk(Uint8Array, 4), new Uint32Array(0)), message("bytes", "Uint8Array")],
+      ["addPacked ends", () => filter.addPacked(new Uint8Array(4), shrunk(Uint32Array, 1)), message("ends", "Uint32Array")],
+      ["addLines", () => filter.addLines(shrunk(Uint8Array, 4)), message("buffer", "Uint8Array")],
+      ["hasLines", () => filter.hasLines(shrunk(Uint8Array, 4)), message("buffer", "Uint8Array")],
+      ["addInts", () => (filter as BloomFilter).addInts(shrunk(Uint32Array, 4)), message("keys", "Uint32Array")],
+    ];
+    for (const [what, call, error] of calls) {
+      expect(call, what).toThrow(error);
+      expect(filter.serialize(), what).toEqual(before);
+    }
+    // A view with no elements over such a buffer is an empty key, as any empty view is.
+    const empty = new Uint8Array(new ArrayBuffer(4, { maxByteLength: 8 }), 4, 0);
+    expect(filter.has(empty)).toBe(filter.has(""));
+  });
+
   it("says a typed array from another realm is one, instead of refusing a Uint32Array for not being a Uint32Array", async () => {
     const { runInNewContext } = await import("node:vm");
     const filter = make() as BloomFilter;

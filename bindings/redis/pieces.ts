@@ -1,7 +1,7 @@
 // A batch for a filter kept in Redis, cut into the pieces that are sent as
 // one script call each. Every key is checked before the first piece is
 // sent, so a bad key changes nothing.
-import { checkAttached, checkIntsKeys, describe } from "../errors.js";
+import { checkIntsKeys, checkReadable, describe } from "../errors.js";
 import { isBytes, maxKeyBytes } from "../keys.js";
 import type { KeySource } from "../batch.js";
 
@@ -18,8 +18,9 @@ const PIECE_LINE_BYTES = 1 << 18;
 /**
  * A batch source cut into pieces of at most PIECE_KEYS keys (lines: also at
  * most PIECE_LINE_BYTES, cut after a newline). Checks the whole source first;
- * a transferred (detached) buffer or integer array, which would read as no
- * keys, is refused as a local filter refuses it.
+ * a buffer or integer array that cannot be read (transferred, or past the
+ * end of a shrunk resizable buffer), which would read as no keys, is refused
+ * as a local filter refuses it.
  */
 export function pieces(source: KeySource): KeySource[] {
   const out: KeySource[] = [];
@@ -35,7 +36,7 @@ export function pieces(source: KeySource): KeySource[] {
   } else if (source.kind === "lines") {
     const { buffer } = source;
     if (!isBytes(buffer)) throw new TypeError(`buffer must be a Uint8Array of newline-delimited keys, got ${describe(buffer)}`);
-    checkAttached("buffer", buffer);
+    checkReadable("buffer", buffer);
     let from = 0;
     while (from < buffer.length) {
       let end = Math.min(buffer.length, from + PIECE_LINE_BYTES);
