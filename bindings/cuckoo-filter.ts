@@ -100,6 +100,11 @@ const HEADER_BYTES = CUCKOO_HEADER;
 function blockBytes(buckets: number, fingerprintBits: number): number {
   return defaultArena().core.cuckooBlockBytes(buckets, fingerprintBits);
 }
+/** The refusal of a change called while an adding batch runs on the same filter (see #refuseMidBatch). */
+const MID_BATCH =
+  "the cuckoo filter was asked to add or remove while a batch that adds to it was running (from a key's getter or a Proxy), which it refuses: " +
+  "that batch may yet be put back; nothing was changed by this call";
+
 /** Tables up to this many bytes are copied before every batch that adds (see #atomically). */
 const SNAPSHOT_ALWAYS_BYTES = 64 << 10;
 /** Larger tables are copied before a batch of at least one key per this many bytes of table; smaller batches keep a journal. */
@@ -317,7 +322,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
 
   /** Stores each key; result[i] = 1 where key i was stored, 0 where the filter was full. */
   tryAddMany(keys: readonly Key[]): Uint8Array {
-    return this.runOp(OP_ADD, { kind: "keys", keys }).answers;
+    return this.#each(OP_ADD, { kind: "keys", keys });
   }
 
   /** testAndAdd for each key in order: 1 where a key was probably present (and not stored again). */
@@ -327,7 +332,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
 
 
   removeMany(keys: readonly Key[]): Uint8Array {
-    return this.runOp(OP_REMOVE, { kind: "keys", keys }).answers;
+    return this.#each(OP_REMOVE, { kind: "keys", keys });
   }
 
   countMany(keys: readonly Key[]): Uint32Array {
@@ -340,7 +345,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
   }
 
   tryAddPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
-    return this.runOp(OP_ADD, { kind: "packed", bytes, ends }).answers;
+    return this.#each(OP_ADD, { kind: "packed", bytes, ends });
   }
 
   testAndAddPacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
@@ -349,7 +354,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
 
 
   removePacked(bytes: Uint8Array, ends: Uint32Array): Uint8Array {
-    return this.runOp(OP_REMOVE, { kind: "packed", bytes, ends }).answers;
+    return this.#each(OP_REMOVE, { kind: "packed", bytes, ends });
   }
 
   countPacked(bytes: Uint8Array, ends: Uint32Array): Uint32Array {
@@ -364,7 +369,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
 
   /** 1 where a line was stored, 0 where the filter was full. */
   tryAddLines(buffer: Uint8Array): Uint8Array {
-    return this.runOp(OP_ADD, { kind: "lines", buffer }).answers;
+    return this.#each(OP_ADD, { kind: "lines", buffer });
   }
 
   testAndAddLines(buffer: Uint8Array): Uint8Array {
@@ -373,7 +378,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
 
 
   removeLines(buffer: Uint8Array): Uint8Array {
-    return this.runOp(OP_REMOVE, { kind: "lines", buffer }).answers;
+    return this.#each(OP_REMOVE, { kind: "lines", buffer });
   }
 
   countLines(buffer: Uint8Array): Uint32Array {
@@ -393,7 +398,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
 
   /** 1 where key i was stored, 0 where the filter was full. */
   tryAddInts(keys: Uint32Array | BigUint64Array): Uint8Array {
-    return this.runOp(OP_ADD, { kind: "ints", keys }).answers;
+    return this.#each(OP_ADD, { kind: "ints", keys });
   }
 
   testAndAddInts(keys: Uint32Array | BigUint64Array): Uint8Array {
@@ -402,7 +407,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
 
 
   removeInts(keys: Uint32Array | BigUint64Array): Uint8Array {
-    return this.runOp(OP_REMOVE, { kind: "ints", keys }).answers;
+    return this.#each(OP_REMOVE, { kind: "ints", keys });
   }
 
   countInts(keys: Uint32Array | BigUint64Array): Uint32Array {
@@ -532,6 +537,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
 
   /** `op` for one key; its answer (0/1, or the count). */
   #one(op: number, key: Key): number {
+    if (op !== OP_HAS && op !== OP_COUNT) this.#refuseMidBatch();
     const one = this.oneString(key);
     let answer: number;
     if (one) answer = one.core.cuckooKey(one.filter, op, one.room.scratch.bytes, one.room.text.utf8Write(key as string, 0), one.room.scratch.out);
@@ -542,6 +548,24 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     // Stored (add 1, testAndAdd 0) or removed (1); a refused insert has put back every fingerprint it moved.
     if (op === OP_ADD || op === OP_REMOVE ? answer === 1 : op === OP_TEST_AND_ADD && answer === 0) this.#changes++;
     return answer;
+  }
+
+  /** tryAdd or remove over a batch, each key on its own: 1 where it was stored or removed. */
+  #each(op: number, source: KeySource): Uint8Array {
+    this.#refuseMidBatch();
+    return this.runOp(op, source).answers;
+  }
+
+  /**
+   * Refuses a change to the table while an adding batch runs on it (called
+   * from a key's getter or a Proxy between the batch's chunks): the batch
+   * may yet be put back to the table it began with, which would drop what
+   * such a call stored (though it answered that it did), or play its journal
+   * back over slots the call had moved; and a batch started then took the
+   * journal of the one running.
+   */
+  #refuseMidBatch(): void {
+    if (this.#batchesRunning > 0) throw new TypeError(MID_BATCH);
   }
 
   /**
@@ -579,6 +603,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
    * 19.2; b = 10^4 47.9 against 22.0; b = 10^3 319 against 23.1.
    */
   #atomically(op: number, source: KeySource, failed: number): Uint8Array {
+    this.#refuseMidBatch();
     const filter = this.live();
     const { arena } = this;
     const bytes = blockBytes(this.#buckets, this.#fingerprintBits);

@@ -650,6 +650,73 @@ describe("CuckooFilter.serializeChunks() and calls between its pieces", () => {
     }
   });
 
+  it("a change asked for from a key's getter while an adding batch runs is refused, so putting the batch back loses nothing a call said it stored", () => {
+    // The getters act in the second chunk of 16,384 keys, once the first is stored (the batch reads every key once
+    // before it begins, when they do nothing); a key after the change throws, so the batch is put back: from a copy
+    // of the table (64 KiB of 16-bit slots) or from its journal (2 MiB, too large to copy).
+    const changes: [string, (filter: CuckooFilter) => unknown][] = [
+      ["add", (f) => f.add("inner")],
+      ["tryAdd", (f) => f.tryAdd("inner")],
+      ["testAndAdd", (f) => f.testAndAdd("inner")],
+      ["remove", (f) => f.remove("a")],
+      ["addMany", (f) => f.addMany(["inner", "inner 2"])],
+      ["tryAddInts", (f) => f.tryAddInts(Uint32Array.of(1, 2))],
+      ["testAndAddLines", (f) => f.testAndAddLines(new TextEncoder().encode("inner\n"))],
+      ["removePacked", (f) => f.removePacked(new TextEncoder().encode("a"), Uint32Array.of(1))],
+    ];
+    for (const buckets of [1 << 13, 1 << 18]) {
+      for (const outer of ["addMany", "testAndAddMany"] as const) {
+        for (const [name, change] of changes) {
+          const filter = CuckooFilter.withSize(buckets, 16).addMany(["a", "b", "c"]);
+          const before = filter.serialize();
+          const keys = urls((1 << 14) + 10, "mid-batch", 97);
+          let refused: unknown;
+          let tried = false;
+          Object.defineProperty(keys, (1 << 14) + 3, {
+            get: () => {
+              if (filter.size > 3 && !tried) {
+                tried = true;
+                try {
+                  change(filter);
+                } catch (error) {
+                  refused = error;
+                }
+              }
+              return "x";
+            },
+          });
+          Object.defineProperty(keys, (1 << 14) + 6, {
+            get: () => {
+              if (filter.size > 3) throw new Error("a key that throws after the change");
+              return "y";
+            },
+          });
+          const what = `${name} during ${outer} on ${buckets} buckets`;
+          expect(() => filter[outer](keys), what).toThrow(/a key that throws after the change/);
+          expect(refused, what).toEqual(new TypeError("the cuckoo filter was asked to add or remove while a batch that adds to it was running (from a key's getter or a Proxy), which it refuses: that batch may yet be put back; nothing was changed by this call"));
+          // Put back whole: "a" is still there, "inner" was never stored, the bytes are those before the batch.
+          expect(firstDifference(filter.serialize(), before), what).toBe(-1);
+          expect([filter.has("a"), filter.count("a"), filter.size], what).toEqual([true, 1, 3]);
+          filter.dispose();
+        }
+      }
+    }
+    // Queries, and changes once the batch is over, go on as before.
+    const filter = CuckooFilter.withSize(1 << 13, 16);
+    const keys = urls(20_000, "mid-batch-query", 96);
+    let seen: boolean | undefined;
+    Object.defineProperty(keys, 17_000, {
+      get: () => {
+        if (filter.size > 0) seen = filter.has(keys[0]);
+        return "x";
+      },
+    });
+    filter.addMany(keys);
+    expect(seen).toBe(true);
+    expect(filter.add("after").has("after")).toBe(true);
+    filter.dispose();
+  });
+
   it("a piece read while a batch runs (a key's getter) is refused, and so are the pieces after it, the batch kept or put back", () => {
     for (const [name, fits] of [["addMany", true], ["testAndAddMany", true], ["tryAddMany", true], ["addMany", false]] as const) {
       // The getter is in the second chunk of 16,384 keys; 32,778 keys are more than the 32,768 slots.
