@@ -17,6 +17,7 @@
 // up to a maximum fixed at creation.
 import { Arena, ARENA_MAX_BYTES, MAX_PAGES, PAGE_BYTES } from "./arena.js";
 import { formatBytes } from "./errors.js";
+import { sharedBuildNumber } from "./wasm.js";
 
 /** Most threads that can work on one shared memory at once (each holds one batch area while its filter is alive). */
 export const MAX_SCRATCH_SLOTS = 256;
@@ -39,6 +40,8 @@ const W_SEGMENT = 6;
 const W_FILTER = 7;
 /** Two words of a random number of this memory alone: how a thread knows its arenas over the same memory (each fromShared makes one). */
 const W_NONCE = 10;
+/** The number of the threads build that laid the memory out (sharedBuildNumber): only that build may be instantiated over it. */
+const W_BUILD = 12;
 /** The key count (the filter's size) is a u64 at this byte of the control area. */
 const COUNT_BYTE = 32;
 /** The batch areas' state words (u32 each) start at this byte of the control area. */
@@ -160,8 +163,9 @@ export class SharedArena extends Arena {
     if (slotCount < 1) throw new RangeError(`a shared block of ${formatBytes(blockBytes)} leaves no room for a batch area in one wasm memory`);
     const initial = Math.ceil(slots / PAGE_BYTES);
     const maximum = Math.min(MAX_PAGES, Math.ceil((slots + slotCount * slotSize) / PAGE_BYTES));
+    const build = sharedBuildNumber();
     const memory = new WebAssembly.Memory({ initial, maximum, shared: true });
-    const words = new Uint32Array(memory.buffer, CONTROL, W_NONCE + 2);
+    const words = new Uint32Array(memory.buffer, CONTROL, W_BUILD + 1);
     words[W_SLOT_BYTES] = slotSize;
     words[W_SLOTS] = slots;
     words[W_SLOT_COUNT] = slotCount;
@@ -171,18 +175,28 @@ export class SharedArena extends Arena {
     words[W_FILTER] = filter;
     words[W_NONCE] = randomWord();
     words[W_NONCE + 1] = randomWord();
+    words[W_BUILD] = build;
     // Written last: a memory another thread receives is whole once it carries the mark.
     Atomics.store(words, W_MAGIC, MAGIC);
     return new SharedArena(memory);
   }
 
-  /** An arena of this thread over a memory from SharedArena.create (received in a share() handle); null when it is not one. */
+  /**
+   * An arena of this thread over a memory from SharedArena.create (received in a share() handle); null when it is
+   * not one, or when another build of bloomkit laid it out (checked before this build's core is put over it).
+   */
   static attach(memory: WebAssembly.Memory): SharedArena | null {
+    const build = SharedArena.buildOf(memory);
+    return build !== undefined && build === sharedBuildNumber() ? new SharedArena(memory) : null;
+  }
+
+  /** The number of the threads build that laid out `memory` (0 for one made before builds were recorded); undefined when it is not a shared filter's memory. */
+  static buildOf(memory: WebAssembly.Memory): number | undefined {
     const buffer = memory.buffer as ArrayBufferLike;
-    const bytes = buffer.byteLength;
-    if (!(typeof SharedArrayBuffer === "function" && buffer instanceof SharedArrayBuffer)) return null;
-    if (bytes < CONTROL + CONTROL_BYTES || Atomics.load(new Uint32Array(buffer, CONTROL, 1), 0) !== MAGIC) return null;
-    return new SharedArena(memory);
+    if (!(typeof SharedArrayBuffer === "function" && buffer instanceof SharedArrayBuffer)) return undefined;
+    if (buffer.byteLength < CONTROL + CONTROL_BYTES) return undefined;
+    const words = new Uint32Array(buffer, CONTROL, CONTROL_BYTES / 4);
+    return Atomics.load(words, W_MAGIC) === MAGIC ? words[W_BUILD] : undefined;
   }
 
   /** Nothing else is placed in a shared memory: filters made from a shared one (union, fold, deserialize) are private. */

@@ -5,7 +5,8 @@
 // keeps them, so drop it once fromShared() has run.
 import { checkInteger, checkOptions, describe } from "./errors.js";
 import { attachShared, type Block } from "./memory.js";
-import type { SharedArena } from "./shared-arena.js";
+import { SharedArena } from "./shared-arena.js";
+import { sharedBuildNumber } from "./wasm.js";
 
 /**
  * A shared wasm memory (a WebAssembly.Memory over a SharedArrayBuffer),
@@ -71,7 +72,7 @@ export function openHandle(handle: unknown, type: string, maxSegments: number): 
   // Array.from, not map: a hole in the array (kept by postMessage) is then named as missing, as undefined.
   const blocks = Array.from(memories, (memory, i) => {
     const block = attachShared(memory);
-    if (!block) throw new TypeError(`handle.memories[${i}] must be a shared wasm memory from share(), got ${describe(memory)}`);
+    if (!block) throw new TypeError(`handle.memories[${i}] must be a shared wasm memory from share(), got ${describeMemory(memory)}`);
     return block;
   });
   // Each memory records which segment of how many it holds, and a number its filter's memories share: a
@@ -88,4 +89,12 @@ export function openHandle(handle: unknown, type: string, maxSegments: number): 
     }
   });
   return { blocks, params: given.params as Record<string, unknown> };
+}
+
+/** What a memory of a handle is that cannot be opened: a shared filter's memory laid out by another copy of bloomkit is named as such. */
+function describeMemory(memory: unknown): string {
+  const build = memory instanceof WebAssembly.Memory ? SharedArena.buildOf(memory) : undefined;
+  if (build === undefined) return describe(memory);
+  const hex = (n: number) => n.toString(16).padStart(8, "0");
+  return `the memory of a filter made by another build of bloomkit (build ${hex(build)}; this one is ${hex(sharedBuildNumber())}): open the handle with the bloomkit that made the filter`;
 }

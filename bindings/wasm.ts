@@ -19,6 +19,7 @@ const wasmBytes = (base64: string) => base64ToBytes(base64) as Uint8Array<ArrayB
 export const wasmModule = new WebAssembly.Module(wasmBytes(WASM_BASE64));
 
 let sharedModule: WebAssembly.Module | undefined;
+let sharedModuleBuild = 0;
 
 /**
  * The bytes of the build for shared memories, as base64. @internal: a test
@@ -32,11 +33,30 @@ function sharedWasmModule(): WebAssembly.Module {
   if (sharedModule === undefined) {
     try {
       sharedModule = new WebAssembly.Module(wasmBytes(sharedBuild.base64));
+      sharedModuleBuild = buildNumber(sharedBuild.base64);
     } catch (error) {
       throw new Error(`cannot compile the wasm core's threads build, which filters in shared memory run on: ${(error as Error).message}`, { cause: error });
     }
   }
   return sharedModule;
+}
+
+/** A number of these bytes (FNV-1a of the base64): two builds with other bytes get other numbers. Never 0, what memories made before it was recorded hold. */
+function buildNumber(base64: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < base64.length; i++) hash = Math.imul(hash ^ base64.charCodeAt(i), 0x01000193);
+  return hash >>> 0 || 1;
+}
+
+/**
+ * The number of the threads build this copy of bloomkit runs (compiling it
+ * first). A shared memory records the build that laid it out: instantiating
+ * another build over it would write that build's constant tables over the ones
+ * the threads already on it read.
+ */
+export function sharedBuildNumber(): number {
+  sharedWasmModule();
+  return sharedModuleBuild;
 }
 
 /**

@@ -4,6 +4,10 @@
 // objects it opens) and given back when the last is disposed, and neither a handle dropped nor a disposed filter keeps the
 // shared memory alive.
 import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   BinaryFuseFilter,
@@ -246,6 +250,69 @@ describe("a shared filter held in more segments than its bits need", () => {
     );
     using same = BloomFilter.fromShared(handle);
     expect(same.hasInts(keys).every((answer) => answer === 1)).toBe(true);
+  });
+});
+
+/** The shared build's bytes with every byte of its data segments (the core's constant tables) changed: another build of the core. */
+function withOtherData(base64: string): string {
+  const bytes = Buffer.from(base64, "base64");
+  let at = 8;
+  const leb = () => {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      const byte = bytes[at++];
+      value += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return value;
+    }
+  };
+  while (at < bytes.length) {
+    const id = bytes[at++];
+    const end = leb() + at;
+    if (id === 11) {
+      // The data section: active segments of memory 0 (flags 0, an i32.const offset ending in 0x0b, then the bytes).
+      for (let n = leb(); n > 0; n--) {
+        if (leb() !== 0) throw new Error("a data segment this test does not read");
+        while (bytes[at++] !== 0x0b);
+        const length = leb();
+        for (let i = 0; i < length; i++) bytes[at + i] ^= 0x5a;
+        at += length;
+      }
+    }
+    at = end;
+  }
+  return bytes.toString("base64");
+}
+
+describe("a handle from another build of bloomkit (a second copy of the package in the app)", () => {
+  it("is refused before that build's core is put over the memory, which would rewrite the constants this build's kernels read", async () => {
+    // A copy of the built library whose threads build has other constant tables, as another version's may.
+    const dist = fileURLToPath(new URL("../dist/", import.meta.url));
+    const copy = mkdtempSync(join(tmpdir(), "bloomkit-other-build-"));
+    try {
+      cpSync(dist, copy, { recursive: true });
+      const generated = join(copy, "wasm-bytes.generated.js");
+      const source = readFileSync(generated, "utf8");
+      const shared = /WASM_SHARED_BASE64 =\s*"([^"]+)"/.exec(source)![1];
+      writeFileSync(generated, source.replace(shared, withOtherData(shared)));
+      const other = (await import(/* @vite-ignore */ pathToFileURL(join(copy, "index.js")).href)) as typeof import("../bindings/index.js");
+      const words = Array.from({ length: 2000 }, (_, i) => `key ${i}`);
+      for (const [Mine, Theirs] of [
+        [BloomFilter, other.BloomFilter],
+        [SplitBlockBloomFilter, other.SplitBlockBloomFilter],
+        [other.BloomFilter, BloomFilter],
+        [other.SplitBlockBloomFilter, SplitBlockBloomFilter],
+      ] as const) {
+        using filter = (Mine as typeof BloomFilter).create(5000, 0.01, { shared: true }).addMany(words);
+        const handle = filter.share();
+        expect(() => (Theirs as typeof BloomFilter).fromShared(handle), Mine.name).toThrow(
+          /^handle\.memories\[0\] must be a shared wasm memory from share\(\), got the memory of a filter made by another build of bloomkit \(build [0-9a-f]{8}; this one is [0-9a-f]{8}\): open the handle with the bloomkit that made the filter$/,
+        );
+        // Nothing of the other build touched the memory: every key is still present.
+        expect(filter.hasMany(words).every((answer) => answer === 1), Mine.name).toBe(true);
+      }
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 });
 
