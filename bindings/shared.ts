@@ -56,15 +56,24 @@ export interface SharedFilterHandle<Type extends string = string, Params = Recor
   readonly params: Params;
 }
 
+/** The classes with share() and fromShared(). */
+const SHAREABLE_TYPES = ["BloomFilter", "SplitBlockBloomFilter"];
+
 /** The parameters of a handle of `type` and this thread's blocks over its memories; a TypeError naming `handle` when it is not such a handle. */
 export function openHandle(handle: unknown, type: string, maxSegments: number): { blocks: Block[]; params: Record<string, unknown> } {
   const given = handle as Partial<SharedFilterHandle> | null;
-  if (typeof given !== "object" || given === null || given.type !== type || !Array.isArray(given.memories) || typeof given.params !== "object" || given.params === null) {
-    // Another shareable class's handle (opened with the wrong class) is named as such: "an object" did not say why.
-    const other = typeof given?.type === "string" && given.type !== type && Array.isArray(given.memories) ? given.type : undefined;
-    const got = other ? `the handle of a ${other} (open it with ${other}.fromShared)` : describe(handle);
-    throw new TypeError(`handle must be what ${type}.share() returns, got ${got}`);
+  if (typeof given !== "object" || given === null || typeof given.type !== "string") {
+    throw new TypeError(`handle must be what ${type}.share() returns, got ${describe(handle)}`);
   }
+  if (given.type !== type) {
+    // The other shareable class's handle (opened with the wrong class) is named as such; other types have no fromShared to point to.
+    if (SHAREABLE_TYPES.includes(given.type) && Array.isArray(given.memories)) {
+      throw new TypeError(`handle must be what ${type}.share() returns, got the handle of a ${given.type} (open it with ${given.type}.fromShared)`);
+    }
+    throw new TypeError(`handle.type must be "${type}" (handle must be what ${type}.share() returns), got ${describe(given.type)}`);
+  }
+  if (!Array.isArray(given.memories)) throw new TypeError(`handle.memories must be the array of shared wasm memories share() gives, got ${describe(given.memories)}`);
+  if (typeof given.params !== "object" || given.params === null) throw new TypeError(`handle.params must be the parameters share() records, got ${describe(given.params)}`);
   const { memories } = given;
   if (memories.length < 1 || memories.length > maxSegments) {
     throw new RangeError(`handle.memories must hold 1 to ${maxSegments} memories, got ${memories.length}`);

@@ -78,7 +78,21 @@ describe("shared filters refuse bad input", () => {
     expect(() => SplitBlockBloomFilter.fromShared(bloom.share() as never)).toThrow(
       new TypeError("handle must be what SplitBlockBloomFilter.share() returns, got the handle of a BloomFilter (open it with BloomFilter.fromShared)"),
     );
-    expect(() => BloomFilter.fromShared({ type: "BloomFilter" } as never)).toThrow(new TypeError("handle must be what BloomFilter.share() returns, got an object"));
+    // A handle with a part missing or wrong names that part and shows it ("got an object" said neither).
+    expect(() => BloomFilter.fromShared({ type: "BloomFilter" } as never)).toThrow(
+      new TypeError("handle.memories must be the array of shared wasm memories share() gives, got undefined"),
+    );
+    expect(() => BloomFilter.fromShared({ ...bloom.share(), memories: bloom.share().memories[0] } as never)).toThrow(
+      new TypeError("handle.memories must be the array of shared wasm memories share() gives, got a Memory"),
+    );
+    expect(() => SplitBlockBloomFilter.fromShared({ ...block.share(), params: null } as never)).toThrow(
+      new TypeError("handle.params must be the parameters share() records, got null"),
+    );
+    // Only the types that can be shared have a fromShared() to point to.
+    expect(() => BloomFilter.fromShared({ ...bloom.share(), type: "CuckooFilter" } as never)).toThrow(
+      new TypeError(`handle.type must be "BloomFilter" (handle must be what BloomFilter.share() returns), got "CuckooFilter"`),
+    );
+    expect(() => BloomFilter.fromShared({ memories: [], params: {} } as never)).toThrow(new TypeError("handle must be what BloomFilter.share() returns, got an object"));
     const privateMemory = new WebAssembly.Memory({ initial: 1 });
     expect(() => BloomFilter.fromShared({ ...bloom.share(), memories: [privateMemory] })).toThrow(
       new TypeError("handle.memories[0] must be a shared wasm memory from share(), got a Memory"),
