@@ -294,9 +294,13 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
         return bytes === HEADER_BYTES + held * SBBF_BLOCK_BYTES && words[ptr >>> 2] === held && words[(ptr >>> 2) + 1] === blocks && words[(ptr >>> 2) + 2] === s * perSegment;
       });
     if (!fits) {
-      // Every segment's header records the filter's blocks in all (its second word).
-      const held = attached[0].arena.u32()[(attached[0].ptr >>> 2) + 1];
+      // Every segment's header records the blocks it holds, the filter's blocks in all and its first block: the first
+      // memory's tells the filter's size, unless it holds no split-block filter (a BloomFilter's memory read as one said "of 0 blocks").
+      const { arena, ptr, bytes } = attached[0];
+      const [first, held, start] = arena.u32().subarray(ptr >>> 2, (ptr >>> 2) + 3);
+      const splitBlock = held >= 1 && held <= MAX_BLOCKS && start === 0 && first === segmentBlocks(held) && bytes === HEADER_BYTES + first * SBBF_BLOCK_BYTES;
       const memories = attached.length === 1 ? "1 shared memory" : `${attached.length} shared memories`;
+      if (!splitBlock) throw new RangeError(`handle.params.blocks = ${blocks} does not match: no split-block filter is in the ${memories} the handle holds (another type of filter's?)`);
       throw new RangeError(`handle.params.blocks = ${blocks} does not match the filter in the ${memories} it holds, of ${held} blocks`);
     }
     return new SplitBlockBloomFilter(blocks, { attach: attached });

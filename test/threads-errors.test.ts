@@ -137,6 +137,12 @@ describe("shared filters refuse bad input", () => {
     expect(() => SplitBlockBloomFilter.fromShared({ ...blockHandle, params: { blocks: blockHandle.params.blocks * 2 } })).toThrow(
       new RangeError(`handle.params.blocks = ${blockHandle.params.blocks * 2} does not match the filter in the 1 shared memory it holds, of ${blockHandle.params.blocks} blocks`),
     );
+    // A BloomFilter's memory in a split-block handle is not read as a split-block filter "of 0 blocks".
+    expect(() => SplitBlockBloomFilter.fromShared({ ...blockHandle, memories: handle.memories })).toThrow(
+      new RangeError(
+        `handle.params.blocks = ${blockHandle.params.blocks} does not match: no split-block filter is in the 1 shared memory the handle holds (another type of filter's?)`,
+      ),
+    );
   });
 
   it("a single key that is not a key is named key, on a shared filter as on a private one (not keys[0] of the batch it goes in)", () => {
