@@ -54,9 +54,11 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[])
       options.set("help", true);
       continue;
     }
+    // A negative number (-1 as -42) is a value, such as a key to query, not an option: no option is a digit.
+    const negativeNumber = /^-\.?[0-9]/.test(arg);
     // `-q=1` or `-xyz` is no file name but a mistyped option (a file named so is given after `--`).
-    if (arg.startsWith("-") && !arg.startsWith("--") && arg.length > 2 && !/^-\.?[0-9]/.test(arg)) throw new UsageError(`unknown option ${arg}${longMeant(arg, byLong)}`);
-    if (arg.startsWith("--") || (arg.startsWith("-") && arg.length === 2 && arg !== "-")) {
+    if (arg.startsWith("-") && !arg.startsWith("--") && arg.length > 2 && !negativeNumber) throw new UsageError(`unknown option ${arg}${longMeant(arg, byLong)}`);
+    if (arg.startsWith("--") || (arg.startsWith("-") && arg.length === 2 && arg !== "-" && !negativeNumber)) {
       const [rawName, inline] = arg.startsWith("--") ? splitOnce(arg.slice(2), "=") : [arg.slice(1), undefined];
       const spec = arg.startsWith("--") ? byLong.get(rawName) : byShort.get(rawName);
       if (!spec) throw new UsageError(`unknown option ${arg}${arg.startsWith("--") ? "" : longMeant(arg, byLong)}`);

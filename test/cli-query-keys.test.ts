@@ -58,3 +58,20 @@ describe("query's output of a key argument holding a control character", () => {
     expect(printed[5]).toBe("plain\tprobably present");
   });
 });
+
+describe("query's key arguments that are negative numbers", () => {
+  const lines = file("numbers.txt");
+  writeFileSync(lines, "-1\n-42\n");
+  const filter = file("numbers.bloom");
+  expect(spawnSync(process.execPath, [BIN, "build", lines, "-q", "-o", filter]).status).toBe(0);
+
+  it("asks -1 as it asks -42: a key, not an unknown option", () => {
+    // -1 was refused as "unknown option -1" (exit 2), while -42 and -1.5 were asked.
+    const { status, stdout, stderr } = spawnSync(process.execPath, [BIN, "query", filter, "-1", "-42", "-7"], { encoding: "utf8" });
+    expect(stderr).toBe("");
+    expect(status).toBe(0);
+    const printed = stdout.split("\n");
+    expect(printed.slice(0, 2)).toEqual(["-1\tprobably present", "-42\tprobably present"]);
+    expect(printed[2]).toMatch(/^-7\t(probably present|definitely absent)$/);
+  });
+});
