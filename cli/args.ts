@@ -193,8 +193,9 @@ export function parseProbability(name: string, text: string): number {
   if (fraction) value = unsignedDecimal(fraction[1]) / unsignedDecimal(fraction[2]);
   else if (t.endsWith("%")) value = unsignedDecimal(t.slice(0, -1)) / 100;
   else value = unsignedDecimal(t);
-  // A rate written above 0 that no number here holds (1e-400 reads as 0) is too small, not malformed.
-  if (value === 0 && /[1-9]/.test(t.replace(/e.*$/i, ""))) throw new UsageError(`--${name} must be at least 5e-324, the smallest number there is here; got "${text}"`);
+  // A rate written above 0 that no number here holds (1e-400 reads as 0) is too small, not malformed; one written
+  // as 0 is not a rate (0/1: only a fraction's numerator says whether it was written above 0).
+  if (value === 0 && /[1-9]/.test((fraction ? fraction[1] : t).replace(/e.*$/i, ""))) throw new UsageError(`--${name} must be at least 5e-324, the smallest number there is here; got "${text}"`);
   if (!(value > 0 && value < 1)) throw new UsageError(`--${name} must be ${PROBABILITY_FORMS}; got "${text}"`);
   return value;
 }

@@ -241,6 +241,9 @@ describe("numbers and sizes: the errors list the forms accepted", () => {
     [["calc", "--n", "10k", "--p", "0x1%"], /--p must be a probability between 0 and 1: .*; got "0x1%"/],
     [["build", "x.txt", "-o", "x.bloom", "--p", "0b1%"], /--p must be a probability between 0 and 1: .*; got "0b1%"/],
     [["intersect", "a", "b", "--p", "-1e-400"], /--p must be a probability between 0 and 1: .*; got "-1e-400"/],
+    // A rate of 0 written as a fraction: "must be at least 5e-324" took the 1 of 0/1 for a rate written above 0.
+    [["calc", "--n", "10k", "--p", "0/1"], /--p must be a probability between 0 and 1: .*; got "0\/1"/],
+    [["build", "x.txt", "-o", "x.bloom", "--p", "0.0/25"], /--p must be a probability between 0 and 1: .*; got "0\.0\/25"/],
     [["calc", "--n", "10k", "--m", "12 parsecs"], /--m must be a whole number of bits \(958506, 1e6, or with k, M, G or T: 1M\) or a size with a unit \(B, KB, MB, GB, TB, KiB, MiB, GiB or TiB: 17\.55KiB, 64MB\); got "12 parsecs"/],
     [["calc", "--n", "10k", "--m", "1M", "--k", "2.5"], /--k must be a whole number of hash functions, 1 or more \(as in 7\); got "2\.5"/],
     // Number() reads these as 16 and 3.
