@@ -45,7 +45,7 @@ export async function calc({ options, positionals }: Parsed): Promise<void> {
   if (given.length === 4) throw new UsageError("calc takes at most three of --n --p --m --k: the fourth follows from them; got all four");
   let result;
   try {
-    result = optimal(input);
+    result = sized(input);
   } catch (error) {
     if (error instanceof TypeError) {
       throw new UsageError(`calc needs --n and --p, --n and --m, --m and --p, or any three of --n --p --m --k; got ${given.map((name) => `--${name}`).join(" ") || "nothing"}`);
@@ -68,8 +68,25 @@ export async function calc({ options, positionals }: Parsed): Promise<void> {
 }
 
 /**
+ * optimal(), except that an n and a p whose best k is more hashes than a
+ * filter takes are sized with MAX_HASHES, the m that reaches p with them:
+ * optimal({ n, p }) refuses those (as a filter's create() must, since it
+ * picks k itself), and calc said no p that small was possible, though
+ * calc --n N --p P --k 256 gave one.
+ */
+function sized(input: OptionInput): ReturnType<typeof optimal> {
+  try {
+    return optimal(input);
+  } catch (error) {
+    const cappedK = input.m === undefined && input.k === undefined && error instanceof RangeError && /^p = \S+ needs k = \d+ hash functions, more than/.test(error.message);
+    if (!cappedK) throw error;
+    return optimal({ ...input, k: MAX_HASHES });
+  }
+}
+
+/**
  * Where the best k is more hashes than a filter takes (--n with an --m of
- * hundreds of bits per item; --m with a --p below 2^-256), the calculator
+ * hundreds of bits per item; --m or --n with a --p below 2^-256), the calculator
  * gives MAX_HASHES: said beside k, with the k that would be best.
  */
 function cappedNote(input: OptionInput, { n, m, k }: { n: number; m: number; k: number }): string {
@@ -79,8 +96,9 @@ function cappedNote(input: OptionInput, { n, m, k }: { n: number; m: number; k: 
     const best = Math.round((m / n) * Math.LN2);
     return best > MAX_HASHES ? ` (the most a filter takes; ${fmt(best)} would give a lower rate)` : "";
   }
-  const best = input.n === undefined ? Math.round(-Math.log2(input.p)) : 0;
-  return best > MAX_HASHES ? ` (the most a filter takes; ${fmt(best)} would hold more items at this p)` : "";
+  // --m --p: the best k holds the most items at this p; --n --p: it reaches p in the fewest bits.
+  const best = input.m === undefined || input.n === undefined ? Math.round(-Math.log2(input.p)) : 0;
+  return best > MAX_HASHES ? ` (the most a filter takes; ${fmt(best)} would ${input.n === undefined ? "hold more items at this p" : "need fewer bits"})` : "";
 }
 
 /**

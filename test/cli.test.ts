@@ -399,6 +399,15 @@ describe("bloomkit calc", () => {
     const capacity = (m: number, k: number, p: number) => Math.floor((-m * Math.log1p(-Math.exp(Math.log(p) / k))) / k);
     expect(run(["calc", "--m", "64MB", "--p", "1e-300"]).stdout).toContain(`k = 256 (the most a filter takes; 997 would hold more items at this p)\n`);
     expect(capacity(512e6, 997, 1e-300)).toBeGreaterThan(capacity(512e6, 256, 1e-300));
+    // --n with --p: k = 256 reaches p in more bits than −log₂ p hashes would, as calc --n 10k --p 1e-100 --k 256 says.
+    // It was refused, naming 6.1e-78 as "the smallest p possible for --n 10k".
+    const tiny = run(["calc", "--n", "10k", "--p", "1e-100"]);
+    expect(tiny.code).toBe(0);
+    expect(tiny.stdout).toContain(`k = 256 (the most a filter takes; 332 would need fewer bits)\n`);
+    expect(tiny.stdout.replace(/k = 256 .*\n/, "k = 256\n")).toBe(run(["calc", "--n", "10k", "--p", "1e-100", "--k", "256"]).stdout);
+    const m = Number(/m = ([0-9,]+) bits/.exec(tiny.stdout)![1].replaceAll(",", ""));
+    expect(rate(10000, m, 256)).toBeLessThanOrEqual(Math.log(1e-100));
+    expect(rate(10000, m - 1, 256)).toBeGreaterThan(Math.log(1e-100));
     // At the edge, k* = 256.46 rounds to 256: nothing to say; nor when --k is given.
     expect(run(["calc", "--n", "10000", "--m", "3700000"]).stdout).toContain("k = 256\n");
     expect(run(["calc", "--n", "10000", "--m", "512e6", "--k", "256"]).stdout).toContain("k = 256\n");
