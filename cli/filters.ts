@@ -1,6 +1,6 @@
 // `bloomkit build | query | info | merge`: filter files in the library's binary format.
 import { constants as bufferConstants } from "node:buffer";
-import { createReadStream, fstatSync, readFileSync, statSync } from "node:fs";
+import { createReadStream, fstatSync, statSync } from "node:fs";
 import { isatty } from "node:tty";
 import {
   BinaryFuseFilter,
@@ -24,6 +24,7 @@ import { cannot } from "./os-errors.js";
 import { count, fmt, formatBytes, oneLine, oneLineBytes } from "./words.js";
 import { inRedis, openShared, redisOptions, redisTarget } from "./redis.js";
 import { AnsweredLines, lineEnds } from "./answered-lines.js";
+import { argumentBytes } from "./typed-arguments.js";
 import { LinePipeline, PieceBuffers, THREADED_INPUT_BYTES, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
 
 export const FILTER_TYPES = ["bloom", "counting", "cuckoo", "scalable", "split-block", "fuse8", "fuse16"] as const;
@@ -351,33 +352,6 @@ function writeAnswers(out: Output, keys: readonly Key[], answers: ArrayLike<numb
 function asTyped(keys: readonly string[]): Key[] {
   const raw = argumentBytes();
   return keys.map((key) => raw.get(key)?.shift() ?? key);
-}
-
-/** The arguments whose bytes are not their text's UTF-8, by that text, in the order typed. */
-function argumentBytes(): Map<string, Buffer[]> {
-  const byText = new Map<string, Buffer[]>();
-  const args = process.argv.slice(2);
-  let cmdline: Buffer;
-  try {
-    cmdline = readFileSync("/proc/self/cmdline");
-  } catch {
-    return byText;
-  }
-  const all: Buffer[] = [];
-  for (let start = 0; start < cmdline.length; ) {
-    const end = cmdline.indexOf(0, start);
-    const stop = end < 0 ? cmdline.length : end;
-    all.push(cmdline.subarray(start, stop));
-    start = stop + 1;
-  }
-  const typed = all.slice(all.length - args.length);
-  // The command line's last arguments are this script's: trusted only when each reads as Node read it.
-  if (typed.length !== args.length || typed.some((bytes, i) => bytes.toString() !== args[i])) return byText;
-  typed.forEach((bytes, i) => {
-    if (bytes.equals(Buffer.from(args[i]))) return;
-    byText.set(args[i], [...(byText.get(args[i]) ?? []), bytes]);
-  });
-  return byText;
 }
 
 /** The lines of standard input with their answers, in worker threads once enough of it has come. */

@@ -7,6 +7,7 @@ import { CliError, UsageError, typedName, type Parsed } from "./args.js";
 import { cannot } from "./os-errors.js";
 import { oneLine } from "./words.js";
 import { descriptorOf, targetOf } from "./atomic-output.js";
+import { refuseNameNotUtf8 } from "./typed-arguments.js";
 
 /** The name used for standard input and output, on the command line and in messages. */
 export const STDIO = "-";
@@ -36,6 +37,7 @@ export interface Input {
  */
 export async function openInput(path: string): Promise<Input> {
   if (path === "") throw new UsageError(`an input's file name is empty ("")`);
+  refuseNameNotUtf8(path, "read", "rename it, or give it as standard input (- < FILE)");
   if (path === STDIO) {
     let identity: BigIntStats | undefined;
     try {
@@ -149,6 +151,7 @@ export function checkOutputNames(parsed: Pick<Parsed, "options" | "typed">, opti
   for (const option of options) {
     const output = parsed.options.get(option) as string | undefined;
     if (output === "") throw new UsageError(`an output's file name is empty (${typedName(parsed, option)} "")`);
+    if (output !== undefined) refuseNameNotUtf8(output, "write", option === "output" ? "write to standard output and redirect it (-o - > FILE)" : "give it another name");
     const name = outputName(output);
     const place = toStdout(output) ? STDIO : resolve(output);
     const other = named.get(place);

@@ -1,7 +1,8 @@
 // `bloomkit query f.bloom KEY …`: a key given as an argument is asked as the
-// bytes it was typed in, as the same key on standard input is.
+// bytes it was typed in, as the same key on standard input is; a file name
+// typed in bytes that are not UTF-8 is refused, not taken for another name.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -73,5 +74,42 @@ describe("query's key arguments that are negative numbers", () => {
     const printed = stdout.split("\n");
     expect(printed.slice(0, 2)).toEqual(["-1\tprobably present", "-42\tprobably present"]);
     expect(printed[2]).toMatch(/^-7\t(probably present|definitely absent)$/);
+  });
+});
+
+describe("a file name typed in bytes that are not UTF-8", () => {
+  // Node reads "caf\xe9.txt" as "caf\uFFFD.txt": another name, which may be another file.
+  const latin1 = (name: string) => Buffer.concat([Buffer.from(dir + "/"), Buffer.from(name, "latin1")]);
+  writeFileSync(latin1("caf\xe9.txt"), "a\nb\n");
+  writeFileSync(file("caf\uFFFD.txt"), "other\n");
+  writeFileSync(file("out\uFFFD.bloom"), "kept");
+  writeFileSync(file("in.txt"), "a\n");
+
+  /** bloomkit run in the test's folder, an argument with a backslash given as a printf format (any other, an option among them, as it is). */
+  function bloomkit(formats: string[]) {
+    const args = formats.map((format) => (format.includes("\\") ? `"$(printf '${format}')"` : `'${format}'`)).join(" ");
+    const result = spawnSync("sh", ["-c", `cd "$2" && exec "$0" "$1" ${args}`, process.execPath, BIN, dir], { encoding: "utf8" });
+    return { code: result.status, stderr: result.stderr };
+  }
+
+  it("as an input is refused, naming its bytes, and the file named with U+FFFD in their place is not read", () => {
+    // It read caf\uFFFD.txt ("1 line read") when there was one, and said "no such file" of caf\xe9.txt when not.
+    const { code, stderr } = bloomkit(["build", "caf\\351.txt", "-o", "x.bloom"]);
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      "bloomkit: cannot read caf\\xe9.txt: its name is not UTF-8, and Node reads the command line as UTF-8 (it would read caf\uFFFD.txt); rename it, or give it as standard input (- < FILE)\n",
+    );
+    expect(existsSync(file("x.bloom"))).toBe(false);
+  });
+
+  it("as an output is refused before anything is read, and the file named with U+FFFD in their place is left as it was", () => {
+    // It wrote out\uFFFD.bloom, replacing it.
+    const { code, stderr } = bloomkit(["build", "in.txt", "-o", "out\\351.bloom"]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^bloomkit: cannot write out\\xe9\.bloom: its name is not UTF-8, .*\(-o - > FILE\)\n$/);
+    // Given as --output=NAME too (its dashes in octal: printf takes a format starting with - for an option).
+    expect(bloomkit(["build", "in.txt", "\\055\\055output=out\\351.bloom"]).stderr).toMatch(/^bloomkit: cannot write out\\xe9\.bloom: its name is not UTF-8, /);
+    expect(readFileSync(file("out\uFFFD.bloom"), "utf8")).toBe("kept");
+    expect(existsSync(latin1("out\xe9.bloom"))).toBe(false);
   });
 });
