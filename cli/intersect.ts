@@ -15,6 +15,7 @@ import { onCleanup } from "./cleanup.js";
 import { checkOutputNames, closeInput, inputName, openInput, refuseOutputsThatAreInputs, streamed, type Input } from "./input.js";
 import { Output, Progress, estimateLines, forEachLine, headOf, linePieces, sizedPieces, splitLines } from "./io.js";
 import { cannot } from "./os-errors.js";
+import { refuseNameNotUtf8 } from "./typed-arguments.js";
 import { count, fmt, formatBytes } from "./words.js";
 import { LinePipeline, PieceBuffers, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
 
@@ -43,6 +44,7 @@ export async function intersect(parsed: Parsed): Promise<void> {
   if (options.has("p") && options.has("exact")) throw new UsageError("--p is the approximate filter's false-positive rate; --exact makes no false matches");
   if (options.has("tmp") && !options.has("exact")) throw new UsageError("--tmp is where --exact puts its bucket files; the approximate intersection writes none");
   if (options.get("tmp") === "") throw new UsageError(`--tmp names no folder ("")`);
+  if (options.has("tmp")) refuseNameNotUtf8(String(options.get("tmp")), "write in", "give a folder whose name is UTF-8");
   const quiet = options.has("quiet");
   const threads = parseThreads(options);
   if (options.has("threads") && options.has("exact")) throw new UsageError("--threads is for the approximate intersection; --exact runs in one thread");

@@ -2,7 +2,7 @@
 // bytes it was typed in, as the same key on standard input is; a file name
 // typed in bytes that are not UTF-8 is refused, not taken for another name.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -111,5 +111,16 @@ describe("a file name typed in bytes that are not UTF-8", () => {
     expect(bloomkit(["build", "in.txt", "\\055\\055output=out\\351.bloom"]).stderr).toMatch(/^bloomkit: cannot write out\\xe9\.bloom: its name is not UTF-8, /);
     expect(readFileSync(file("out\uFFFD.bloom"), "utf8")).toBe("kept");
     expect(existsSync(latin1("out\xe9.bloom"))).toBe(false);
+  });
+
+  it("as intersect's --tmp folder is refused, and no bucket files go to the folder named with U+FFFD in their place", () => {
+    mkdirSync(latin1("tmp\xe9"));
+    mkdirSync(file("tmp\uFFFD"));
+    const { code, stderr } = bloomkit(["intersect", "in.txt", "in.txt", "--exact", "--tmp", "tmp\\351"]);
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      "bloomkit: cannot write in tmp\\xe9: its name is not UTF-8, and Node reads the command line as UTF-8 (it would write in tmp\uFFFD); give a folder whose name is UTF-8\n",
+    );
+    expect(readdirSync(file("tmp\uFFFD"))).toEqual([]);
   });
 });
