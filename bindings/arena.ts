@@ -51,6 +51,8 @@ export class Arena {
   scratch: unknown = undefined;
   /** Callbacks running in the middle of a batch over the scratch area (keys.ts holdScratchDuring): while any runs, a replaced area is not freed. */
   scratchHolds = 0;
+  /** Batches reading their keys into the scratch area (batch.ts keysChunks), which they take from the arena meanwhile. */
+  readingKeys = 0;
   /** Scratch areas replaced while held, freed when the last hold ends. */
   readonly scratchToFree: number[] = [];
   /**

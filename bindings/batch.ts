@@ -150,34 +150,58 @@ function keysChunks(arena: Arena, hash: KeyHash | null, keys: readonly Key[], vi
   // keys took 4-12% less time under Node 20 (BloomFilter 133-159 -> 122-143 ns/key, A/B in one process)
   // and the same under Node 24.
   let text = keyText(scratch);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
-    const isString = typeof key === "string";
-    // Anything but a string or readable bytes at this read (null, an array, a Uint16Array) gets NaN, and is refused below:
-    // taken for bytes, an object with a length was added as zeros, a key never given.
-    const bound = isString ? key.length * 3 : isBytes(key) && !(key.length === 0 && isUnreadable(key)) ? key.length : NaN;
-    // Each key is read twice, to size the area and to write it. An array whose elements change in between
-    // (a getter, a Proxy) could hand over a key longer than the area the second time, or no key: it is refused
-    // before its chunk is cut, let alone written. (`!(… <= …)` refuses NaN too.) Common keys cost one comparison.
-    if (!(bound <= capacity) && !(isString && utf8Length(key) <= capacity)) throw changedKey(keys.length, i);
-    // (A string longer than a third of the area fits it by its exact length, keyRoomIn: written at 0, it needs no chunk cut before it.)
-    if (count === MAX_BATCH_KEYS || (count > 0 && used + bound > capacity)) {
-      packedChunk(scratch, hash, count, first, bytes, 0, visit);
-      u8 = arena.u8();
-      u32 = arena.u32();
-      text = keyText(scratch);
-      first = i;
-      count = 0;
-      used = 0;
+  // While keys are read, a key's getter or a Proxy can call bloomkit: its keys would go into this area over the
+  // chunk being written. The area is taken from the arena meanwhile (so the one-key paths lapse, and scratchOf
+  // refuses the call); it is the arena's again while a chunk runs, and after the batch.
+  let lent: boolean = lendScratch(arena);
+  try {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      const isString = typeof key === "string";
+      // Anything but a string or readable bytes at this read (null, an array, a Uint16Array) gets NaN, and is refused below:
+      // taken for bytes, an object with a length was added as zeros, a key never given.
+      const bound = isString ? key.length * 3 : isBytes(key) && !(key.length === 0 && isUnreadable(key)) ? key.length : NaN;
+      // Each key is read twice, to size the area and to write it. An array whose elements change in between
+      // (a getter, a Proxy) could hand over a key longer than the area the second time, or no key: it is refused
+      // before its chunk is cut, let alone written. (`!(… <= …)` refuses NaN too.) Common keys cost one comparison.
+      if (!(bound <= capacity) && !(isString && utf8Length(key) <= capacity)) throw changedKey(keys.length, i);
+      // (A string longer than a third of the area fits it by its exact length, keyRoomIn: written at 0, it needs no chunk cut before it.)
+      if (count === MAX_BATCH_KEYS || (count > 0 && used + bound > capacity)) {
+        lent = reclaimScratch(arena, scratch);
+        packedChunk(scratch, hash, count, first, bytes, 0, visit);
+        lent = lendScratch(arena);
+        u8 = arena.u8();
+        u32 = arena.u32();
+        text = keyText(scratch);
+        first = i;
+        count = 0;
+        used = 0;
+      }
+      if (isString) used += text !== undefined ? text.utf8Write(key, used) : writeString(scratch, key, used);
+      else {
+        u8.set(key, bytes + used);
+        used += key.length;
+      }
+      u32[endsIndex + count++] = used;
     }
-    if (isString) used += text !== undefined ? text.utf8Write(key, used) : writeString(scratch, key, used);
-    else {
-      u8.set(key, bytes + used);
-      used += key.length;
-    }
-    u32[endsIndex + count++] = used;
+  } finally {
+    if (lent) reclaimScratch(arena, scratch);
   }
   if (count > 0) packedChunk(scratch, hash, count, first, bytes, 0, visit);
+}
+
+/** Takes the scratch area from `arena` while a batch reads keys into it (see keysChunks); returns true. */
+function lendScratch(arena: Arena): true {
+  arena.scratch = undefined;
+  arena.readingKeys++;
+  return true;
+}
+
+/** Gives `scratch` back to `arena` once the keys are read; returns false (no longer lent). */
+function reclaimScratch(arena: Arena, scratch: Scratch): false {
+  arena.readingKeys--;
+  arena.scratch = scratch;
+  return false;
 }
 
 /** The TypeError for a key that was longer when written than when the batch was sized, or no key at all. */

@@ -61,6 +61,16 @@ export const SHARED_KEY_BYTES = MAX_BATCH_KEYS * 8;
 export const SHARED_BYTES_KEY_BYTES = DEFAULT_KEY_BYTES;
 
 /**
+ * The refusal of a call made from a key's getter or a Proxy while a batch
+ * reads its keys into the scratch area of the same memory (see keysChunks):
+ * its keys would go over the batch's there, which it would then hash
+ * instead of its own (false negatives, for any filter in that memory).
+ */
+const CALLED_WHILE_READING_KEYS =
+  "bloomkit was called from a key's getter or a Proxy while a batch was reading its keys into the same wasm memory, which it refuses: " +
+  "this call's keys would go over the batch's; pass an array of fixed keys";
+
+/**
  * `arena`'s scratch area, with room for at least `keyBytes` bytes of keys (a
  * larger one replaces it when needed). `what` names the key that needs the
  * room, as the API names it ("keys[3]", "the key", …), for the RangeError
@@ -69,6 +79,7 @@ export const SHARED_BYTES_KEY_BYTES = DEFAULT_KEY_BYTES;
 export function scratchOf(arena: Arena, keyBytes = 0, what?: () => string): Scratch {
   const current = arena.scratch as Scratch | undefined;
   if (current && keyBytes <= current.capacity) return current;
+  if (arena.readingKeys > 0) throw new TypeError(CALLED_WHILE_READING_KEYS);
   if (arena instanceof SharedArena) return sharedScratch(arena, keyBytes);
   const capacity = Math.max(DEFAULT_KEY_BYTES, keyBytes);
   const ptr = arena.alloc(FIXED_BYTES + capacity);
