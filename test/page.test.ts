@@ -624,6 +624,27 @@ function described(page: Page) {
     await fresh.close();
   }, 120_000);
 
+  it("counts a key typed twice in one batch once against the record's 2,000,000 keys", async () => {
+    const fresh = await open(1280, 900);
+    await makeDirectly(fresh, "standard", 2 ** 20, 3);
+    // The record filled to one key short of its limit directly: adding 1,999,999 keys through the page takes a minute.
+    await fresh.evaluate(() => {
+      const { exact } = (window as unknown as { bloomkitPage: { state: { exact: Map<string, number> } } }).bloomkitPage.state;
+      for (let i = 0; i < 1_999_999; i++) exact.set(`held-${i}`, 1);
+    });
+    const lines = fresh.getByLabel("Keys, one per line");
+    // One new key, twice: it takes one place, the last.
+    await lines.fill("twice\ntwice");
+    await fresh.getByRole("button", { name: "Add lines" }).click();
+    // (The filter counts the record's keys as its own, and is overfull with them.)
+    await expect.poll(() => status(fresh)).toMatch(/^added 2 of 2 keys\b/);
+    // Full now: "a" twice and "b" are 2 new keys, not 3.
+    await lines.fill("a\na\nb");
+    await fresh.getByRole("button", { name: "Add lines" }).click();
+    await expect.poll(() => status(fresh)).toMatch(/it holds 2,000,000, and 2 of these keys are new\. Make a new filter to go on$/);
+    await fresh.close();
+  }, 60_000);
+
   it("a filter that cannot be made leaves the controls describing the filter in use, and Remove hidden for a standard one", async () => {
     const fresh = await open(1280, 900);
     await fresh.getByLabel("n (expected keys)").fill("100000000");

@@ -339,11 +339,15 @@ function key() {
 
 /**
  * Whether the record of added keys has room for `keys` (those it holds
- * already take none); when not, says so and nothing is added.
+ * already take none, and a key given twice takes one); when not, says so and
+ * nothing is added.
  */
 function roomToKeep(keys) {
   let more = 0;
   for (const k of keys) if (!state.exact.has(k)) more++;
+  if (state.exact.size + more <= MAX_KEYS_KEPT) return true;
+  // Over the limit as counted: count each new key once (a set of a million keys costs time only here).
+  more = new Set(keys.filter((k) => !state.exact.has(k))).size;
   if (state.exact.size + more <= MAX_KEYS_KEPT) return true;
   verdict(
     `nothing was added: the page keeps every key it adds, to tell false positives from keys it holds, and keeps at most ${count(MAX_KEYS_KEPT)}; ` +
