@@ -5,6 +5,7 @@
 // JavaScript with BigInt for 64-bit arithmetic. Deliberately slow and literal:
 // they share no code with assembly/, so a test comparing the two compares two
 // implementations, and each is pinned in the tests to published values too.
+import type { HashName } from "../bindings/index.js";
 
 const M64 = (1n << 64n) - 1n;
 const M32 = 0xffffffff;
@@ -388,4 +389,22 @@ export function classic(name: string, key: Uint8Array, signedChar = false): numb
     }
   }
   throw new Error(`no reference for ${name}`);
+}
+
+/** The value `hash(name, key, seed)` should give, by the implementations here (murmur3_128: h1 + h2·2^64). */
+export function referenceHash(name: HashName, key: Uint8Array, seed: number): number | bigint {
+  switch (name) {
+    case "fnv1_32": return fnv1_32(key);
+    case "fnv1a_32": return fnv1a_32(key);
+    case "fnv1a_64": return fnv1a_64(key);
+    case "murmur3_32": return murmur3_32(key, seed);
+    case "murmur3_128": {
+      const [h1, h2] = murmur3_128(key, seed);
+      return h1 + (h2 << 64n);
+    }
+    case "xxh32": return xxh32(key, seed);
+    case "xxh64": return xxh64(key, BigInt(seed));
+    case "xxh3": return xxh3(key, BigInt(seed));
+    default: return classic(name, key);
+  }
 }
