@@ -6,7 +6,7 @@
 // it. Every length 0…1,000, keys at unaligned offsets, several seeds; single,
 // batch and packed forms.
 import { describe, expect, it } from "vitest";
-import { hash, hashMany, hashNames, hashPacked, isSeeded, type HashName } from "../bindings/index.js";
+import { hash, hashMany, hashNames, hashPacked, isSeeded } from "../bindings/index.js";
 import * as R from "./reference-hashes.js";
 
 const encoder = new TextEncoder();
