@@ -92,6 +92,8 @@ let helpFor = "";
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  // `bloomkit --help calc` is `bloomkit help calc`, as in git; the extra word was ignored and the list printed.
+  if ((name === "--help" || name === "-h") && rest.length > 0) return main(["help", ...rest]);
   // `bloomkit help calc` is `bloomkit calc --help`.
   if (name === "help" && rest.length > 0) {
     // -h or --help asks for help's own usage, as it asks for any command's (parseArgs takes it anywhere).
@@ -114,6 +116,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (name === "--version" || name === "-v") {
+    if (rest.length > 0) throw new UsageError(`${name} takes no arguments; got "${rest.join(" ")}"`);
     printOut(`bloomkit ${version()}\n`);
     return 0;
   }

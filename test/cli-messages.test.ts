@@ -348,6 +348,17 @@ describe("values that do not go together: usage errors naming the options and va
     }
   });
 
+  it("--help and -h followed by a command print that command's usage, as help COMMAND does; --version takes no word after it", () => {
+    for (const flag of ["--help", "-h"]) {
+      expect(run([flag, "calc"]), flag).toEqual(run(["help", "calc"]));
+      expect(run([flag, "calc", "x"]), flag).toEqual(run(["help", "calc", "x"]));
+    }
+    for (const flag of ["--version", "-v"]) {
+      const result = run([flag, "calc"]);
+      expect(result, flag).toEqual({ code: 2, stdout: "", stderr: `bloomkit: ${flag} takes no arguments; got "calc" (see bloomkit --help)\n` });
+    }
+  });
+
   it("help -h and help --help print help's usage, as help help does (as calc -h prints calc's)", () => {
     const help = run(["help", "help"]);
     expect(help.stdout).toMatch(/^usage: bloomkit help /);
