@@ -49,7 +49,7 @@ function fmix32(h) {
 /**
  * FPR of a standard filter (n = 100,000, p = 1%) that uses `name`. 64/128-bit
  * names: the library's BloomFilter with that hash. 32-bit names, which the
- * library's double hashing does not take: the same m and k here, index
+ * library's triple and double hashing do not take: the same m and k here, index
  * i = ⌊((v + i·h2) mod 2^32) · m / 2^32⌋ with v the hash and h2 = fmix32(v).
  */
 function measuredFpr(name) {
@@ -231,15 +231,15 @@ Machine: ${env.cpu}, ${env.cores} cores, ${env.memory}; ${env.os}; Node ${env.no
 - **avalanche**: 10,000 random 16-byte keys, each of the 128 input bits flipped; bias = |2·P(output bit flips) − 1| over every (input bit, output bit) pair, worst and mean (an ideal hash: worst ≈ 4%, the sampling noise of 10,000 keys, mean ≈ 0.8%). 64-bit outputs count all 64 bits; murmur3_128 its h1.
 - **χ²/df**: the low 16 bits (what \`h mod m\` mostly uses) of the ${URL_KEYS.toLocaleString("en-US")} URL hashes in 65,536 buckets; 1.00 ± 0.006 is uniform.
 - **collisions**: pairs of those distinct URLs with equal full-width hashes (murmur3_128: equal h1), and what a random function would give; a value k URLs share counts k(k − 1)/2 pairs.
-- **filter FPR**: a standard filter for n = 100,000 at p = 1% (m = ${M.toLocaleString("en-US")}, k = ${K}, theory ${fmt(theoryFpr * 100, 3)}%) probed with ${PROBES.toLocaleString("en-US")} absent URLs. 64/128-bit hashes run in the library's filter (double hashing); 32-bit hashes, which it does not take for double hashing, in the same m and k here, with index i = ⌊((v + i·fmix32(v)) mod 2^32) · m / 2^32⌋.
+- **filter FPR**: a standard filter for n = 100,000 at p = 1% (m = ${M.toLocaleString("en-US")}, k = ${K}, theory ${fmt(theoryFpr * 100, 3)}%) probed with ${PROBES.toLocaleString("en-US")} absent URLs. 64/128-bit hashes run in the library's filter (${DEFAULT_STRATEGY} hashing, its default); 32-bit hashes, which it takes only in a list of independent hashes, in the same m and k here, with index i = ⌊((v + i·fmix32(v)) mod 2^32) · m / 2^32⌋.
 
 ${hashTable}
 
-**Default.** Of the 64/128-bit hashes a filter can use for double hashing, those within 10% of the theoretical FPR are ${honest.map((r) => r.name).join(", ")}. On URL keys ${tied.length > 1 ? `${tied.map((r) => `${r.name} (${fmt(r.nsPerKey)} ns/key)`).join(" and ")} are within 5% of each other, and on 4 KiB buffers **${fastest.name}** is the fastest (${fmt(fastest.mbPerSec, 0)} MB/s)` : `**${fastest.name}** is the fastest (${fmt(fastest.nsPerKey)} ns/key)`}: ${fastest.name === DEFAULT_HASH ? `${DEFAULT_HASH} is the library's default.` : `the library's default, ${DEFAULT_HASH}, is not; it should change.`}
+**Default.** Of the 64/128-bit hashes, the ones a filter's ${DEFAULT_STRATEGY} hashing takes, those within 10% of the theoretical FPR are ${honest.map((r) => r.name).join(", ")}. On URL keys ${tied.length > 1 ? `${tied.map((r) => `${r.name} (${fmt(r.nsPerKey)} ns/key)`).join(" and ")} are within 5% of each other, and on 4 KiB buffers **${fastest.name}** is the fastest (${fmt(fastest.mbPerSec, 0)} MB/s)` : `**${fastest.name}** is the fastest (${fmt(fastest.nsPerKey)} ns/key)`}: ${fastest.name === DEFAULT_HASH ? `${DEFAULT_HASH} is the library's default.` : `the library's default, ${DEFAULT_HASH}, is not; it should change.`}
 
 ## The crawler de-duplication program: six independent hashes
 
-The classic crawler URL de-duplication program in C sets one bit per hash with six of the classic string hashes, each taken modulo m. Here all four filters have the same m = ${M.toLocaleString("en-US")} bits and are filled with the same ${MEMBERS.toLocaleString("en-US")} URLs and queried with ${PROBES.toLocaleString("en-US")} absent ones; the last runs ${DEFAULT_HASH} once per key and derives its six indices by double hashing.
+The classic crawler URL de-duplication program in C sets one bit per hash with six of the classic string hashes, each taken modulo m. Here all four filters have the same m = ${M.toLocaleString("en-US")} bits and are filled with the same ${MEMBERS.toLocaleString("en-US")} URLs and queried with ${PROBES.toLocaleString("en-US")} absent ones; the last runs ${DEFAULT_HASH} once per key and derives its six indices by ${DEFAULT_STRATEGY} hashing.
 
 ${comboTable}
 
