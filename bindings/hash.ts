@@ -74,17 +74,21 @@ export function hash(name: HashName, key: Key, seed = 0): number | bigint {
 function hashBatch(id: number, seed: number, source: KeySource, length: number): Uint32Array | BigUint64Array {
   const arena = defaultArena();
   const wide = arena.core.hashBits(id) > 32;
-  const result = wide ? new BigUint64Array(length) : new Uint32Array(length);
+  const results = (count: number) => (wide ? new BigUint64Array(count) : new Uint32Array(count));
+  // Made at the first chunk, once every key has been checked: an array with holes whose length is far past
+  // its keys (new Array(2 ** 32 - 1)) gets the TypeError for its first missing key, not Node's failed allocation.
+  let result: Uint32Array | BigUint64Array | undefined;
   // Chunks as packed bytes (no hash given): the public hashes run over their own kernel.
   forEachChunk(arena, null, source, (chunk) => {
     const { scratch, count } = chunk;
     if (chunk.source !== SOURCE_BYTES) throw new Error("unreachable: hash batches are bytes");
+    result ??= results(length);
     arena.core.hashPacked(id, chunk.src, scratch.ends, count, chunk.start, seed, scratch.out);
     const buffer = arena.memory.buffer;
     if (result instanceof Uint32Array) result.set(new Uint32Array(buffer, scratch.out, count), chunk.first);
     else result.set(new BigUint64Array(buffer, scratch.out, count), chunk.first);
   });
-  return result;
+  return result ?? results(0);
 }
 
 /** Hashes an array of keys in one wasm call per chunk: Uint32Array for 32-bit names, BigUint64Array for 64-bit (murmur3_128: h1). */

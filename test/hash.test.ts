@@ -3,7 +3,7 @@
 // Debian's libmurmurhash and libxxhash (xxh3 also on every length to 1,100).
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { hash, hashBits, hashMany, hashNames, hashPacked, isSeeded, type HashName } from "../bindings/index.js";
+import { BloomFilter, hash, hashBits, hashMany, hashNames, hashPacked, isSeeded, type HashName } from "../bindings/index.js";
 import { pack } from "./helpers.js";
 import { classic } from "./reference-hashes.js";
 
@@ -138,5 +138,19 @@ describe("hash family", () => {
     expect(() => hash("xxh64", "x", 2 ** 32)).toThrow(RangeError);
     expect(() => hash("xxh64", 5 as unknown as string)).toThrow(/key must be a string or a Uint8Array, got 5/);
     expect(() => hashMany("xxh64", ["a", null] as unknown as string[])).toThrow(/keys\[1\]/);
+  });
+
+  it("refuses a keys array with holes for its first missing key, as a filter's hasMany does, before making its result", () => {
+    // Its result for 2^32 − 1 keys would be 32 GiB: made first, it failed with Node's "Array buffer allocation failed".
+    const holes = new Array(2 ** 32 - 1);
+    for (const name of ["xxh3", "murmur3_32"] as const) {
+      expect(() => hashMany(name, holes)).toThrow(new TypeError("keys[0] must be a string or a Uint8Array, got undefined"));
+    }
+    const filter = BloomFilter.create(100, 0.01);
+    expect(() => filter.hasMany(holes)).toThrow(new TypeError("keys[0] must be a string or a Uint8Array, got undefined"));
+    filter.dispose();
+    // Empty batches still give empty arrays of the name's type.
+    expect(hashMany("xxh3", [])).toEqual(new BigUint64Array(0));
+    expect(hashPacked("djb", new Uint8Array(0), new Uint32Array(0))).toEqual(new Uint32Array(0));
   });
 });
