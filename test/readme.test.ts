@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { WASM_BASE64, WASM_SHARED_BASE64 } from "../bindings/wasm-bytes.generated.js";
 
 const root = new URL("..", import.meta.url);
 const readme = readFileSync(new URL("README.md", root), "utf8");
@@ -137,6 +138,13 @@ describe("README statements", () => {
     // The first line depends on the machine's free memory; its shape is checked.
     expect(block[0]).toMatch(/^RangeError: cannot allocate [\d.]+ GiB for a Bloom filter of \d+ bits \([\d.]+ GiB\): only [\d.]+ GiB of memory is free on this machine$/);
     expect(block.slice(1)).toEqual(thrown);
+  });
+
+  it("gives the size of the wasm the module compiles, and of the shared build", () => {
+    const sizes = /compiles its ([\d.]+) KiB of wasm[\s\S]*?another ([\d.]+) KiB/.exec(readme);
+    expect(sizes).not.toBeNull();
+    const kib = (base64: string) => Math.round(Buffer.from(base64, "base64").length / 1024);
+    expect([Number(sizes![1]), Number(sizes![2])]).toEqual([kib(WASM_BASE64), kib(WASM_SHARED_BASE64)]);
   });
 
   it("shows the output of the calc command it runs", () => {
