@@ -147,6 +147,25 @@ describe("README statements", () => {
     expect([Number(sizes![1]), Number(sizes![2])]).toEqual([kib(WASM_BASE64), kib(WASM_SHARED_BASE64)]);
   });
 
+  it("names every public member of the filter classes and every value the entries export", () => {
+    // What the README names in code: identifiers in `…` spans and code blocks.
+    const named = new Set([...readme.matchAll(/`+([^`]+)`+/g)].flatMap((match) => match[1].match(/[A-Za-z_]\w*/g) ?? []));
+    const declared = (file: string) => readFileSync(new URL(`dist/${file}.d.ts`, root), "utf8");
+    const classes = { BloomFilter: "bloom-filter", ScalableBloomFilter: "scalable-bloom-filter", CountingBloomFilter: "counting-bloom-filter", CuckooFilter: "cuckoo-filter", SplitBlockBloomFilter: "split-block-bloom-filter", BinaryFuseFilter: "binary-fuse-filter", RedisBloomFilter: "redis/bloom" };
+    const unnamed: string[] = [];
+    for (const [name, file] of Object.entries(classes)) {
+      const body = declared(file).split(`export declare class ${name} `)[1].split("\n}\n")[0];
+      const members = new Set([...body.matchAll(/^ {4}(?:static |get |readonly )*([A-Za-z]\w*)[(:<?]/gm)].map((match) => match[1]));
+      expect(members.size, name).toBeGreaterThan(8);
+      for (const member of members) if (member !== "constructor" && !named.has(member)) unnamed.push(`${name}.${member}`);
+    }
+    const entries = declared("index") + declared("redis/index");
+    const values = [...entries.matchAll(/export \{([^}]*)\}/g)].flatMap((match) => match[1].split(",").map((part) => part.trim())).filter((part) => part && !part.startsWith("type "));
+    expect(values).toContain("BloomFilter");
+    for (const value of values) if (!named.has(value)) unnamed.push(value);
+    expect(unnamed).toEqual([]);
+  });
+
   it("shows the output of the calc command it runs", () => {
     const shown = /```\n\$ bloomkit (calc [^\n]*)\n([\s\S]*?)```/.exec(readme)!;
     expect(cli(shown[1].split(" ")).trim()).toBe(shown[2].trim());
