@@ -192,7 +192,8 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
   /**
    * The filter create() makes with the same arguments, without making it:
    * its m (`bits`), k (`hashes`), the segments it is held in (1 up to
-   * MAX_SEGMENT_BITS) and the bytes of its bit array. The same errors as create().
+   * MAX_SEGMENT_BITS) and the bytes of its bit array. The same errors as
+   * create(), but for the free-memory check: it allocates nothing.
    */
   static sizeFor(expectedItems: number, falsePositiveRate: number, options?: BloomFilterOptions): BloomFilterSize {
     const { n, p, hashing, checked } = checkCreate("BloomFilter.sizeFor", expectedItems, falsePositiveRate, options);
@@ -229,7 +230,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
    * held in equal segments, so `bits` must then be a multiple of 64 times
    * their number.
    */
-  static withSize(bits: number, hashes: number, options?: BloomFilterOptions): BloomFilter {
+  static withSize(bits: number, hashes: number, options?: Omit<BloomFilterOptions, "foldable">): BloomFilter {
     checkInteger("bits", bits, 1, MAX_FILTER_BITS);
     checkInteger("hashes", hashes, 1, MAX_HASHES);
     const checked = checkOptions("options", options, OPTION_NAMES);
