@@ -139,14 +139,14 @@ export function checkInteger(name: string, value: unknown, min: number, max: num
   return value;
 }
 
-/** Rejects option names the callee does not know, so a typo is not silently ignored. */
-export function checkOptions(name: string, options: unknown, known: readonly string[]): Record<string, unknown> {
+/** Rejects option names the callee does not know, so a typo is not silently ignored; `internal` names are taken but not listed as known. */
+export function checkOptions(name: string, options: unknown, known: readonly string[], internal: readonly string[] = []): Record<string, unknown> {
   if (options === undefined) return {};
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new TypeError(`${name} must be an object, got ${describe(options)}`);
   }
   for (const key of Object.keys(options)) {
-    if (!known.includes(key)) {
+    if (!known.includes(key) && !internal.includes(key)) {
       throw new TypeError(`unknown option ${describe(key)} in ${name}; known options: ${known.join(", ")}`);
     }
   }
