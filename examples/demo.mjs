@@ -5,9 +5,17 @@
 import { readFileSync } from "node:fs";
 import { BloomFilter, falsePositiveRateFor, optimal } from "bloomkit";
 
+// A file that cannot be read, or a p the filter refuses, is one line on stderr and exit code 1, as in the CLI.
+process.on("uncaughtException", (error) => {
+  console.error(`demo: ${error.code === "ENOENT" ? `no such file: ${error.path}` : error.message}`);
+  process.exit(1);
+});
+
 const file = process.argv[2] ?? new URL("./urls-sample.txt", import.meta.url);
 const p = Number(process.argv[3] ?? 0.01);
+if (Number.isNaN(p)) throw new Error(`p must be a number such as 0.01, got "${process.argv[3]}"`);
 const lines = readFileSync(file, "utf8").split("\n").filter((line) => line.length > 0);
+if (lines.length === 0) throw new Error(`${file} has no lines to de-duplicate`);
 const exactUnique = new Set(lines).size;
 const fmt = (x) => x.toLocaleString("en-US");
 const pct = (x) => `${(x * 100).toFixed(3)}%`;

@@ -1,8 +1,8 @@
 // The README's examples run as written, and their `// value` comments hold.
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { WASM_BASE64, WASM_SHARED_BASE64 } from "../bindings/wasm-bytes.generated.js";
 
@@ -80,6 +80,33 @@ describe("README", () => {
     expect(tables).toHaveLength(2);
     const printed = execFileSync(process.execPath, ["examples/grow-and-fold.mjs"], { cwd: root, encoding: "utf8" });
     for (const table of tables) expect(printed).toContain(table);
+  });
+
+  it("npm run demo's program de-duplicates its sample as a Set does, give or take the false positives it reports, and says what is wrong with its arguments in one line", () => {
+    const demo = (...args: string[]) => spawnSync(process.execPath, ["examples/demo.mjs", ...args], { cwd: root, encoding: "utf8" });
+    const ran = demo();
+    expect(ran.status, ran.stderr).toBe(0);
+    const sample = readFileSync(new URL("examples/urls-sample.txt", root), "utf8").split("\n").filter((line) => line.length > 0);
+    const distinct = new Set(sample).size;
+    expect(ran.stdout).toContain(`(${distinct.toLocaleString("en-US")} distinct, counted exactly with a Set)`);
+    const [, kept, flagged] = /kept +([\d,]+) lines; ([\d,]+) flagged/.exec(ran.stdout)!.map((x) => Number(x.replaceAll(",", "")));
+    const [, dropped] = /wrongly dropped +(\d+) distinct/.exec(ran.stdout)!.map(Number);
+    expect(kept + flagged).toBe(sample.length);
+    expect(kept).toBe(distinct - dropped); // no false negative: every repeat flagged, only false positives lost
+    const empty = join(mkdtempSync(join(tmpdir(), "bloomkit-demo-")), "empty.txt");
+    writeFileSync(empty, "");
+    for (const [args, message] of [
+      [["/no/such/urls.txt"], "demo: no such file: /no/such/urls.txt\n"],
+      [["examples/urls-sample.txt", "1"], /^demo: falsePositiveRate must be between 0 and 1 \(exclusive\), got 1;.*\n$/],
+      [["examples/urls-sample.txt", "abc"], 'demo: p must be a number such as 0.01, got "abc"\n'],
+      [[empty], `demo: ${empty} has no lines to de-duplicate\n`],
+    ] as const) {
+      const failed = demo(...args);
+      expect(failed.status, args.join(" ")).toBe(1);
+      expect(failed.stderr).toMatch(message);
+      expect(failed.stdout).toBe("");
+    }
+    rmSync(dirname(empty), { recursive: true });
   });
 
   it.each(blocks.map((code, i) => [i + 1, code]))("example %i runs as written", (_i, code) => {
