@@ -179,8 +179,12 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
   #capacities: number[] = [];
   /** keysThatFill of the layers so far: when the add paths take a layer for full. */
   #fullAt: number[] = [];
-  /** Layers made before a batch that might need them, so that a failure to make one changes nothing. */
-  #reserved: BloomFilter[] = [];
+  /**
+   * Layers made before a batch that might need them, by layer index, so that a failure to make one changes
+   * nothing. By index, not in a queue: a batch's visit may add to this filter, and that batch's reservations
+   * then sit beside the first one's.
+   */
+  #reserved = new Map<number, BloomFilter>();
   /**
    * For single keys while every layer is in one memory: that memory and the
    * layers' addresses, kept until a layer is added (null: the layers are
@@ -616,7 +620,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     const length = sourceLength(source);
     const whole = length >= 0 ? new Uint8Array(length) : undefined;
     const parts: Uint8Array[] = [];
-    if (add) this.#reserve(source);
+    const reserved = add ? this.#reserve(source) : [];
     try {
       forEachChunk(layers[layers.length - 1].batchArena, this.#keyHash, source, (chunk) => {
         // bloomLayers takes key hashes: the independent strategy's chunks hold the keys' bytes, which each layer hashes itself.
@@ -632,8 +636,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
         else parts.push(answers);
       });
     } finally {
-      for (const layer of this.#reserved) layer.dispose();
-      this.#reserved = [];
+      this.#release(reserved);
     }
     return whole ?? concat(parts, Uint8Array);
   }
@@ -791,14 +794,16 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
    * Makes, before a batch is added, every layer it could need if all its keys
    * were new: a batch that would need more layers than the filter can have,
    * or a layer there is no memory for, fails before any key is added.
+   * Returns the indices of the layers it made, for #release once the batch is done.
    */
-  #reserve(source: KeySource): void {
+  #reserve(source: KeySource): number[] {
+    const made: number[] = [];
     let last = this.#layers.length - 1;
     const room = this.#room();
     // A buffer of b bytes holds at most b + 1 lines: count them only when that might not fit.
     const lines = source.kind === "lines" && isBytes(source.buffer) ? (source.buffer.length < room ? 0 : lineCount(source.buffer)) : -1;
     let keys = source.kind === "lines" ? lines : sourceLength(source);
-    if (keys <= 0) return; // nothing to add, a batch the newest layer has room for, or a source the batch will refuse
+    if (keys <= 0) return made; // nothing to add, a batch the newest layer has room for, or a source the batch will refuse
     if (!this.#layersHold(keys - room)) {
       // Keys the filter holds already add nothing, as add() of each one alone takes them on a full filter: only the others count.
       const answers = this.#run(source, false);
@@ -817,13 +822,25 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
               `which hold ${most} key${most === 1 ? "" : "s"} in all; nothing was added`,
           );
         }
-        this.#reserved.push(this.#makeLayer(last));
+        // A batch whose visit called this one may have reserved this layer already: it keeps it.
+        if (!this.#reserved.has(last)) {
+          this.#reserved.set(last, this.#makeLayer(last));
+          made.push(last);
+        }
         need -= this.#fullAtLayer(last);
       }
     } catch (error) {
-      for (const layer of this.#reserved) layer.dispose();
-      this.#reserved = [];
+      this.#release(made);
       throw error;
+    }
+    return made;
+  }
+
+  /** Frees the layers #reserve made at these indices that no batch took. */
+  #release(indices: number[]): void {
+    for (const i of indices) {
+      this.#reserved.get(i)?.dispose();
+      this.#reserved.delete(i);
     }
   }
 
@@ -905,7 +922,8 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     if (i >= this.#maxLayers) {
       throw new RangeError(`the scalable filter is full: its ${this.#maxLayers} layers hold ${this.capacity} keys, all these parameters allow; nothing was added`);
     }
-    const reserved = this.#reserved.shift();
+    const reserved = this.#reserved.get(i);
+    this.#reserved.delete(i);
     this.#layers.push(reserved ?? this.#makeLayer(i));
     this.#single = undefined;
     this.#fast = undefined;

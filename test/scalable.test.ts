@@ -142,6 +142,26 @@ describe("ScalableBloomFilter", () => {
     expect(probes.map((key) => (copy.has(key) ? 1 : 0))).toEqual(Array.from(batch.hasMany(probes)));
   });
 
+  it("gives every layer the size of its index when the visit of testAndAddLinesEach adds to the same filter", () => {
+    // The batch makes the layers it may need before it starts; a visit that adds a batch of its own to this filter
+    // made more, and the next new layer took one made for an earlier index: layer 6 had layer 5's 487,200 bits
+    // for twice its keys, and serialize() wrote a record deserialize() refused.
+    const filter = ScalableBloomFilter.create(1000, 0.01);
+    const lines = urls(60_000, "visit-lines", 50);
+    const inner = urls(100_000, "visit-inner", 51);
+    let visits = 0;
+    filter.testAndAddLinesEach(new TextEncoder().encode(lines.join("\n")), () => {
+      if (visits++ === 0) filter.addMany(inner);
+    });
+    expect(visits).toBeGreaterThan(1); // the lines went on after the visit that added
+    expect(filter.layers).toBeGreaterThanOrEqual(7);
+    let bits = 0;
+    for (let i = 0; i < filter.layers; i++) bits += Math.max(MIN_LAYER_BITS, BloomFilter.create(filter.layerCapacity(i), filter.layerFalsePositiveRate(i)).bits);
+    expect(filter.bits).toBe(bits);
+    const copy = ScalableBloomFilter.deserialize(filter.serialize());
+    expect(ones(copy.hasMany([...lines, ...inner]))).toBe(lines.length + inner.length);
+  });
+
   it("takes bytes and packed keys too", () => {
     const keys = randomBytes(5000, 30, 46);
     const { bytes, ends } = pack(keys);
