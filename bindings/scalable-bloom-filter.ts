@@ -623,6 +623,8 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     const reserved = add ? this.#reserve(source) : [];
     try {
       forEachChunk(layers[layers.length - 1].batchArena, this.#keyHash, source, (chunk) => {
+        // A visit may have disposed this filter: its layers are gone, so the disposed TypeError, not a query of no layers.
+        this.#live();
         // bloomLayers takes key hashes: the independent strategy's chunks hold the keys' bytes, which each layer hashes itself.
         const together = this.#keyHash !== null && this.#together() === chunk.scratch.arena;
         const answers = together ? (add ? this.#testAndAddTogether(chunk) : this.#hasTogether(chunk)) : add ? this.#testAndAddChunk(chunk) : this.#hasChunk(chunk).answers;

@@ -162,6 +162,22 @@ describe("ScalableBloomFilter", () => {
     expect(ones(copy.hasMany([...lines, ...inner]))).toBe(lines.length + inner.length);
   });
 
+  it.each([{}, { hash: ["djb", "sdbm", "fnv1a_32"] as const }])("stops with the disposed TypeError when the visit of a lines method disposes the filter (%o)", (options) => {
+    // Several pieces of lines: the visit disposes the filter after the first. The pieces after it read a filter
+    // of no layers: internal TypeErrors and RangeErrors, or with a list of hashes every line answered absent.
+    const lines = new TextEncoder().encode(urls(60_000, "visit-dispose", 52).join("\n"));
+    for (const method of ["testAndAddLinesEach", "hasLinesEach"] as const) {
+      const filter = ScalableBloomFilter.create(1000, 0.01, options);
+      let visits = 0;
+      const visit = () => {
+        visits++;
+        filter.dispose();
+      };
+      expect(() => filter[method](lines, visit), method).toThrow("this ScalableBloomFilter was disposed; it cannot be used after dispose()");
+      expect(visits, method).toBe(1);
+    }
+  });
+
   it("takes bytes and packed keys too", () => {
     const keys = randomBytes(5000, 30, 46);
     const { bytes, ends } = pack(keys);
