@@ -100,12 +100,18 @@ export abstract class FilterBase implements Disposable {
   /**
    * Calls so far that changed a filter whose changes move what it already
    * holds (a cuckoo filter's inserts move fingerprints between buckets), so
-   * that pieces read before and after one can miss a key held throughout;
+   * that pieces read before and after one can miss a key held throughout,
+   * or whose record is wrong with a stale key count (a scalable filter's);
    * undefined for the others, whose changes only ever add to (or take from)
    * each piece in place. @internal
    */
   protected get changes(): number | undefined {
     return undefined;
+  }
+
+  /** Why a change between pieces spoils the record (see `changes`), for its TypeError. @internal */
+  protected get changeSpoils(): string {
+    return "which moves keys between the pieces";
   }
 
   /**
@@ -118,7 +124,7 @@ export abstract class FilterBase implements Disposable {
       if (this.disposed) throw new TypeError(`this ${this.constructor.name} was disposed while serializeChunks() was writing it; the pieces so far are not a record`);
       if (this.changes !== changes) {
         throw new TypeError(
-          `this ${this.constructor.name} was changed while serializeChunks() was writing it, which moves keys between the pieces; ` +
+          `this ${this.constructor.name} was changed while serializeChunks() was writing it, ${this.changeSpoils}; ` +
             `the pieces so far are not a record: finish them before changing the filter`,
         );
       }

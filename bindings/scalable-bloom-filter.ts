@@ -596,6 +596,21 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     return this.#disposed;
   }
 
+  /**
+   * Keys held (FilterBase.changes): each layer's record head, written before its bits, holds its key count, which
+   * decides when the next layer is made. A record whose pieces were read around an add would load with a newest
+   * layer fuller than its count, and that layer would take that many keys again, past the rate it was sized for.
+   * @internal
+   */
+  protected override get changes(): number {
+    return this.size;
+  }
+
+  /** @internal */
+  protected override get changeSpoils(): string {
+    return "and the key count of a layer, written before its bits, decides when the filter grows";
+  }
+
   protected describeParameters(): Record<string, unknown> {
     return {
       initialCapacity: this.#initialCapacity,
