@@ -238,14 +238,32 @@ export async function sizedByOptionsAsync<T>(make: () => Promise<T>, phrases: { 
 /** The error sizedByOptions throws for `error`: a refusal of the size as a UsageError in the options' words, anything else as it is. */
 function inOptionNames(error: unknown, phrases: { n?: string; p?: string }): unknown {
   if (!(error instanceof RangeError) || /^cannot allocate/.test(error.message)) return error;
+  const scalable = scalableLayerRefusal(error.message, phrases);
+  if (scalable !== undefined) return new UsageError(scalable);
   // The first n and p named are the user's; later ones are the library's own (a scalable filter's first layer, at a
   // tighter rate), and keep plain names. Replaced by functions: a file name's "$&" is text, not a pattern.
   const message = error.message
     .replace(/\b(?:falsePositiveRate|p) = [0-9.e+-]+/, (named) => phrases.p ?? named)
-    .replace(/\b(?:expectedItems|initialCapacity|n) = [0-9.e+-]+/, (named) => phrases.n ?? named)
-    .replace(/\bfalsePositiveRate\b/g, "p")
-    .replace(/\b(?:expectedItems|initialCapacity)\b/g, "n");
-  return new UsageError(message);
+    .replace(/\b(?:expectedItems|initialCapacity|n) = [0-9.e+-]+/, (named) => phrases.n ?? named);
+  return new UsageError(plainNames(message));
+}
+
+/** create()'s names in a message, without values to replace: falsePositiveRate is p, expectedItems (initialCapacity) n. */
+const plainNames = (message: string) => message.replace(/\bfalsePositiveRate\b/g, "p").replace(/\b(?:expectedItems|initialCapacity)\b/g, "n");
+
+/**
+ * A scalable filter's refusal of one of its later layers, in the user's
+ * words, or undefined for any other message. ScalableBloomFilter.create()
+ * names its growth and tightening options, which the command line does not
+ * take, and the n and p it names first are the layer's own, not the user's.
+ */
+function scalableLayerRefusal(message: string, phrases: { n?: string; p?: string }): string | undefined {
+  const growth = /^options\.growth = [^:]+: the second layer, for (\d+) keys, could never be made (\(.*\))$/s.exec(message);
+  if (growth) return `${phrases.n ?? "n"} at ${phrases.p ?? "p"}: the second layer of a scalable filter, for ${count(Number(growth[1]), "key")}, could never be made ${plainNames(growth[2])}`;
+  const tightening = /^options\.tightening = ([0-9.e+-]+) with falsePositiveRate = ([0-9.e+-]+): layer (\d+)'s rate (p·\(1 − r\)·r\^\d+) = ([0-9.e+-]+) is below ([0-9.e+-]+), the smallest a layer of (\d+) keys can have;/.exec(message);
+  if (!tightening) return undefined;
+  const [, r, p, layer, formula, rate, smallest, keys] = tightening;
+  return `${phrases.p ?? `p = ${p}`}: layer ${layer} of a scalable filter, for ${count(Number(keys), "key")}, would need a rate of ${rate} (${formula}, r = ${r}), below ${smallest}, the smallest it can have`;
 }
 
 /** Renders the option list for --help. */

@@ -315,6 +315,11 @@ describe("values that do not go together: usage errors naming the options and va
     [["build", file("calc-$&.txt"), "-o", file("calc.bloom"), "--type", "split-block", "--p", "4e-22"], `a split-block filter for the 3 lines of ${file("calc-\\$&.txt")} at --p 4e-22 needs .*`],
     // A scalable filter's first layer has a tighter rate of its own: that one keeps a plain name.
     [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--type", "scalable", "--n", "1e15"], "--n 1e15 at p = 0\\.01 \\(the default --p\\): a filter for n = 1000000000000000 at p = 0\\.0015\\d* needs \\d+ bits .*"],
+    // Its later layers' refusals named create()'s growth and tightening options, which build does not take, and put the
+    // user's --n and --p on the second layer's own n and p: "a filter for --n 100G at p = 0.01 needs 322.98 GiB" was false.
+    [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--type", "scalable", "--n", "100G"], "--n 100G at p = 0\\.01 \\(the default --p\\): the second layer of a scalable filter, for 200,000,000,000 keys, could never be made \\(a filter for n = 200000000000 at p = 0\\.001275 needs \\d+ bits \\(322\\.98 GiB\\); a filter holds at most \\d+ bits \\(255\\.87 GiB\\)\\)"],
+    [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--type", "scalable", "--n", "1", "--p", "7e-78"], "--p 7e-78: layer 0 of a scalable filter, for 1 key, would need a rate of 1\\.05\\d*e-78 \\(p·\\(1 − r\\)·r\\^0, r = 0\\.85\\), below 6\\.259\\d*e-78, the smallest it can have"],
+    [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--type", "scalable", "--n", "1", "--p", "1e-76"], "--p 1e-76: layer 6 of a scalable filter, for 64 keys, would need a rate of 5\\.657\\d*e-78 \\(p·\\(1 − r\\)·r\\^6, r = 0\\.85\\), below 6\\.119\\d*e-78, the smallest it can have"],
     [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--n", "1e308"], "a filter for --n 1e308 at p = 0\\.01 \\(the default --p\\) needs more bits than any filter holds"],
     // A --n past what the calculator sizes is checked at a little less: the smallest p possible is the one for many lines.
     [["intersect", file("calc-a.txt"), file("calc-b.txt"), "--n", "1e15", "--p", "1e-100"], `--p 1e-100 needs k = 332 .* the smallest p possible for --n 1e15 is ${smallest}`],
