@@ -470,6 +470,7 @@ const DESCRIPTIONS: Record<string, (filter: never) => string[]> = {
   CuckooFilter: (filter: CuckooFilter) => [
     `n ${count(filter.size, "fingerprint")} stored`,
     `m ${count(filter.capacity, "slot")} (${count(filter.buckets, "bucket")} of ${filter.bucketSize}), ${filter.fingerprintBits}-bit fingerprints`,
+    `hash ${filter.hash}, seed ${filter.seed}`,
     `load ${filter.loadFactor.toFixed(4)}`,
     `current FPR ${pct(filter.falsePositiveRate())}`,
   ],

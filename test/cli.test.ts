@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { BloomFilter, deserialize, MAX_SEGMENT_BITS, SplitBlockBloomFilter, splitBlockFalsePositiveRate } from "../bindings/index.js";
+import { BloomFilter, CuckooFilter, deserialize, MAX_SEGMENT_BITS, SplitBlockBloomFilter, splitBlockFalsePositiveRate } from "../bindings/index.js";
 import { rng } from "./helpers.js";
 import { buildRecord, parseRecord, reseal } from "./records.js";
 
@@ -294,6 +294,18 @@ describe("files written before triple hashing (double hashing, test/fixtures/*-d
   it("a scalable file built now says triple hashing", () => {
     expect(run(["build", file("keys1.txt"), "-o", file("triple.scalable"), "--type", "scalable"]).code).toBe(0);
     expect(run(["info", file("triple.scalable")]).stdout).toMatch(/\nevery layer: triple hashing, xxh3, seed 0\n/);
+  });
+
+  it("info says a cuckoo file's key hash and seed, as it says a Bloom file's", () => {
+    // A cuckoo file said nothing of its hash: one made with murmur3_128 and seed 9 read as one of the defaults.
+    const made = CuckooFilter.create(1000, 0.01, { hash: "murmur3_128", seed: 9 });
+    made.addMany(members);
+    writeFileSync(file("murmur.cuckoo"), made.serialize());
+    made.dispose();
+    expect(run(["info", file("murmur.cuckoo")]).stdout).toMatch(/\nm [\d,]+ slots \([\d,]+ buckets of 4\), \d+-bit fingerprints\nhash murmur3_128, seed 9\n/);
+    writeFileSync(file("members-cuckoo.txt"), members.join("\n") + "\n");
+    expect(run(["build", file("members-cuckoo.txt"), "-o", file("built.cuckoo"), "--type", "cuckoo"]).code).toBe(0);
+    expect(run(["info", file("built.cuckoo")]).stdout).toMatch(/\nhash xxh3, seed 0\n/);
   });
 
   it("merges two double-hashing files into a double-hashing file, and refuses a double and a triple one", () => {
