@@ -488,7 +488,8 @@ const DESCRIPTIONS: Record<string, (filter: never) => string[]> = {
           `FPR ${pct(filter.falsePositiveRate())} (2^-${filter.fingerprintBits})`,
         ],
   ScalableBloomFilter: (filter: ScalableBloomFilter) => [
-    `n ${count(filter.size, "key")} added`,
+    // A key an older layer takes for present is not added: n is less than the distinct keys given, as a Bloom filter's is.
+    `n ${count(filter.size, "key")} added (not already probably present)`,
     `m ${count(filter.bits, "bit")} in ${count(filter.layers, "layer")}`,
     `capacity ${count(filter.capacity, "key")} before the next layer`,
     // Every layer hashes as the first: a file written before triple hashing keeps double hashing in each.

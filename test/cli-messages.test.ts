@@ -516,7 +516,7 @@ describe("grammar and readable sizes", () => {
   it("build and info: 1 layer, 1 key, 1 bucket", () => {
     writeFileSync(file("k.txt"), "k\n");
     expect(run(["build", file("k.txt"), "-o", file("k.scalable"), "--type", "scalable", "--n", "1"]).stderr).toMatch(/, 1 line read\n$/);
-    expect(run(["info", file("k.scalable")]).stdout).toMatch(/^type ScalableBloomFilter\nn 1 key added\nm [\d,]+ bits in 1 layer\ncapacity 1 key before the next layer\nevery layer: triple hashing, xxh3, seed 0\n/);
+    expect(run(["info", file("k.scalable")]).stdout).toMatch(/^type ScalableBloomFilter\nn 1 key added \(not already probably present\)\nm [\d,]+ bits in 1 layer\ncapacity 1 key before the next layer\nevery layer: triple hashing, xxh3, seed 0\n/);
     expect(run(["build", file("k.txt"), "-o", file("k.cuckoo"), "--type", "cuckoo", "--n", "1"]).code).toBe(0);
     expect(run(["info", file("k.cuckoo")]).stdout).toMatch(/^type CuckooFilter\nn 1 fingerprint stored\nm 4 slots \(1 bucket of 4\)/);
   });
@@ -527,6 +527,18 @@ describe("grammar and readable sizes", () => {
     expect(run(["calc", "--n", "1", "--p", "0.5"]).stdout).toMatch(/\(1 byte\)\n[\s\S]*size = 1 byte\n/);
     expect(run(["calc", "--n", "10", "--m", "0.15B"]).stdout).toContain("m = 1 bit (1 byte)\n");
     expect(run(["calc", "--n", "1", "--m", "2"]).stdout).toContain("m = 2 bits (1 byte)\n");
+  });
+});
+
+describe("info's n", () => {
+  it("of a scalable filter counts the keys it did not take for present already, and says so", () => {
+    // 5,000 distinct lines in layers from 100 keys: 4,983 were added, 17 taken for present by an older layer. "n 4,983
+    // keys added" read as 17 lines lost; the Bloom filter's n says what it counts, and so does this one now.
+    writeFileSync(file("distinct.txt"), lines(5000, "d-").join("\n") + "\n");
+    expect(run(["build", file("distinct.txt"), "-o", file("distinct.scalable"), "--type", "scalable", "--n", "100"]).code).toBe(0);
+    const n = /^n ([\d,]+) keys added (.*)$/m.exec(run(["info", file("distinct.scalable")]).stdout)!;
+    expect(Number(n[1].replaceAll(",", ""))).toBeLessThan(5000);
+    expect(n[2]).toBe("(not already probably present)");
   });
 });
 
