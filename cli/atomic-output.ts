@@ -4,11 +4,12 @@
 // An error, Ctrl-C or SIGTERM removes the temporary file; SIGKILL or a power
 // cut leaves at most a stray hidden ".name.….tmp" and the old output intact.
 import { randomBytes } from "node:crypto";
-import { accessSync, close, closeSync, constants, fchmodSync, fdatasync, fstatSync, fsyncSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, write, writeSync } from "node:fs";
+import { accessSync, close, closeSync, constants, fchmodSync, fdatasync, fstatSync, fsyncSync, lstatSync, openSync, readFileSync, readdirSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, write, writeSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { CliError, UsageError } from "./args.js";
 import { onCleanup } from "./cleanup.js";
 import { cannot } from "./os-errors.js";
+import { oneLine } from "./words.js";
 
 /**
  * An output is flushed to disk along the way every this many bytes
@@ -402,8 +403,44 @@ export class AtomicFile {
 export function checkWritable(path: string): void {
   // A named pipe is only looked at: opening it waits for its reader, and closing it again would end that
   // reader's input with nothing, leaving the real write waiting forever for a reader that is gone.
-  if (isNamedPipe(path)) return checkAccess(path);
+  if (isNamedPipe(path)) {
+    refuseOwnPipe(path);
+    return checkAccess(path);
+  }
   new AtomicFile(path).abort();
+}
+
+/**
+ * Refuses a pipe this process reads itself (/dev/fd/N naming one of Node's
+ * own, which wake its event loop: both their ends are here). The shell gives
+ * a command only the end it writes (`-o >(gzip > x.gz)`, `3>&1`). Opened by
+ * its name, Node's pipe took the output: dedup's lines were lost with exit 0,
+ * and a filter file read as wake-ups crashed Node (a segmentation fault).
+ */
+export function refuseOwnPipe(path: string): void {
+  let pipe;
+  let fds: string[];
+  try {
+    pipe = statSync(path);
+    fds = pipe.isFIFO() ? readdirSync("/proc/self/fd") : [];
+  } catch {
+    return; // no pipe, or no /proc to look in: opening it says what is wrong
+  }
+  // Past standard error: standard input may be the named pipe itself (`merge a - -o fifo < fifo` reads it, then writes it).
+  for (const fd of fds.map(Number).filter((fd) => fd > 2)) {
+    try {
+      const held = fstatSync(fd);
+      if (held.dev !== pipe.dev || held.ino !== pipe.ino) continue;
+      // The access mode, the low two bits of the octal flags: O_WRONLY (1) only writes.
+      const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, "utf8"));
+      if (flags && (parseInt(flags[1], 8) & 3) !== constants.O_WRONLY) {
+        throw new CliError(`cannot write ${oneLine(path)}: it is a pipe this process reads itself (one of Node's own), not an output the shell opened`);
+      }
+    } catch (error) {
+      if (error instanceof CliError) throw error;
+      // A descriptor closed meanwhile (readdir's own): not the pipe.
+    }
+  }
 }
 
 /** True when `path` is a named pipe (through links). */

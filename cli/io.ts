@@ -4,7 +4,7 @@ import { closeSync, fstatSync, openSync, read, readSync } from "node:fs";
 import { writeAllSync } from "./write-all.js";
 import { PipeWriter, openNamedPipe } from "./pipe-writer.js";
 import { CliError } from "./args.js";
-import { AtomicFile, WRITE_BEHIND_BYTES, descriptorOf, isNamedPipe } from "./atomic-output.js";
+import { AtomicFile, WRITE_BEHIND_BYTES, descriptorOf, isNamedPipe, refuseOwnPipe } from "./atomic-output.js";
 import { STDIO, closeInput, inputName, openInput, streamed, type Input } from "./input.js";
 import { cannot, inWords } from "./os-errors.js";
 import { fmt, formatBytes, oneLine } from "./words.js";
@@ -378,6 +378,7 @@ export class Output {
     } else if (mode === "atomic" && descriptorOf(this.path) === undefined && isNamedPipe(this.path)) {
       // Its descriptor comes once the pipe has a reader (openNamedPipe); what is written meanwhile waits in the queue.
       this.#fd = -1;
+      refuseOwnPipe(this.path);
       try {
         this.#pipe = new PipeWriter(openNamedPipe(this.path));
       } catch (error) {

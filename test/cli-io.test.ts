@@ -346,6 +346,22 @@ describe("an output named by an open descriptor (/dev/stdout, /dev/stderr, /dev/
     const { status } = spawnSync(process.execPath, [BIN, "dedup", join(dir, "open-fd-input.txt"), "-o", "/dev/fd/9", "-q"], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
     expect(status).toBe(1);
   });
+
+  it.runIf(existsSync("/proc/self/fd"))("is none of Node's own pipes, whatever its number: each one the shell did not open is refused, and nothing is written", () => {
+    // Node's event loop reads pipes of its own (both ends in this process): /dev/fd/N reopened one by name, and the
+    // output went into it. dedup said 0 and its lines were gone; build said "3 lines read", and Node, reading the
+    // filter as wake-ups, died of a segmentation fault.
+    const input = join(dir, "open-fd-input.txt");
+    writeFileSync(input, lines);
+    for (const command of [["dedup", input, "-q"], ["build", input, "-q"]]) {
+      for (let fd = 3; fd < 32; fd++) {
+        const name = `/dev/fd/${fd}`;
+        const { status, signal, stderr } = spawnSync(process.execPath, [BIN, ...command, "-o", name], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
+        expect([command[0], name, status, signal]).toEqual([command[0], name, 1, null]);
+        expect(stderr, `${command[0]} ${name}`).toMatch(new RegExp(`^bloomkit: [^\n]*${name}[^\n]*\n$`));
+      }
+    }
+  });
 });
 
 describe("lines longer than any buffer", () => {
