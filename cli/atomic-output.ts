@@ -87,30 +87,15 @@ export function targetOf(path: string): string {
 /** /dev/fd/N, /proc/self/fd/N and the like: a descriptor this process has open (capture 1: its number, 2: the pid). */
 const DESCRIPTOR_NAME = /^\/(?:dev|proc\/(self|thread-self|\d+))\/fd\/(\d+)$/;
 
-/**
- * The descriptor of this process that an output's name leads to (/dev/stdout,
- * /dev/stderr, /dev/fd/N, /proc/self/fd/N, or a link to one), or undefined.
- * Such an output is written where the descriptor stands: reopened it would be
- * truncated, and a file renamed over it would replace whatever the shell
- * opened there (`>> log` lost the log).
- */
-export function descriptorOf(path: string): number | undefined {
+/** The descriptor number of this process an output's name gives (/dev/fd/N, /proc/self/fd/N, /dev/stdout, or a link to one), open or not; undefined for any other name. */
+function descriptorNamed(path: string): number | undefined {
   let name = resolve(path);
   for (let links = 0; links < MAX_LINKS; links++) {
     const match = DESCRIPTOR_NAME.exec(name);
     if (match) {
       const [, pid, fd] = match;
       if (pid !== undefined && pid !== "self" && pid !== "thread-self" && Number(pid) !== process.pid) return undefined;
-      const number = Number(fd);
-      try {
-        fstatSync(number);
-        // Past standard error, only a file the shell opened (3>> log): Node's own descriptors (its event
-        // loop's, a pipe to wake it) are no output, and they name no file.
-        if (number > 2 && !readlinkSync(`/proc/self/fd/${number}`).startsWith("/")) return undefined;
-        return number;
-      } catch {
-        return undefined; // not open here: opening the name fails with its own message
-      }
+      return Number(fd);
     }
     try {
       if (!lstatSync(name).isSymbolicLink()) return undefined;
@@ -120,6 +105,43 @@ export function descriptorOf(path: string): number | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * The descriptor of this process that an output's name leads to (/dev/stdout,
+ * /dev/stderr, /dev/fd/N, /proc/self/fd/N, or a link to one), or undefined.
+ * Such an output is written where the descriptor stands: reopened it would be
+ * truncated, and a file renamed over it would replace whatever the shell
+ * opened there (`>> log` lost the log).
+ */
+export function descriptorOf(path: string): number | undefined {
+  const number = descriptorNamed(path);
+  if (number === undefined) return undefined;
+  try {
+    fstatSync(number);
+    // Past standard error, only a file the shell opened (3>> log): Node's own descriptors (its event
+    // loop's, a pipe to wake it) are no output, and they name no file.
+    if (number > 2 && !readlinkSync(`/proc/self/fd/${number}`).startsWith("/")) return undefined;
+    return number;
+  } catch {
+    return undefined; // not open here
+  }
+}
+
+/**
+ * The refusal of an output named by a descriptor that is no output here: one
+ * not open (the shell opens it: `9> FILE`), or one of Node's own. Such a name
+ * was taken for a file in /dev/fd, and the message spoke of a temporary file
+ * that folder does not take.
+ */
+function noSuchDescriptor(path: string, number: number): CliError {
+  let open = true;
+  try {
+    fstatSync(number);
+  } catch {
+    open = false;
+  }
+  return new CliError(`cannot write ${oneLine(path)}: descriptor ${number} is ${open ? "one of Node's own, not one the shell opened" : `not open (the shell opens it for the output: ${number}> FILE)`}`);
 }
 
 /** The output's permissions if it exists as a regular file; "special" for a device, pipe or socket. */
@@ -204,6 +226,8 @@ export class AtomicFile {
       this.#unregister = () => {};
       return;
     }
+    const named = descriptorNamed(path);
+    if (named !== undefined) throw noSuchDescriptor(path, named);
     this.#target = targetOf(path);
     const mode = existing(this.#target);
     if (mode === "special") {

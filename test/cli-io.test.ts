@@ -359,6 +359,8 @@ describe("an output named by an open descriptor (/dev/stdout, /dev/stderr, /dev/
         const { status, signal, stderr } = spawnSync(process.execPath, [BIN, ...command, "-o", name], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] });
         expect([command[0], name, status, signal]).toEqual([command[0], name, 1, null]);
         expect(stderr, `${command[0]} ${name}`).toMatch(new RegExp(`^bloomkit: [^\n]*${name}[^\n]*\n$`));
+        // Nor taken for a file in /dev/fd, which said that folder "does not take new files": what the descriptor is.
+        expect(stderr, `${command[0]} ${name}`).toMatch(new RegExp(`^bloomkit: cannot write ${name}: (descriptor ${fd} is (one of Node's own, not one the shell opened|not open)|it is a pipe this process reads itself|bad file descriptor)|^bloomkit: ${name} is the same file as the input`));
       }
     }
   });
