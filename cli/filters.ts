@@ -558,6 +558,7 @@ export async function merge(parsed: Parsed): Promise<void> {
   if (positionals.every((path) => path === STDIO)) throw new UsageError("only one of the two filters can come from standard input");
   // Write the union to a new file: neither filter file is replaced by it.
   refuseOutputOnInputs(positionals, output);
+  checkOutput(output); // before the loads, which may read gigabytes or wait for a named pipe's writer
   const a = await load(positionals[0]);
   const b = await load(positionals[1]);
   if (!(a instanceof BloomFilter) || !(b instanceof BloomFilter)) {

@@ -1,7 +1,7 @@
 // Outputs that are not plain files, through the real `bloomkit` binary: a
 // named pipe another program reads, and standard output named twice.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -156,6 +156,22 @@ describe("a named pipe nobody opens at the other end", () => {
     expect(merged.stderr()).not.toMatch(/bloomkit:/);
     expect(result).toBe(0);
     expect(readFileSync(file("merged.bloom")).equals(readFileSync(file("merged-plain.bloom")))).toBe(true);
+  });
+
+  it("merge into a folder it cannot write says so before it reads a filter, as build does", async () => {
+    // The output was first tried after both filters were loaded: a filter's named pipe was waited for, and a
+    // large file read whole, only to be told the folder is missing.
+    const b = file("merge-b.bloom");
+    if (!existsSync(b)) {
+      writeFileSync(file("merge-b.txt"), urls(500, 2).join("\n") + "\n");
+      expect(run(["build", file("merge-b.txt"), "--n", "1000", "-q", "-o", b]).code).toBe(0);
+    }
+    const fifo = fifoNamed("merge-unwritten.fifo");
+    const merged = start(["merge", fifo, b, "-o", file("no-folder/merged.bloom")]);
+    const result = await merged.ended(10_000);
+    merged.child.kill("SIGKILL");
+    expect(result).toBe(1);
+    expect(merged.stderr()).toBe(`bloomkit: cannot write ${file("no-folder/merged.bloom")}: no such file or directory\n`);
   });
 });
 
