@@ -45,7 +45,7 @@ const BUILD_STRATEGIES = ["triple", "double"] as const;
 const STRATEGY_TYPES: readonly string[] = ["bloom", "counting", "scalable"];
 export const queryOptions: OptionSpec[] = [
   ...redisOptions,
-  { ...threadsOption, help: "threads that hash the lines of standard input once 4 MiB of it have come, for standard and split-block filters (default: the number of cores); the output is the same" },
+  { ...threadsOption, help: "threads that hash the lines of standard input once 4 MiB of it have come, for split-block filters and standard ones with a 64-bit key hash, as bloomkit builds them (default: the number of cores); the output is the same" },
   { name: "quiet", short: "q", flag: true, help: "no progress line while standard input is read" },
 ];
 export const queryUsage = "bloomkit query f.bloom key|- … [--threads N] [--quiet]  (- in its place: the lines of standard input)\n       bloomkit query --redis redis://host:port/db --name NAME key|- …";
