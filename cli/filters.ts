@@ -358,14 +358,16 @@ function asTyped(keys: readonly string[]): Key[] {
 async function queryLines(filter: AnyFilter, threads: number, out: Output, quiet: boolean): Promise<void> {
   // Standard input is a stream of unknown length: threads start once enough of it has come.
   const hashed = threads > 1 ? hashedApart(filter) : undefined;
+  // Standard input redirected from a file (`- < keys.txt`) has a size: the progress line shows how far through it is.
+  const input = await openInput(STDIO);
   // Answers go to standard output: when that is the terminal too, a progress line would overwrite them.
-  const progress = new Progress("query", undefined, quiet || isatty(1));
+  const progress = new Progress("query", input.size, quiet || isatty(1));
   const answered = new AnsweredLines(ANSWER_SUFFIXES);
   let pool: LinePipeline | undefined;
   let bytes = 0;
   let lines = 0;
   try {
-    for await (const piece of linePieces(STDIO)) {
+    for await (const piece of linePieces(input)) {
       if (pool) {
         await pool.push(piece);
         continue;

@@ -1,6 +1,6 @@
 // The real `bloomkit` binary in a child process, on generated files.
 import { spawn, spawnSync } from "node:child_process";
-import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -629,6 +629,19 @@ describe("progress", () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/\r\x1b\[2Kdedup: [\d.]+ MB of [\d.]+ MB \([\d.]+%\), [\d.]+ MB\/s, [\d,]+ lines/);
     expect(result.stdout).toContain("not repeated lines");
+  });
+
+  it("query of standard input redirected from a file shows how far through the file it is", () => {
+    expect(run(["build", file("crawl.txt"), "-o", file("tty.bloom")]).code).toBe(0);
+    const result = spawnSync("script", ["-qec", `'${process.execPath}' '${BIN}' query '${file("tty.bloom")}' - < '${file("crawl.txt")}' > '${file("tty-answers.txt")}'`, "/dev/null"], {
+      encoding: "utf8",
+    });
+    expect(result.status, result.stdout).toBe(0);
+    const size = statSync(file("crawl.txt")).size;
+    expect(result.stdout).toMatch(new RegExp(`\\r\\x1b\\[2Kquery: [\\d.]+ MB of ${(size / 1e6).toFixed(1)} MB \\([\\d.]+%\\)`));
+    // One answer a line, each ending in a newline (the file's last line has none).
+    const lines = readFileSync(file("crawl.txt"), "utf8").replace(/\n$/, "").split("\n").length;
+    expect(readFileSync(file("tty-answers.txt"), "utf8").match(/\n/g)).toHaveLength(lines);
   });
 
   it("--quiet hides it", () => {
