@@ -900,25 +900,30 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     for (let i = 0; i < answers.length; i++) if (answers[i] === 0) pending.push(i);
     if (pending.length === 0) return answers;
     const saved = savedByHas ?? saveChunk(chunk);
-    let layerCount = this.#layers.length;
+    // Whether this chunk has added keys to the newest layer: once it is full, keys still to come may repeat them.
+    let addedToNewest = false;
     while (pending.length > 0) {
-      const layer = this.#current();
-      if (this.#layers.length !== layerCount) {
-        // A layer filled during this chunk: the keys still to come may repeat ones it took.
-        layerCount = this.#layers.length;
-        const full = this.#layers[layerCount - 2];
-        const again = full.runChunk(OP_HAS, placeChunk(saved, pending, full.batchArena));
-        pending = pending.filter((i, j) => {
-          if (again[j] === 1) answers[i] = 1;
-          return again[j] === 0;
-        });
-        if (pending.length === 0) break;
+      if (this.#room() === 0) {
+        if (addedToNewest) {
+          const full = this.#layers[this.#layers.length - 1];
+          const again = full.runChunk(OP_HAS, placeChunk(saved, pending, full.batchArena));
+          pending = pending.filter((i, j) => {
+            if (again[j] === 1) answers[i] = 1;
+            return again[j] === 0;
+          });
+          // Only repeats were left: no new layer, as testAndAdd makes none for a key a layer holds.
+          if (pending.length === 0) break;
+        }
+        this.#addLayer();
+        addedToNewest = false;
       }
+      const layer = this.#layers[this.#layers.length - 1];
       const room = this.#room();
       const slice = pending.slice(0, room);
       pending = pending.slice(room);
       const seen = layer.runChunk(OP_ADD, placeChunk(saved, slice, layer.batchArena));
       for (let j = 0; j < slice.length; j++) answers[slice[j]] = seen[j];
+      addedToNewest = true;
     }
     return answers;
   }

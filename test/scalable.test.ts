@@ -128,6 +128,25 @@ describe("ScalableBloomFilter", () => {
     expect(single.has(keys[first])).toBe(true);
   });
 
+  it("a batch whose new keys fill the newest layer and that then repeats them makes no new layer (a list of hashes), as one by one", () => {
+    // With a list of hashes each layer hashes the keys itself: a batch takes the path that fills layers one at a time.
+    const make = () => ScalableBloomFilter.create(100, 0.001, { hash: ["djb", "sdbm", "xxh32"] });
+    const keys = urls(2000, "fill-then-repeat", 50);
+    const probe = make();
+    const first = keys.findIndex((key) => (probe.add(key), probe.layers > 1));
+    expect(first).toBeGreaterThan(0);
+    const stream = [...keys.slice(0, first), keys[0], keys[first - 1]];
+    const single = make();
+    const expected = stream.map((key) => (single.testAndAdd(key) ? 1 : 0));
+    expect(single.layers).toBe(1);
+    for (const run of [(filter: ScalableBloomFilter) => filter.testAndAddMany(stream), (filter: ScalableBloomFilter) => filter.testAndAddLines(new TextEncoder().encode(stream.join("\n")))]) {
+      const batch = make();
+      expect(Array.from(run(batch))).toEqual(expected);
+      expect(batch.layers).toBe(1);
+      expect(Buffer.from(batch.serialize()).equals(Buffer.from(single.serialize()))).toBe(true);
+    }
+  });
+
   it("keys added one at a time as it grows give the same layers, byte for byte, as the same keys in one batch", () => {
     // Single keys take a shortcut that remembers where the layers are: it must follow each new layer.
     const keys = urls(20_000, "one-by-one", 47);
