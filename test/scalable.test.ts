@@ -444,3 +444,51 @@ describe("a ScalableBloomFilter grown from a first layer of a few keys", () => {
     filter.dispose();
   });
 });
+
+describe("a ScalableBloomFilter whose new layer takes a memory of its own", () => {
+  // Layer 1, for 12,000,000 keys at p = 1e-10, is 78 MB: more than a shared pool takes, so it gets a memory of its
+  // own and the layers no longer answer in one kernel call. The batch that fills layer 0 switches paths part way;
+  // after it every key is hashed in layer 1's memory and copied to layer 0's. At this p no false positive is expected.
+  const encoder = new TextEncoder();
+  const routes = {
+    single: (filter: ScalableBloomFilter, op: "has" | "testAndAdd", keys: number[]) => keys.map((key) => Number(filter[op](`key-${key}`))),
+    many: (filter: ScalableBloomFilter, op: "has" | "testAndAdd", keys: number[]) => Array.from(filter[`${op}Many`](keys.map((key) => `key-${key}`))),
+    bytes: (filter: ScalableBloomFilter, op: "has" | "testAndAdd", keys: number[]) => Array.from(filter[`${op}Many`](keys.map((key) => encoder.encode(`key-${key}`)))),
+    packed: (filter: ScalableBloomFilter, op: "has" | "testAndAdd", keys: number[]) => {
+      const { bytes, ends } = pack(keys.map((key) => encoder.encode(`key-${key}`)));
+      return Array.from(filter[`${op}Packed`](bytes, ends));
+    },
+    lines: (filter: ScalableBloomFilter, op: "has" | "testAndAdd", keys: number[]) => Array.from(filter[`${op}Lines`](encoder.encode(keys.map((key) => `key-${key}`).join("\n")))),
+    u32: (filter: ScalableBloomFilter, op: "has" | "testAndAdd", keys: number[]) => Array.from(filter[`${op}Ints`](Uint32Array.from(keys))),
+    u64: (filter: ScalableBloomFilter, op: "has" | "testAndAdd", keys: number[]) => Array.from(filter[`${op}Ints`](BigUint64Array.from(keys, BigInt))),
+  };
+  it.each(Object.keys(routes) as (keyof typeof routes)[])("answers as an exact set through %s keys, in the batch that makes it and after, and once read back", (route) => {
+    const run = routes[route];
+    const filter = ScalableBloomFilter.create(1000, 1e-10, { growth: 12_000 });
+    const held = new Set<number>();
+    /** testAndAdd of `keys`, checked against the set: a key answers 1 when held before or earlier in the batch. */
+    const add = (keys: number[]) => {
+      const expected = keys.map((key, i) => (held.has(key) || keys.indexOf(key) < i ? 1 : 0));
+      expect(run(filter, "testAndAdd", keys)).toEqual(expected);
+      for (const key of keys) held.add(key);
+      expect(filter.size).toBe(held.size);
+    };
+    add([0, 1, 2]);
+    const pool = filter.arena;
+    // The batch that fills layer 0: new keys, each of the first 300 again, and keys held before.
+    const fresh = Array.from({ length: 1500 }, (_, i) => 3 + i);
+    add([...fresh, ...fresh.slice(0, 300), 0, 1, 2]);
+    expect(filter.layers).toBe(2);
+    expect(filter.arena).not.toBe(pool);
+    // After it: keys of either layer, repeats and new keys.
+    const more = Array.from({ length: 700 }, (_, i) => 5000 + i);
+    add([...more, 7, 1200, ...more.slice(0, 50), 1499]);
+    const probes = [...Array.from({ length: 6000 }, (_, i) => i), 1_000_000, 2_000_000];
+    const expected = probes.map((key) => (held.has(key) ? 1 : 0));
+    expect(run(filter, "has", probes)).toEqual(expected);
+    const copy = ScalableBloomFilter.deserialize(filter.serialize());
+    expect(run(copy, "has", probes)).toEqual(expected);
+    copy.dispose();
+    filter.dispose();
+  });
+});
