@@ -825,6 +825,8 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
       // Keys the filter holds already add nothing, as add() of each one alone takes them on a full filter: only the others count.
       const answers = this.#run(source, false);
       keys = answers.length - answers.reduce((sum, answer) => sum + answer, 0);
+      // A key given twice is added once, as add() of each in turn takes it: only distinct ones count.
+      if (!this.#layersHold(keys - room)) keys = Math.min(keys, distinctAbsent(source, answers));
     }
     let need = keys - room;
     try {
@@ -951,3 +953,40 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     this.#fast = undefined;
   }
 }
+
+/**
+ * How many distinct keys of `source` are absent (answers[i] === 0), as the filter tells keys apart: by the bytes
+ * it hashes, a string by its UTF-8 (a lone surrogate as U+FFFD's, as the filter encodes it), a line without its
+ * "\n" and one "\r" before it.
+ */
+function distinctAbsent(source: KeySource, answers: Uint8Array): number {
+  const seen = new Set<string | number | bigint>();
+  let lineStart = 0;
+  for (let i = 0; i < answers.length; i++) {
+    let key: string | number | bigint;
+    if (source.kind === "keys") {
+      const given = source.keys[i];
+      key = bytesText(typeof given === "string" ? utf8Encoder.encode(given) : given);
+    } else if (source.kind === "packed") key = bytesText(source.bytes.subarray(i === 0 ? 0 : source.ends[i - 1], source.ends[i]));
+    else if (source.kind === "lines") {
+      // Line i is the one whose answer is answers[i]: the filter splits at every "\n" as this does.
+      const newline = source.buffer.indexOf(0x0a, lineStart);
+      const end = newline < 0 ? source.buffer.length : newline;
+      const line = source.buffer.subarray(lineStart, end > lineStart && source.buffer[end - 1] === 0x0d ? end - 1 : end);
+      lineStart = end + 1;
+      key = bytesText(line);
+    } else if (source.kind === "ints") key = source.keys[i];
+    else return answers.length; // key hashes: each counted
+    if (answers[i] === 0) seen.add(key);
+  }
+  return seen.size;
+}
+
+/** Bytes as a string of one character each, for a Set to tell byte keys apart. */
+function bytesText(bytes: Uint8Array): string {
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 8192) text += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  return text;
+}
+
+const utf8Encoder = new TextEncoder();

@@ -492,3 +492,54 @@ describe("a ScalableBloomFilter whose new layer takes a memory of its own", () =
     filter.dispose();
   });
 });
+
+describe("a batch on the last layer these parameters allow", () => {
+  // Layers of 5 keys at rates that stop at layer 1,024: the last one is reached after about 5,000 keys.
+  const make = () => ScalableBloomFilter.create(5, 0.01, { growth: 1, tightening: 0.99 });
+  // The keys it holds when full: added one at a time (a key the layers answer present adds nothing) until refused.
+  const full = make();
+  for (let next = 0; ; next++) {
+    try {
+      full.addInts(new Uint32Array([next]));
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      break;
+    }
+  }
+  const fullSize = full.size;
+  full.dispose();
+  /** The same filter, the same keys, up to `room` keys short of full. */
+  const lastLayerWithRoom = (room: number) => {
+    const filter = make();
+    for (let next = 0; filter.size < fullSize - room; next++) filter.addInts(new Uint32Array([next]));
+    expect(filter.layers).toBe(filter.maxLayers); // the last layer, holding some keys
+    return filter;
+  };
+  const encoder = new TextEncoder();
+  const words = (count: number) => Array.from({ length: count }, (_, i) => `new key ${i} \u00e9`);
+  // Each route adds `count` new keys given twice over: as add() of each in turn does, it adds each once.
+  const routes: [string, (filter: ScalableBloomFilter, count: number) => void][] = [
+    ["strings", (f, count) => f.addMany([...words(count), ...words(count)])],
+    ["strings and the same keys as bytes", (f, count) => f.addMany([...words(count), ...words(count).map((w) => encoder.encode(w))])],
+    [
+      "packed",
+      (f, count) => {
+        const { bytes, ends } = pack([...words(count), ...words(count)].map((w) => encoder.encode(w)));
+        f.addPacked(bytes, ends);
+      },
+    ],
+    ["lines, the second time with CRLF ends", (f, count) => f.addLines(encoder.encode(`${words(count).join("\n")}\n${words(count).join("\r\n")}\r\n`))],
+    ["u32", (f, count) => f.addInts(Uint32Array.from({ length: 2 * count }, (_, i) => 4_000_000_000 + (i % count)))],
+    ["u64", (f, count) => f.addInts(BigUint64Array.from({ length: 2 * count }, (_, i) => 2n ** 60n + BigInt(i % count)))],
+  ];
+
+  it.each(routes)("takes keys given twice that fit once (%s), and refuses one more, changing nothing", (_name, addTwice) => {
+    const fits = lastLayerWithRoom(3);
+    addTwice(fits, 3);
+    expect(fits.size).toBe(fullSize);
+    const over = lastLayerWithRoom(3);
+    const before = over.serialize();
+    expect(() => addTwice(over, 4)).toThrow(/^the scalable filter is full: 4 more keys could need layer 1025/);
+    expect(over.serialize()).toEqual(before);
+  });
+});
