@@ -269,7 +269,9 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     const { blocks, params } = openHandle(handle, "BloomFilter", MAX_SEGMENTS);
     const { bits, hashes, baseBits } = params;
     const given = params.hashing as Partial<Hashing> | undefined;
-    if (typeof given !== "object" || given === null || !Array.isArray(given.names) || given.names.length === 0 || given.seed === undefined || given.strategy === undefined) {
+    // Triple and double hashing record one name: a list of more is not a handle share() made (only its first was read).
+    const namesRecorded = (names: unknown[]) => (given!.strategy === "independent" ? names.length > 0 : names.length === 1);
+    if (typeof given !== "object" || given === null || !Array.isArray(given.names) || !namesRecorded(given.names) || given.seed === undefined || given.strategy === undefined) {
       throw new TypeError(`handle.params.hashing must be the hashing share() recorded, got ${describe(given)}`);
     }
     let hashing: Hashing;

@@ -124,7 +124,11 @@ describe("shared filters refuse bad input", () => {
     expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, hashing: { ...hashing, strategy: "x" } } } as never)).toThrow(
       new RangeError(`handle.params.hashing is not a hashing share() records: options.strategy must be "triple", "double" or "independent", got "x"`),
     );
-    expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, hashing: { ...hashing, names: [] } } })).toThrow(/handle\.params\.hashing must be the hashing share\(\) recorded/);
+    for (const names of [[], [hashing.names[0], "xxh64"]]) {
+      expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, hashing: { ...hashing, names: names as never } } }), names.join()).toThrow(
+        /handle\.params\.hashing must be the hashing share\(\) recorded/,
+      );
+    }
     using same = BloomFilter.fromShared(handle);
     expect(same.addInts(keys).hasInts(keys).every((answer) => answer === 1)).toBe(true);
     expect(bloom.hasInts(keys).every((answer) => answer === 1)).toBe(true);
