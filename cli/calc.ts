@@ -78,9 +78,14 @@ function sized(input: OptionInput): ReturnType<typeof optimal> {
   try {
     return optimal(input);
   } catch (error) {
-    const cappedK = input.m === undefined && input.k === undefined && error instanceof RangeError && /^p = \S+ needs k = \d+ hash functions, more than/.test(error.message);
-    if (!cappedK) throw error;
-    return optimal({ ...input, k: MAX_HASHES });
+    if (input.m !== undefined || input.k !== undefined || !(error instanceof RangeError)) throw error;
+    // { n, p } refuses a p whose best k is past MAX_HASHES, or an m past what the calculator takes; with
+    // k = MAX_HASHES the second holds too (no k needs fewer bits than the best one), so its refusal stands.
+    try {
+      return optimal({ ...input, k: MAX_HASHES });
+    } catch {
+      throw error;
+    }
   }
 }
 
