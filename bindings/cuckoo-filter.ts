@@ -155,8 +155,11 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
    * A call that changed nothing (a key refused or not found, a batch put back) leaves it, so pieces go on.
    */
   #changes = 0;
-  /** Adding batches running (see #atomically): until one is kept or put back, the table is neither old nor new. */
-  #batchesRunning = 0;
+  /**
+   * An adding batch is running (see #atomically): until it is kept or put back, the table is neither old nor new.
+   * One at most: #refuseMidBatch refuses another started from a key's getter.
+   */
+  #batchRunning = false;
 
   private constructor(buckets: number, fingerprintBits: 8 | 16 | 32, hashing: Hashing) {
     checkMadeBy(typeof buckets === "number" && typeof hashing === "object" && hashing !== null, "CuckooFilter", "CuckooFilter.create(expectedItems, falsePositiveRate), CuckooFilter.withSize(buckets, fingerprintBits) or deserialize(bytes)");
@@ -514,7 +517,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
       const journal = op === OP_ADD || op === OP_TEST_AND_ADD ? this.#journal : undefined;
       const total =
         journal === undefined ? core.cuckooRun(ptr, op, chunk.source, chunk.src, chunk.count, chunk.scratch.out, 0, 0) : this.#runJournaled(core, block.arena, ptr, op, chunk, journal);
-      if (counts && total > 0 && this.#batchesRunning === 0) this.#changes++;
+      if (counts && total > 0 && !this.#batchRunning) this.#changes++;
       return total;
     };
   }
@@ -528,7 +531,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
    * a piece read then (a key's getter can run mid-batch) is of neither the table before nor the one after. @internal
    */
   protected override get changes(): number {
-    return this.#batchesRunning === 0 ? this.#changes : NaN;
+    return this.#batchRunning ? NaN : this.#changes;
   }
 
   protected describeParameters(): Record<string, unknown> {
@@ -565,7 +568,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
    * journal of the one running.
    */
   #refuseMidBatch(): void {
-    if (this.#batchesRunning > 0) throw new TypeError(MID_BATCH);
+    if (this.#batchRunning) throw new TypeError(MID_BATCH);
   }
 
   /**
@@ -622,7 +625,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
       undo = () => this.#playBack(running, header);
     }
     this.#journal = journal;
-    this.#batchesRunning++;
+    this.#batchRunning = true;
     let answers: Uint8Array;
     try {
       const run = this.runOp(op, source);
@@ -634,7 +637,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
       undo();
       throw error;
     } finally {
-      this.#batchesRunning--;
+      this.#batchRunning = false;
       this.#journal = undefined;
       if (journal) arena.free(journal.ptr);
     }
