@@ -6,7 +6,7 @@ import { checkChunksOptions, type ChunksOptions } from "./shared.js";
 import { BloomFilter } from "./bloom-filter.js";
 import { HASH_MURMUR3_128, OP_ADD, OP_HAS, SOURCE_HASHES, SOURCE_U32 } from "./constants.generated.js";
 import type { Arena } from "./arena.js";
-import { checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkPositive, checkProbability, checkVisit, checkMadeBy, checkCreateNumbers } from "./errors.js";
+import { checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkPositive, checkProbability, checkVisit, checkMadeBy, checkCreateNumbers, isUnreadable } from "./errors.js";
 import { checkReachable, rateFor, smallestRate } from "./optimal.js";
 import {
   FilterType,
@@ -817,8 +817,9 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
     const made: number[] = [];
     let last = this.#layers.length - 1;
     const room = this.#room();
-    // A buffer of b bytes holds at most b + 1 lines: count them only when that might not fit.
-    const lines = source.kind === "lines" && isBytes(source.buffer) ? (source.buffer.length < room ? 0 : lineCount(source.buffer)) : -1;
+    // A buffer of b bytes holds at most b + 1 lines: count them only when that might not fit. One that cannot be
+    // read (transferred, or past the end of a shrunk resizable buffer) is left to the batch, which names it.
+    const lines = source.kind === "lines" && isBytes(source.buffer) && !isUnreadable(source.buffer) ? (source.buffer.length < room ? 0 : lineCount(source.buffer)) : -1;
     let keys = source.kind === "lines" ? lines : sourceLength(source);
     if (keys <= 0) return made; // nothing to add, a batch the newest layer has room for, or a source the batch will refuse
     if (!this.#layersHold(keys - room)) {

@@ -236,6 +236,25 @@ describe("ScalableBloomFilter", () => {
     filter.dispose();
     expect(() => filter.has("a")).toThrow(/disposed/);
   });
+
+  it("names an unreadable lines buffer when its newest layer is full, as at any other time", () => {
+    // Found by a seeded fuzz: with no room left, the batch counted the lines of the buffer before the check that it can be read.
+    using filter = ScalableBloomFilter.create(10, 0.01);
+    for (let i = 0; filter.size < filter.layerCapacity(0); i++) filter.add(`full-${i}`);
+    const before = filter.serialize();
+    const transferred = new Uint8Array(4);
+    structuredClone(transferred.buffer, { transfer: [transferred.buffer] });
+    const resizable = new ArrayBuffer(16, { maxByteLength: 16 });
+    const shrunk = new Uint8Array(resizable, 8, 8);
+    resizable.resize(4);
+    for (const buffer of [transferred, shrunk]) {
+      for (const call of [() => filter.addLines(buffer), () => filter.testAndAddLines(buffer), () => filter.testAndAddLinesEach(buffer, () => {})]) {
+        expect(call).toThrow(TypeError);
+        expect(call).toThrow(/^buffer must be readable, got a Uint8Array (whose buffer was transferred|past the end of its resizable buffer)/);
+      }
+    }
+    expect(filter.serialize()).toEqual(before);
+  });
 });
 
 describe("ScalableBloomFilter with independent hashes (a list of hash names)", () => {
