@@ -5,7 +5,7 @@
 import type { Arena } from "./arena.js";
 import { defaultArena } from "./memory.js";
 import { HASH_XXH64, XXH64_STATE_BYTES } from "./constants.generated.js";
-import { checkInteger, describe, formatBytes } from "./errors.js";
+import { checkInteger, checkReadable, describe, formatBytes, isUnreadable } from "./errors.js";
 import { isBytes, scratchOf } from "./keys.js";
 import { base64ToBytes, bytesToBase64 } from "./base64.js";
 
@@ -481,6 +481,8 @@ function recordFormHint(value: unknown, expected?: FilterTypeCode): string {
 /** Reads exactly one record from `bytes`: truncated bytes, and bytes after the record, are a FormatError. */
 export function readRecordBytes<F>(bytes: unknown, loaders: Loaders<F>, expected?: FilterTypeCode): F {
   if (!isBytes(bytes)) throw new TypeError(`bytes must be a Uint8Array, got ${describe(bytes)}${recordFormHint(bytes, expected)}`);
+  // A record whose buffer was transferred (posted to a worker) reads as 0 bytes: say so, not that it is truncated.
+  checkReadable("bytes", bytes);
   const reader = new RecordReader(loaders, expected, bytes.length);
   const taken = reader.push(bytes);
   if (!reader.done) {
@@ -540,6 +542,8 @@ export async function readRecordStream<F>(source: ByteSource, loaders: Loaders<F
   try {
     for await (const piece of piecesOf(source, expected)) {
       if (!isBytes(piece)) throw new TypeError(`source must yield Uint8Arrays, got ${describe(piece)}`);
+      // Such a piece reads as empty: taken as one, the record was called truncated, or the rest of it misread.
+      if (piece.length === 0 && isUnreadable(piece)) throw new TypeError(`source must yield readable Uint8Arrays, got ${describe(piece)}`);
       if (reader.done) {
         if (piece.length > 0) throw new FormatError("bytes follow the record; a record is read alone");
         continue;

@@ -145,6 +145,28 @@ describe("a record passed in the wrong form says how to read the form it is in",
     expect(reader.bytes(new Uint8Array(buffer))).toBeTruthy();
   });
 
+  it.each(READERS.map((reader) => [nameOf(reader, "deserialize"), reader] as const))(
+    "%s of a record whose buffer was transferred, or shrunk under it, says it cannot be read, not that the record is truncated",
+    async (_, reader) => {
+      // A record posted to a worker with its buffer in the transfer list reads as 0 bytes here afterwards: "truncated" sent the caller looking at their file.
+      const transferred = reader.filter().serialize();
+      structuredClone(transferred.buffer, { transfer: [transferred.buffer] });
+      const record = reader.filter().serialize();
+      const resizable = new ArrayBuffer(record.length + 8, { maxByteLength: record.length + 8 });
+      const shrunk = new Uint8Array(resizable, 8, record.length);
+      shrunk.set(record);
+      resizable.resize(4);
+      const unreadable = /past the end of its resizable buffer|whose buffer was transferred/;
+      for (const bytes of [transferred, shrunk]) {
+        expect(() => reader.bytes(bytes)).toThrow(TypeError);
+        expect(() => reader.bytes(bytes)).toThrow(/^bytes must be readable, got a Uint8Array /);
+        // In pieces: the unreadable piece is named, not taken as an empty one.
+        await expect(reader.chunks([record.subarray(0, 5), bytes])).rejects.toThrow(TypeError);
+        await expect(reader.chunks([record.subarray(0, 5), bytes])).rejects.toThrow(unreadable);
+      }
+    },
+  );
+
   it("a DataView (or another typed array) says to view its bytes", () => {
     const record = BloomFilter.create(100, 0.01).add("kept").serialize();
     expect(() => BloomFilter.deserialize(new DataView(record.buffer) as never)).toThrow(
