@@ -5,7 +5,7 @@ import { KeyHashedBlock } from "./key-hashed-block.js";
 import type { Placement } from "./wasm-block.js";
 import { MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { HASH_XXH64, OP_ADD, OP_HAS, SBBF_HEADER } from "./constants.generated.js";
-import { checkCount, checkInteger, checkOptions, checkVisit, checkPositive, checkProbability, checkCreateNumbers, describe, formatBytes, checkMadeBy } from "./errors.js";
+import { checkCount, checkInteger, checkOptions, checkVisit, checkPositive, checkProbability, checkCreateNumbers, describe, formatBytes, checkMadeBy, checkReadable } from "./errors.js";
 import { type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { checkKey, isBytes, SHARED_KEY_BYTES, type Key } from "./keys.js";
 import { checkChunksOptions, checkDeserializeOptions, openHandle, type DeserializeChunksOptions, type DeserializeOptions, type SharedFilterHandle } from "./shared.js";
@@ -309,6 +309,7 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
   /** A filter over a Parquet bitset (a whole number of 32-byte blocks), as read from a Parquet file. */
   static fromParquetBitset(bitset: Uint8Array): SplitBlockBloomFilter {
     if (!isBytes(bitset)) throw new TypeError(`bitset must be a Uint8Array, got ${describe(bitset)}`);
+    checkReadable("bitset", bitset);
     if (bitset.length === 0 || bitset.length % SBBF_BLOCK_BYTES !== 0) {
       throw new RangeError(`bitset.length must be a whole number of 32-byte blocks, at least one (a Parquet bitset's), got ${bitset.length}`);
     }

@@ -189,6 +189,10 @@ describe("SplitBlockBloomFilter behaviour", () => {
         new RangeError(`bitset.length must be a whole number of 32-byte blocks, at least one (a Parquet bitset's), got ${bytes}`),
       );
     }
+    // A bitset whose buffer was transferred reads as 0 bytes: it was refused as a bitset of length 0.
+    const transferred = SplitBlockBloomFilter.withSize(2).toParquetBitset();
+    structuredClone(transferred.buffer, { transfer: [transferred.buffer] });
+    expect(() => SplitBlockBloomFilter.fromParquetBitset(transferred)).toThrow(new TypeError("bitset must be readable, got a Uint8Array whose buffer was transferred (detached)"));
     const filter = SplitBlockBloomFilter.create(10, 0.01);
     expect(() => filter.addMany(["a", 5 as unknown as string])).toThrow(/keys\[1\]/);
     expect(filter.count).toBe(0);
