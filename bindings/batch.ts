@@ -243,6 +243,7 @@ function linesChunks(arena: Arena, hash: KeyHash | null, buffer: Uint8Array, vis
   if (long.bytes > 0) scratchOf(arena, long.bytes, () => `the line at byte ${long.from} of buffer, with its line ending, is ${long.bytes} bytes and`);
   let from = 0;
   let first = 0;
+  const total = buffer.length;
   while (from < buffer.length) {
     // Taken again each piece: a callback between pieces may have made the memory take a larger area.
     let scratch = scratchOf(arena);
@@ -263,6 +264,11 @@ function linesChunks(arena: Arena, hash: KeyHash | null, buffer: Uint8Array, vis
     }
     first += lines;
     from += consumed;
+  }
+  // A callback between pieces shrank the buffer (resized or transferred its ArrayBuffer): the lines past its new
+  // end were never read, and the call would have returned as if they had been. (After the last piece it may.)
+  if (from < total) {
+    throw new TypeError(`buffer shrank from ${total} to ${buffer.length} bytes while its lines were read (in a callback?): the lines before byte ${from} were taken, the rest were not`);
   }
 }
 

@@ -78,3 +78,37 @@ describe("callbacks of the line methods that use other filters", () => {
     for (const { filter } of made) filter.dispose();
   });
 });
+
+describe("a callback that shrinks or transfers the buffer being read", () => {
+  it.each(cases)("$name $method: a TypeError naming buffer and the lines taken, not a silent stop", async (c) => {
+    const lib: Lib = await import("../bindings/index.js");
+    for (const how of ["shrink", "transfer"] as const) {
+      const filter = c.make(lib) as LineFilter;
+      const resizable = new ArrayBuffer(buffer.length, { maxByteLength: buffer.length });
+      const view = new Uint8Array(resizable);
+      view.set(buffer);
+      let calls = 0;
+      const run = () =>
+        (filter[c.method] as (b: Uint8Array, v: Visit) => void).call(filter, view, () => {
+          // The first piece's callback: the lines of the later pieces are gone from the buffer.
+          if (calls++ === 0) how === "shrink" ? resizable.resize(100) : structuredClone(resizable, { transfer: [resizable] });
+        });
+      // The batch stopped after its first piece and returned as if every line had been read.
+      expect(run).toThrow(TypeError);
+      expect(calls).toBe(1);
+      filter.dispose();
+    }
+    const filter = c.make(lib) as LineFilter;
+    const resizable = new ArrayBuffer(buffer.length, { maxByteLength: buffer.length });
+    const view = new Uint8Array(resizable);
+    view.set(buffer);
+    expect(() => (filter[c.method] as (b: Uint8Array, v: Visit) => void).call(filter, view, () => resizable.resize(100))).toThrow(
+      /^buffer shrank from \d+ to 100 bytes while its lines were read \(in a callback\?\): the lines before byte \d+ were taken, the rest were not$/,
+    );
+    // Done with it in the last piece's callback (here the only piece): every line was read, nothing is refused.
+    const small = new Uint8Array(new ArrayBuffer(8, { maxByteLength: 8 }));
+    small.set(new TextEncoder().encode("a\nb\nc\nd\n"));
+    (filter[c.method] as (b: Uint8Array, v: Visit) => void).call(filter, small, () => structuredClone(small.buffer, { transfer: [small.buffer] }));
+    filter.dispose();
+  });
+});
