@@ -639,7 +639,8 @@ function showStats() {
         ["measured", "measured", measured],
       ];
   $("stats").replaceChildren(...rows.flatMap(([id, name, value]) => [el("dt", {}, name), el("dd", { "data-stat": id }, value)]));
-  $("fill-bar").style.width = percent(fill);
+  // The fill as a number: percent() writes "<0.1%" and ">99.9%" for a reader, which are no CSS width (the bar stayed as it was).
+  $("fill-bar").style.width = `${Math.min(1, Math.max(0, fill)) * 100}%`;
   $("fill-bar").classList.toggle("over", overfull());
   showWarning(n, fill);
   const nMax = Math.max(state.sizedFor * 1.5, n * 1.05);
