@@ -698,6 +698,28 @@ function described(page: Page) {
     await fresh.close();
   });
 
+  it("back from a cuckoo filter (sized from n and p only), a standard or counting filter is made from m and k again when they were picked", async () => {
+    const fresh = await open(1280, 900);
+    const made = () =>
+      fresh.evaluate(() => {
+        const { state } = (window as unknown as { bloomkitPage: { state: { type: string; filter: { bits?: number; counters?: number; hashes?: number } } } }).bloomkitPage;
+        return { type: state.type, cells: state.filter.counters ?? state.filter.bits, hashes: state.filter.hashes };
+      });
+    await fresh.getByLabel("Filter type").selectOption("counting");
+    await fresh.getByLabel("m and k directly").check();
+    await fresh.getByLabel("m (counters)").fill("640");
+    await fresh.getByLabel("k (hashes)").fill("5");
+    await fresh.getByRole("button", { name: "New filter" }).click();
+    expect(await made()).toEqual({ type: "counting", cells: 640, hashes: 5 });
+    await fresh.getByLabel("Filter type").selectOption("cuckoo");
+    expect((await made()).type).toBe("cuckoo");
+    expect(await fresh.getByLabel("from n and p").isChecked()).toBe(true);
+    await fresh.getByLabel("Filter type").selectOption("standard");
+    expect(await fresh.getByLabel("m and k directly").isChecked()).toBe(true);
+    expect(await made()).toEqual({ type: "standard", cells: 640, hashes: 5 });
+    await fresh.close();
+  });
+
   it("Enter in a size field makes the filter, as New filter does; Enter in Random keys adds them", async () => {
     const fresh = await open(1280, 900);
     const state = () =>

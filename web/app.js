@@ -67,8 +67,13 @@ for (const name of hashNames.filter((n) => hashBits(n) > 32)) $("hash").add(new 
 for (const input of document.querySelectorAll('input[name="sizing"]')) input.addEventListener("change", syncSizing);
 for (const id of ["n", "p", "m", "k", "type"]) $(id).addEventListener("input", showDerived);
 $("preset").addEventListener("change", () => usePreset($("preset").value));
+/** The sizing picked before a cuckoo filter (sized from n and p only) was chosen: it comes back with another type. */
+let sizingForOtherTypes = "np";
 $("type").addEventListener("change", () => {
   const before = sizing();
+  // Back from a cuckoo filter, m and k directly (if that was picked) are used again, not the n and p fields.
+  if ($("type").value === "cuckoo") sizingForOtherTypes = before;
+  else if (state.type === "cuckoo") document.querySelector(`input[name="sizing"][value="${sizingForOtherTypes}"]`).checked = true;
   syncSizing();
   // A type the filter cannot be made as leaves the sizing as it was, with the filter in use.
   if (!create()) {
