@@ -4,7 +4,7 @@
 // An error, Ctrl-C or SIGTERM removes the temporary file; SIGKILL or a power
 // cut leaves at most a stray hidden ".name.….tmp" and the old output intact.
 import { randomBytes } from "node:crypto";
-import { accessSync, close, closeSync, constants, fchmodSync, fdatasync, fstatSync, fsyncSync, lstatSync, openSync, readFileSync, readdirSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, write, writeSync } from "node:fs";
+import { accessSync, close, closeSync, constants, existsSync, fchmodSync, fdatasync, fstatSync, fsyncSync, lstatSync, openSync, readFileSync, readdirSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, write, writeSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { CliError, UsageError } from "./args.js";
 import { onCleanup } from "./cleanup.js";
@@ -124,7 +124,7 @@ export function descriptorOf(path: string): number | undefined {
     if (number > 2 && !readlinkSync(`/proc/self/fd/${number}`).startsWith("/")) return undefined;
     return number;
   } catch {
-    return undefined; // not open here
+    return undefined; // not open here, or no /proc to tell the shell's from Node's own (noSuchDescriptor says which)
   }
 }
 
@@ -132,7 +132,9 @@ export function descriptorOf(path: string): number | undefined {
  * The refusal of an output named by a descriptor that is no output here: one
  * not open (the shell opens it: `9> FILE`), or one of Node's own. Such a name
  * was taken for a file in /dev/fd, and the message spoke of a temporary file
- * that folder does not take.
+ * that folder does not take. Without /proc (macOS, the BSDs) an open one past
+ * standard error cannot be told from Node's own: it is refused as such, not
+ * called Node's.
  */
 function noSuchDescriptor(path: string, number: number): CliError {
   let open = true;
@@ -141,7 +143,12 @@ function noSuchDescriptor(path: string, number: number): CliError {
   } catch {
     open = false;
   }
-  return new CliError(`cannot write ${oneLine(path)}: descriptor ${number} is ${open ? "one of Node's own, not one the shell opened" : `not open (the shell opens it for the output: ${number}> FILE)`}`);
+  const what = !open
+    ? `is not open (the shell opens it for the output: ${number}> FILE)`
+    : existsSync("/proc/self/fd")
+      ? "is one of Node's own, not one the shell opened"
+      : "cannot be told from one of Node's own here, with no /proc/self/fd to look in: name the file itself";
+  return new CliError(`cannot write ${oneLine(path)}: descriptor ${number} ${what}`);
 }
 
 /** The output's permissions if it exists as a regular file; "special" for a device, pipe or socket. */

@@ -347,6 +347,20 @@ describe("an output named by an open descriptor (/dev/stdout, /dev/stderr, /dev/
     expect(status).toBe(1);
   });
 
+  // /proc hidden in a mount namespace of its own (root only): what macOS and the BSDs give, where /proc is missing.
+  const hidesProc = spawnSync("unshare", ["-m", "sh", "-c", "mount -t tmpfs none /proc && test ! -e /proc/self"]).status === 0;
+  it.runIf(hidesProc)("past standard error, without /proc: refused as a descriptor that cannot be told from Node's own, not called Node's", () => {
+    // With no /proc/self/fd to look in, a descriptor the shell opened (3>> log) was refused as "one of Node's own".
+    const input = join(dir, "open-fd-input.txt");
+    const log = join(dir, "no-proc.log");
+    writeFileSync(input, lines);
+    writeFileSync(log, "kept from before\n");
+    const script = `mount -t tmpfs none /proc && exec '${process.execPath}' '${BIN}' dedup '${input}' -q -o /dev/fd/3 3>> '${log}'`;
+    const { status, stderr } = spawnSync("unshare", ["-m", "sh", "-c", script], { encoding: "utf8" });
+    expect({ status, stderr }).toEqual({ status: 1, stderr: "bloomkit: cannot write /dev/fd/3: descriptor 3 cannot be told from one of Node's own here, with no /proc/self/fd to look in: name the file itself\n" });
+    expect(readFileSync(log, "utf8")).toBe("kept from before\n");
+  });
+
   it.runIf(existsSync("/proc/self/fd"))("is none of Node's own pipes, whatever its number: each one the shell did not open is refused, and nothing is written", () => {
     // Node's event loop reads pipes of its own (both ends in this process): /dev/fd/N reopened one by name, and the
     // output went into it. dedup said 0 and its lines were gone; build said "3 lines read", and Node, reading the
