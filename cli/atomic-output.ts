@@ -132,22 +132,27 @@ export function descriptorOf(path: string): number | undefined {
  * The refusal of an output named by a descriptor that is no output here: one
  * not open (the shell opens it: `9> FILE`), or one of Node's own. Such a name
  * was taken for a file in /dev/fd, and the message spoke of a temporary file
- * that folder does not take. Without /proc (macOS, the BSDs) an open one past
- * standard error cannot be told from Node's own: it is refused as such, not
- * called Node's.
+ * that folder does not take. A socket is no descriptor of Node's own: it is
+ * one the program that started bloomkit passed (Node's spawn() makes its
+ * 'pipe' descriptors sockets), which the name cannot reopen. Without /proc
+ * (macOS, the BSDs) an open one past standard error cannot be told from
+ * Node's own: it is refused as such, not called Node's.
  */
 function noSuchDescriptor(path: string, number: number): CliError {
-  let open = true;
+  let socket: boolean | undefined;
   try {
-    fstatSync(number);
+    socket = fstatSync(number).isSocket();
   } catch {
-    open = false;
+    socket = undefined; // not open
   }
-  const what = !open
-    ? `is not open (the shell opens it for the output: ${number}> FILE)`
-    : existsSync("/proc/self/fd")
-      ? "is one of Node's own, not one the shell opened"
-      : "cannot be told from one of Node's own here, with no /proc/self/fd to look in: name the file itself";
+  const what =
+    socket === undefined
+      ? `is not open (the shell opens it for the output: ${number}> FILE)`
+      : socket
+        ? "is a socket, which bloomkit cannot open by name: pass it as standard output and write there (-o -)"
+        : existsSync("/proc/self/fd")
+          ? "is one of Node's own, not one the shell opened"
+          : "cannot be told from one of Node's own here, with no /proc/self/fd to look in: name the file itself";
   return new CliError(`cannot write ${oneLine(path)}: descriptor ${number} ${what}`);
 }
 

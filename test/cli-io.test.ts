@@ -347,6 +347,15 @@ describe("an output named by an open descriptor (/dev/stdout, /dev/stderr, /dev/
     expect(status).toBe(1);
   });
 
+  it("is a socket passed by the program that started bloomkit: refused as a socket, not called one of Node's own", () => {
+    // Node's spawn() makes a 'pipe' descriptor a socket: /dev/fd/3 of one was refused as "one of Node's own".
+    const input = join(dir, "open-fd-input.txt");
+    writeFileSync(input, lines);
+    const { status, stderr, output } = spawnSync(process.execPath, [BIN, "dedup", input, "-q", "-o", "/dev/fd/3"], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe", "pipe"] });
+    expect({ status, stderr }).toEqual({ status: 1, stderr: "bloomkit: cannot write /dev/fd/3: descriptor 3 is a socket, which bloomkit cannot open by name: pass it as standard output and write there (-o -)\n" });
+    expect(output[3]).toBe("");
+  });
+
   // /proc hidden in a mount namespace of its own (root only): what macOS and the BSDs give, where /proc is missing.
   const hidesProc = spawnSync("unshare", ["-m", "sh", "-c", "mount -t tmpfs none /proc && test ! -e /proc/self"]).status === 0;
   it.runIf(hidesProc)("past standard error, without /proc: refused as a descriptor that cannot be told from Node's own, not called Node's", () => {
