@@ -198,7 +198,8 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
    * but 1 of 10,000 sets: SMALL_TABLE_KEYS), and
    * f ≥ log2(8/p) bits of fingerprint rounded up to 8, 16 or 32. The hash
    * options do not change the size. Throws what create() throws for these
-   * arguments, a table too large for one filter included.
+   * arguments, a table too large for one filter included, but for the
+   * free-memory check: it allocates nothing.
    */
   static sizeFor(expectedItems: number, falsePositiveRate: number): CuckooFilterSize {
     const { n, p } = checkCreateNumbers("CuckooFilter.sizeFor", "expectedItems", expectedItems, falsePositiveRate);

@@ -258,7 +258,8 @@ export class SplitBlockBloomFilter extends KeyHashedBlock implements Filter {
    * The filter create(expectedItems, falsePositiveRate, options) makes,
    * without making it: its `blocks`, `bits` and `bytes` (the bitset, as
    * toParquetBitset() gives it). Throws what create() throws for these
-   * arguments, a filter larger than one filter holds included.
+   * arguments, a filter larger than one filter holds included, but for the
+   * free-memory check: it allocates nothing.
    */
   static sizeFor(expectedItems: number, falsePositiveRate: number, options?: Pick<SplitBlockBloomFilterOptions, "powerOfTwo">): SplitBlockBloomFilterSize {
     const { n, p, powerOfTwo } = checkSizing("SplitBlockBloomFilter.sizeFor", expectedItems, falsePositiveRate, options, ["powerOfTwo"]);
