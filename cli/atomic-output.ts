@@ -454,29 +454,40 @@ export function checkWritable(path: string): void {
  * and a filter file read as wake-ups crashed Node (a segmentation fault).
  */
 export function refuseOwnPipe(path: string): void {
+  if (holdsPipeEnd(path, "read")) {
+    throw new CliError(`cannot write ${oneLine(path)}: it is a pipe this process reads itself (one of Node's own), not an output the shell opened`);
+  }
+}
+
+/**
+ * True when `path` is a pipe of which this process holds, past standard
+ * error, a descriptor that can `end` it (read, or write): both ends of Node's
+ * own pipes are here, where the shell gives a command one end only.
+ */
+export function holdsPipeEnd(path: string, end: "read" | "write"): boolean {
   let pipe;
   let fds: string[];
   try {
     pipe = statSync(path);
     fds = pipe.isFIFO() ? readdirSync("/proc/self/fd") : [];
   } catch {
-    return; // no pipe, or no /proc to look in: opening it says what is wrong
+    return false; // no pipe, or no /proc to look in
   }
+  // The one access mode that cannot do `end`: a writing end is refused for reading, a reading one for writing.
+  const other = end === "read" ? constants.O_WRONLY : constants.O_RDONLY;
   // Past standard error: standard input may be the named pipe itself (`merge a - -o fifo < fifo` reads it, then writes it).
   for (const fd of fds.map(Number).filter((fd) => fd > 2)) {
     try {
       const held = fstatSync(fd);
       if (held.dev !== pipe.dev || held.ino !== pipe.ino) continue;
-      // The access mode, the low two bits of the octal flags: O_WRONLY (1) only writes.
+      // The access mode, the low two bits of the octal flags: O_RDONLY (0), O_WRONLY (1) or O_RDWR (2).
       const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, "utf8"));
-      if (flags && (parseInt(flags[1], 8) & 3) !== constants.O_WRONLY) {
-        throw new CliError(`cannot write ${oneLine(path)}: it is a pipe this process reads itself (one of Node's own), not an output the shell opened`);
-      }
-    } catch (error) {
-      if (error instanceof CliError) throw error;
+      if (flags && (parseInt(flags[1], 8) & 3) !== other) return true;
+    } catch {
       // A descriptor closed meanwhile (readdir's own): not the pipe.
     }
   }
+  return false;
 }
 
 /** True when `path` is a named pipe (through links). */

@@ -6,7 +6,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { CliError, UsageError, typedName, type Parsed } from "./args.js";
 import { cannot } from "./os-errors.js";
 import { oneLine } from "./words.js";
-import { descriptorOf, targetOf } from "./atomic-output.js";
+import { descriptorOf, holdsPipeEnd, targetOf } from "./atomic-output.js";
 import { refuseNameNotUtf8 } from "./typed-arguments.js";
 
 /** The name used for standard input and output, on the command line and in messages. */
@@ -52,6 +52,8 @@ export async function openInput(path: string): Promise<Input> {
     const size = offset === undefined ? undefined : Math.max(0, Number(identity!.size) - offset);
     return { path, fd: 0, size, regular: false, identity };
   }
+  // Node's own pipe, read by its name, took its event loop's wake-ups: the read waited forever, deaf to Ctrl-C.
+  if (holdsPipeEnd(path, "write")) throw new CliError(`cannot read ${oneLine(path)}: it is a pipe this process writes itself (one of Node's own), not an input the shell opened`);
   let fd: number;
   try {
     fd = await new Promise<number>((resolve, reject) => open(path, "r", (error, fd) => (error ? reject(error) : resolve(fd))));

@@ -347,6 +347,21 @@ describe("an output named by an open descriptor (/dev/stdout, /dev/stderr, /dev/
     expect(status).toBe(1);
   });
 
+  it.runIf(existsSync("/proc/self/fd"))("as an input, is none of Node's own pipes: each one is refused at once, where the read waited forever", () => {
+    // Read by its name, the pipe Node's event loop wakes on gave its wake-ups to the input: the read never ended,
+    // and Ctrl-C (SIGTERM too) went unheard, as the signal's wake-up went to the input as well.
+    for (const command of [["dedup", "-o", join(dir, "own-pipe-out.txt")], ["build", "--n", "10", "-o", join(dir, "own-pipe.bloom")], ["info"]]) {
+      for (let fd = 3; fd < 32; fd++) {
+        const name = `/dev/fd/${fd}`;
+        const args = command[0] === "info" ? ["info", name] : [command[0], name, ...command.slice(1), "-q"];
+        const { status, signal, stderr } = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"], timeout: 10_000, killSignal: "SIGKILL" });
+        expect([command[0], name, status, signal]).toEqual([command[0], name, 1, null]);
+        expect(stderr, `${command[0]} ${name}`).toMatch(new RegExp(`^bloomkit: cannot read ${name}: [^\n]*\n$`));
+      }
+    }
+    expect(existsSync(join(dir, "own-pipe-out.txt"))).toBe(false);
+  });
+
   it("is a socket passed by the program that started bloomkit: refused as a socket, not called one of Node's own", () => {
     // Node's spawn() makes a 'pipe' descriptor a socket: /dev/fd/3 of one was refused as "one of Node's own".
     const input = join(dir, "open-fd-input.txt");
