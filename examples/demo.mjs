@@ -7,13 +7,14 @@ import { BloomFilter, falsePositiveRateFor, optimal } from "bloomkit";
 
 // A file that cannot be read, or a p the filter refuses, is one line on stderr and exit code 1, as in the CLI.
 process.on("uncaughtException", (error) => {
-  console.error(`demo: ${error.code === "ENOENT" ? `no such file: ${error.path}` : error.message}`);
+  const reasons = { ENOENT: "no such file", EISDIR: "a folder, not a file", EACCES: "not allowed to read" };
+  console.error(`demo: ${error.code in reasons ? `${reasons[error.code]}: ${error.path ?? process.argv[2]}` : error.message}`);
   process.exit(1);
 });
 
 const file = process.argv[2] ?? new URL("./urls-sample.txt", import.meta.url);
 const p = Number(process.argv[3] ?? 0.01);
-if (Number.isNaN(p)) throw new Error(`p must be a number such as 0.01, got "${process.argv[3]}"`);
+if (Number.isNaN(p) || process.argv[3]?.trim() === "") throw new Error(`p must be a number such as 0.01, got "${process.argv[3]}"`);
 const lines = readFileSync(file, "utf8").split("\n").filter((line) => line.length > 0);
 if (lines.length === 0) throw new Error(`${file} has no lines to de-duplicate`);
 const exactUnique = new Set(lines).size;

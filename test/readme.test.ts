@@ -99,6 +99,8 @@ describe("README", () => {
       [["/no/such/urls.txt"], "demo: no such file: /no/such/urls.txt\n"],
       [["examples/urls-sample.txt", "1"], /^demo: falsePositiveRate must be between 0 and 1 \(exclusive\), got 1;.*\n$/],
       [["examples/urls-sample.txt", "abc"], 'demo: p must be a number such as 0.01, got "abc"\n'],
+      [["examples/urls-sample.txt", ""], 'demo: p must be a number such as 0.01, got ""\n'],
+      [["examples"], "demo: a folder, not a file: examples\n"],
       [[empty], `demo: ${empty} has no lines to de-duplicate\n`],
     ] as const) {
       const failed = demo(...args);
