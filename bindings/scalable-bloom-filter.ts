@@ -958,7 +958,8 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
 /**
  * How many distinct keys of `source` are absent (answers[i] === 0), as the filter tells keys apart: by the bytes
  * it hashes, a string by its UTF-8 (a lone surrogate as U+FFFD's, as the filter encodes it), a line without its
- * "\n" and one "\r" before it.
+ * "\n" and one "\r" before it. Infinity at 2^24 of them, all a Set holds (one more was the engine's RangeError
+ * 'Set maximum size exceeded'): such a batch is counted with its repeats.
  */
 function distinctAbsent(source: KeySource, answers: Uint8Array): number {
   const seen = new Set<string | number | bigint>();
@@ -978,7 +979,7 @@ function distinctAbsent(source: KeySource, answers: Uint8Array): number {
       key = bytesText(line);
     } else if (source.kind === "ints") key = source.keys[i];
     else return answers.length; // key hashes: each counted
-    if (answers[i] === 0) seen.add(key);
+    if (answers[i] === 0 && seen.add(key).size === MOST_COUNTED) return Infinity;
   }
   return seen.size;
 }
@@ -991,3 +992,6 @@ function bytesText(bytes: Uint8Array): string {
 }
 
 const utf8Encoder = new TextEncoder();
+
+/** Distinct keys distinctAbsent counts at most: all a Set holds (Node 20 and 24). */
+const MOST_COUNTED = 2 ** 24;

@@ -562,3 +562,15 @@ describe("a batch on the last layer these parameters allow", () => {
     expect(over.serialize()).toEqual(before);
   });
 });
+
+describe("a batch of more new keys than a scalable filter can ever hold", () => {
+  it("is refused as too many, also past the 2^24 distinct keys a Set can count", () => {
+    const filter = ScalableBloomFilter.create(5, 0.01, { growth: 1, tightening: 0.99 });
+    const before = filter.serialize();
+    // Counting distinct keys in a Set threw the engine's 'Set maximum size exceeded' here.
+    const keys = Uint32Array.from({ length: 2 ** 24 + 1 }, (_, i) => i);
+    expect(() => filter.addInts(keys)).toThrow(/^the scalable filter is full: 16777217 more keys could need layer/);
+    expect(filter.serialize()).toEqual(before);
+    filter.dispose();
+  });
+});
