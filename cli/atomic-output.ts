@@ -440,7 +440,8 @@ export function checkWritable(path: string): void {
   // A named pipe is only looked at: opening it waits for its reader, and closing it again would end that
   // reader's input with nothing, leaving the real write waiting forever for a reader that is gone.
   if (isNamedPipe(path)) {
-    refuseOwnPipe(path);
+    // A descriptor the shell opened on it (3<> fifo, whose read-write end is no sign of Node's own) is written as Output writes it.
+    if (descriptorOf(path) === undefined) refuseOwnPipe(path);
     return checkAccess(path);
   }
   new AtomicFile(path).abort();

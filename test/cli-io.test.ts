@@ -371,6 +371,29 @@ describe("an output named by an open descriptor (/dev/stdout, /dev/stderr, /dev/
     expect(output[3]).toBe("");
   });
 
+  it.runIf(existsSync("/proc/self/fd"))("is a named pipe the shell opened read-write (3<> fifo): build writes the filter there, as dedup writes its lines", () => {
+    // A descriptor open for reading and writing on the pipe is the shell's here, not one of Node's own: build
+    // refused it ("a pipe this process reads itself"), while dedup wrote to it.
+    const input = join(dir, "open-fd-input.txt");
+    const fifo = join(dir, "read-write.fifo");
+    const file = join(dir, "read-write-build.bloom");
+    writeFileSync(input, lines);
+    execFileSync("mkfifo", [fifo]);
+    execFileSync(process.execPath, [BIN, "build", input, "-q", "--n", "10", "-o", file]);
+    for (const [command, expected] of [
+      [["build", input, "-q", "--n", "10"], readFileSync(file)],
+      [["dedup", input, "-q"], Buffer.from("a\nb\nc\n")],
+    ] as const) {
+      // The reader takes what is written; bloomkit's descriptor 3 is the fifo opened read-write, so it never waits for it.
+      const script = `cat '${fifo}' > '${fifo}.got' & exec '${process.execPath}' '${BIN}' ${command.map((a) => `'${a}'`).join(" ")} -o /dev/fd/3 3<> '${fifo}'`;
+      const { status, stderr } = spawnSync("sh", ["-c", script], { encoding: "utf8", timeout: 10_000 });
+      expect({ command: command[0], status, refused: /^bloomkit:/m.test(stderr) }).toEqual({ command: command[0], status: 0, refused: false });
+      // The reader ends when the last writer (bloomkit) is gone.
+      for (let i = 0; i < 100 && !readFileSync(`${fifo}.got`).equals(expected); i++) spawnSync("sleep", ["0.05"]);
+      expect(readFileSync(`${fifo}.got`).equals(expected), command[0]).toBe(true);
+    }
+  });
+
   // /proc hidden in a mount namespace of its own (root only): what macOS and the BSDs give, where /proc is missing.
   const hidesProc = spawnSync("unshare", ["-m", "sh", "-c", "mount -t tmpfs none /proc && test ! -e /proc/self"]).status === 0;
   it.runIf(hidesProc)("past standard error, without /proc: refused as a descriptor that cannot be told from Node's own, not called Node's", () => {
