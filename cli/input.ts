@@ -52,8 +52,11 @@ export async function openInput(path: string): Promise<Input> {
     const size = offset === undefined ? undefined : Math.max(0, Number(identity!.size) - offset);
     return { path, fd: 0, size, regular: false, identity };
   }
-  // Node's own pipe, read by its name, took its event loop's wake-ups: the read waited forever, deaf to Ctrl-C.
-  if (holdsPipeEnd(path, "write")) throw new CliError(`cannot read ${oneLine(path)}: it is a pipe this process writes itself (one of Node's own), not an input the shell opened`);
+  // Node's own pipe, read by its name, took its event loop's wake-ups: the read waited forever, deaf to Ctrl-C. Any
+  // pipe this process can write (the shell's 3<> fifo too) would never end: its end comes when no writer is left.
+  if (holdsPipeEnd(path, "write")) {
+    throw new CliError(`cannot read ${oneLine(path)}: it is a pipe this process holds open for writing too (one of Node's own, or one the shell opened with <>), so its end would never come`);
+  }
   let fd: number;
   try {
     fd = await new Promise<number>((resolve, reject) => open(path, "r", (error, fd) => (error ? reject(error) : resolve(fd))));

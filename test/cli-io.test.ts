@@ -371,6 +371,19 @@ describe("an output named by an open descriptor (/dev/stdout, /dev/stderr, /dev/
     expect(output[3]).toBe("");
   });
 
+  it.runIf(existsSync("/proc/self/fd"))("as an input, a named pipe the shell opened read-write (3<> fifo) is refused as one whose end never comes, not called Node's own", () => {
+    // This process holds a writing end of it, so a read would never end; it was called "one of Node's own".
+    const fifo = join(dir, "read-write-input.fifo");
+    execFileSync("mkfifo", [fifo]);
+    const script = `exec '${process.execPath}' '${BIN}' dedup /dev/fd/3 -q -o '${join(dir, "read-write-input.out")}' 3<> '${fifo}'`;
+    const { status, stderr } = spawnSync("sh", ["-c", script], { encoding: "utf8", timeout: 10_000, killSignal: "SIGKILL" });
+    expect({ status, stderr }).toEqual({
+      status: 1,
+      stderr: "bloomkit: cannot read /dev/fd/3: it is a pipe this process holds open for writing too (one of Node's own, or one the shell opened with <>), so its end would never come\n",
+    });
+    expect(existsSync(join(dir, "read-write-input.out"))).toBe(false);
+  });
+
   it.runIf(existsSync("/proc/self/fd"))("is a named pipe the shell opened read-write (3<> fifo): build writes the filter there, as dedup writes its lines", () => {
     // A descriptor open for reading and writing on the pipe is the shell's here, not one of Node's own: build
     // refused it ("a pipe this process reads itself"), while dedup wrote to it.
