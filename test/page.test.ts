@@ -717,6 +717,12 @@ function described(page: Page) {
     await fresh.getByLabel("Filter type").selectOption("standard");
     expect(await fresh.getByLabel("m and k directly").isChecked()).toBe(true);
     expect(await made()).toEqual({ type: "standard", cells: 640, hashes: 5 });
+    // A preset sizes from n and p: a type picked after it keeps them, not the m and k picked before the preset.
+    await fresh.getByLabel("Filter type").selectOption("cuckoo");
+    await fresh.getByLabel("Start from").selectOption("cuckoo");
+    await fresh.getByLabel("Filter type").selectOption("standard");
+    expect(await fresh.getByLabel("from n and p").isChecked()).toBe(true);
+    expect((await made()).cells).not.toBe(640);
     await fresh.close();
   });
 

@@ -271,6 +271,8 @@ function usePreset(id) {
   }
   $("type").value = preset.type;
   document.querySelector('input[name="sizing"][value="np"]').checked = true;
+  // A type picked after the preset keeps its n and p, not m and k picked before it (and a cuckoo filter).
+  sizingForOtherTypes = "np";
   $("n").value = String(preset.n);
   $("p").value = String(preset.p);
   $("hash").value = DEFAULT_HASH;
