@@ -350,16 +350,23 @@ describe("an output named by an open descriptor (/dev/stdout, /dev/stderr, /dev/
   it.runIf(existsSync("/proc/self/fd"))("as an input, is none of Node's own pipes: each one is refused at once, where the read waited forever", () => {
     // Read by its name, the pipe Node's event loop wakes on gave its wake-ups to the input: the read never ended,
     // and Ctrl-C (SIGTERM too) went unheard, as the signal's wake-up went to the input as well.
+    // Which numbers are Node's own pipes differs between Node versions and with what the command has open: under
+    // Node 24 dedup's /dev/fd/20 is a file of its own (its output's), which reads as empty. So every run must end by
+    // itself, refused in one line or having read something that ended, and some of Node's pipes must be among them.
+    let ownPipesRefused = 0;
     for (const command of [["dedup", "-o", join(dir, "own-pipe-out.txt")], ["build", "--n", "10", "-o", join(dir, "own-pipe.bloom")], ["info"]]) {
       for (let fd = 3; fd < 32; fd++) {
         const name = `/dev/fd/${fd}`;
         const args = command[0] === "info" ? ["info", name] : [command[0], name, ...command.slice(1), "-q"];
         const { status, signal, stderr } = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"], timeout: 10_000, killSignal: "SIGKILL" });
-        expect([command[0], name, status, signal]).toEqual([command[0], name, 1, null]);
-        expect(stderr, `${command[0]} ${name}`).toMatch(new RegExp(`^bloomkit: cannot read ${name}: [^\n]*\n$`));
+        expect([command[0], name, signal]).toEqual([command[0], name, null]);
+        if (status === 0) continue;
+        expect([command[0], name, status]).toEqual([command[0], name, 1]);
+        expect(stderr, `${command[0]} ${name}`).toMatch(new RegExp(`^bloomkit: [^\n]*${name}[^\n]*\n$`));
+        if (stderr.includes("it is a pipe this process holds open for writing too")) ownPipesRefused++;
       }
     }
-    expect(existsSync(join(dir, "own-pipe-out.txt"))).toBe(false);
+    expect(ownPipesRefused).toBeGreaterThanOrEqual(3);
   });
 
   it("is a socket passed by the program that started bloomkit: refused as a socket, not called one of Node's own", () => {
