@@ -351,7 +351,7 @@ describe("an output named by an open descriptor (/dev/stdout, /dev/stderr, /dev/
     // Read by its name, the pipe Node's event loop wakes on gave its wake-ups to the input: the read never ended,
     // and Ctrl-C (SIGTERM too) went unheard, as the signal's wake-up went to the input as well.
     // Which numbers are Node's own pipes differs between Node versions and with what the command has open: under
-    // Node 24 dedup's /dev/fd/20 is a file of its own (its output's), which reads as empty. So every run must end by
+    // Node 24 the command's /dev/fd/20 is a /dev/null Node holds, which reads as empty. So every run must end by
     // itself, refused in one line or having read something that ended, and some of Node's pipes must be among them.
     let ownPipesRefused = 0;
     for (const command of [["dedup", "-o", join(dir, "own-pipe-out.txt")], ["build", "--n", "10", "-o", join(dir, "own-pipe.bloom")], ["info"]]) {
