@@ -33,7 +33,12 @@ export function base64ToBytes(text: string): Uint8Array {
 export function bytesToBase64(bytes: Uint8Array): string {
   const NodeBuffer = nodeBuffer();
   if (NodeBuffer) return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+  return btoa(binaryString(bytes));
+}
+
+/** Bytes as a string of one character each (U+0000–U+00FF), as btoa takes them. */
+export function binaryString(bytes: Uint8Array): string {
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
+  return binary;
 }

@@ -26,6 +26,7 @@ import {
 import { HASHING_OPTION_NAMES, hashesOnce, hashOf, hashingDifference, keyHashOf, hashingOptions, readHashing, resolveHashing, writeHashing, type Hashing, type HashingOptions, type HashStrategy } from "./hashing.js";
 import type { HashName } from "./hash.js";
 import { isBytes, keyRoom, maxKeyBytes, roomTakes, holdScratchDuring, writeKey, type Key, type KeyRoom } from "./keys.js";
+import { binaryString } from "./base64.js";
 import { forEachChunk, placeChunk, saveChunk, sourceLength, concat, type Chunk, type KeyHash, type KeySource, type SavedChunk } from "./batch.js";
 import { FilterBase, type Filter } from "./filter.js";
 
@@ -968,27 +969,20 @@ function distinctAbsent(source: KeySource, answers: Uint8Array): number {
     let key: string | number | bigint;
     if (source.kind === "keys") {
       const given = source.keys[i];
-      key = bytesText(typeof given === "string" ? utf8Encoder.encode(given) : given);
-    } else if (source.kind === "packed") key = bytesText(source.bytes.subarray(i === 0 ? 0 : source.ends[i - 1], source.ends[i]));
+      key = binaryString(typeof given === "string" ? utf8Encoder.encode(given) : given);
+    } else if (source.kind === "packed") key = binaryString(source.bytes.subarray(i === 0 ? 0 : source.ends[i - 1], source.ends[i]));
     else if (source.kind === "lines") {
       // Line i is the one whose answer is answers[i]: the filter splits at every "\n" as this does.
       const newline = source.buffer.indexOf(0x0a, lineStart);
       const end = newline < 0 ? source.buffer.length : newline;
       const line = source.buffer.subarray(lineStart, end > lineStart && source.buffer[end - 1] === 0x0d ? end - 1 : end);
       lineStart = end + 1;
-      key = bytesText(line);
+      key = binaryString(line);
     } else if (source.kind === "ints") key = source.keys[i];
     else return answers.length; // key hashes: each counted
     if (answers[i] === 0 && seen.add(key).size === MOST_COUNTED) return Infinity;
   }
   return seen.size;
-}
-
-/** Bytes as a string of one character each, for a Set to tell byte keys apart. */
-function bytesText(bytes: Uint8Array): string {
-  let text = "";
-  for (let i = 0; i < bytes.length; i += 8192) text += String.fromCharCode(...bytes.subarray(i, i + 8192));
-  return text;
 }
 
 const utf8Encoder = new TextEncoder();
