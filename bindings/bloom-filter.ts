@@ -204,11 +204,19 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
   /**
    * The m, k and segments create() gives for n keys at rate p, segments of
    * at most `segmentLimit` bits (a copy kept in Redis has smaller ones); a
-   * RangeError when no filter can be that large. @internal
+   * RangeError when no filter can be that large, calling n and p by `names`
+   * (create()'s arguments unless a caller sizes a filter of its own). @internal
    */
-  static sizing(n: number, p: number, hashing: Hashing, foldable = false, segmentLimit = MAX_SEGMENT_BITS): { bits: number; hashes: number; segments: number } {
+  static sizing(
+    n: number,
+    p: number,
+    hashing: Hashing,
+    foldable = false,
+    segmentLimit = MAX_SEGMENT_BITS,
+    names: SizingNames = CREATE_NAMES,
+  ): { bits: number; hashes: number; segments: number } {
     // Not optimal(): the bound on m is the filter's own, far lower, and its message names create()'s arguments.
-    if (hashing.strategy === "independent") checkSizable("expectedItems", "falsePositiveRate", n, p, hashing.names.length);
+    if (hashing.strategy === "independent") checkSizable(names.n, names.p, n, p, hashing.names.length);
     const sized = filterSizing(hashing.strategy === "independent" ? { n, p, k: hashing.names.length } : { n, p });
     const segments = segmentsFor(sized.m, segmentLimit);
     const maxBits = MAX_SEGMENTS * segmentLimit;
@@ -216,7 +224,7 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     const m = perSegment * segments;
     if (m > maxBits || perSegment > segmentLimit) {
       throw new RangeError(
-        `a filter for expectedItems = ${n} at falsePositiveRate = ${p} needs ${m} bits (${formatBytes(m / 8)}); ` +
+        `a filter for ${names.n} = ${n} at ${names.p} = ${p} needs ${m} bits (${formatBytes(m / 8)}); ` +
           `a filter holds at most ${maxBits} bits (${formatBytes(maxBits / 8)})`,
       );
     }
@@ -890,6 +898,15 @@ function sharedPlacement(shared: unknown, hashing: Hashing): Placement | undefin
 }
 
 /** A filter in segments routes keys by their second hash; the independent strategy has no second hash to route by. */
+/** What a sizing refusal calls n and p. */
+interface SizingNames {
+  readonly n: string;
+  readonly p: string;
+}
+
+/** create()'s names for n and p. */
+const CREATE_NAMES: SizingNames = { n: "expectedItems", p: "falsePositiveRate" };
+
 function checkSegmentable(hashing: Hashing, segments: number): void {
   if (segments > 1 && !hashesOnce(hashing)) {
     throw new RangeError(`a filter above ${MAX_SEGMENT_BITS} bits is held in segments, which needs triple or double hashing; the independent strategy is limited to one segment`);

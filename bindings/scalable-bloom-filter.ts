@@ -49,6 +49,9 @@ function lineCount(buffer: Uint8Array): number {
   return lines;
 }
 
+/** What the first layer's sizing refusal calls its n and p (its p is falsePositiveRate's share). */
+const FIRST_LAYER_NAMES = { n: "the first layer's capacity", p: "its share of the rate" };
+
 /** A rate every capacity reaches with k ≤ 256 (the smallest is about 2^−256.5 for any n ≥ 1). */
 const SURELY_REACHABLE = 2 ** -250;
 
@@ -135,7 +138,8 @@ function layerLimit(initialCapacity: number, p: number, growth: number, tighteni
       );
     }
     try {
-      BloomFilter.sizing(capacity, rate, hashing);
+      // The first layer's refusal names the layer: the user gave initialCapacity and falsePositiveRate, not its expectedItems.
+      BloomFilter.sizing(capacity, rate, hashing, false, undefined, i === 0 ? FIRST_LAYER_NAMES : undefined);
     } catch (error) {
       if (i >= 2) return i;
       const message = (error as Error).message;

@@ -314,7 +314,7 @@ describe("values that do not go together: usage errors naming the options and va
     // A file name is text in the message, "$&" included.
     [["build", file("calc-$&.txt"), "-o", file("calc.bloom"), "--type", "split-block", "--p", "4e-22"], `a split-block filter for the 3 lines of ${file("calc-\\$&.txt")} at --p 4e-22 needs .*`],
     // A scalable filter's first layer has a tighter rate of its own: that one keeps a plain name.
-    [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--type", "scalable", "--n", "1e15"], "--n 1e15 at p = 0\\.01 \\(the default --p\\): a filter for n = 1000000000000000 at p = 0\\.0015\\d* needs \\d+ bits .*"],
+    [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--type", "scalable", "--n", "1e15"], "--n 1e15 at p = 0\\.01 \\(the default --p\\): a filter for the first layer's capacity = 1000000000000000 at its share of the rate = 0\\.0015\\d* needs \\d+ bits .*"],
     // Its later layers' refusals named create()'s growth and tightening options, which build does not take, and put the
     // user's --n and --p on the second layer's own n and p: "a filter for --n 100G at p = 0.01 needs 322.98 GiB" was false.
     [["build", file("calc-a.txt"), "-o", file("calc.bloom"), "--type", "scalable", "--n", "100G"], "--n 100G at p = 0\\.01 \\(the default --p\\): the second layer of a scalable filter, for 200,000,000,000 keys, could never be made \\(a filter for n = 200000000000 at p = 0\\.001275 needs \\d+ bits \\(322\\.98 GiB\\); a filter holds at most \\d+ bits \\(255\\.87 GiB\\)\\)"],

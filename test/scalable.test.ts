@@ -237,6 +237,22 @@ describe("ScalableBloomFilter", () => {
     expect(() => filter.has("a")).toThrow(/disposed/);
   });
 
+  it("refuses a first layer no filter can hold in the words the caller used: initialCapacity, not the layer's expectedItems", () => {
+    for (const [capacity, options] of [[1e15, {}], [1e13, { strategy: "double" }], [1e7, { hash: ["fnv1a_32", "fnv1a_64"], falsePositiveRate: 1e-300 }]] as const) {
+      const p = "falsePositiveRate" in options ? options.falsePositiveRate : 0.01;
+      const hashing = "hash" in options ? { hash: options.hash } : options;
+      let message = "";
+      try {
+        ScalableBloomFilter.create(capacity, p, hashing);
+      } catch (error) {
+        expect(error).toBeInstanceOf(RangeError);
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(new RegExp(`^initialCapacity = ${capacity} at falsePositiveRate = ${p}: a filter for the first layer's capacity = ${capacity} at its share of the rate = `));
+      expect(message).not.toMatch(/expectedItems/);
+    }
+  });
+
   it("names an unreadable lines buffer when its newest layer is full, as at any other time", () => {
     // Found by a seeded fuzz: with no room left, the batch counted the lines of the buffer before the check that it can be read.
     using filter = ScalableBloomFilter.create(10, 0.01);
