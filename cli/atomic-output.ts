@@ -448,15 +448,17 @@ export function checkWritable(path: string): void {
 }
 
 /**
- * Refuses a pipe this process reads itself (/dev/fd/N naming one of Node's
- * own, which wake its event loop: both their ends are here). The shell gives
- * a command only the end it writes (`-o >(gzip > x.gz)`, `3>&1`). Opened by
- * its name, Node's pipe took the output: dedup's lines were lost with exit 0,
- * and a filter file read as wake-ups crashed Node (a segmentation fault).
+ * Refuses a pipe this process reads itself: /dev/fd/N naming one of Node's
+ * own, which wake its event loop (both their ends are here), or a named pipe
+ * the shell also opened for reading (`-o fifo 3< fifo`), whose output would
+ * come back to this process. The shell gives a command only the end it writes
+ * (`-o >(gzip > x.gz)`, `3>&1`). Opened by its name, Node's pipe took the
+ * output: dedup's lines were lost with exit 0, and a filter file read as
+ * wake-ups crashed Node (a segmentation fault).
  */
 export function refuseOwnPipe(path: string): void {
   if (holdsPipeEnd(path, "read")) {
-    throw new CliError(`cannot write ${oneLine(path)}: it is a pipe this process reads itself (one of Node's own), not an output the shell opened`);
+    throw new CliError(`cannot write ${oneLine(path)}: it is a pipe this process reads itself (one of Node's own, or one the shell opened with <), not an output the shell opened`);
   }
 }
 

@@ -414,6 +414,24 @@ describe("an output named by an open descriptor (/dev/stdout, /dev/stderr, /dev/
     }
   });
 
+  it.runIf(existsSync("/proc/self/fd"))("is a named pipe the shell also opened for reading (-o fifo 3< fifo): refused without calling it Node's own, nothing written", () => {
+    // The output would come back to this process; the refusal called the shell's descriptor "one of Node's own".
+    const input = join(dir, "open-fd-input.txt");
+    const fifo = join(dir, "read-too.fifo");
+    writeFileSync(input, lines);
+    execFileSync("mkfifo", [fifo]);
+    for (const command of [["dedup", input, "-q"], ["build", input, "-q", "--n", "10"]]) {
+      // Descriptor 4 holds a writer while the shell opens 3 for reading (else that open waits), and is closed for bloomkit.
+      const script = `exec 4<> '${fifo}'; exec '${process.execPath}' '${BIN}' ${command.map((a) => `'${a}'`).join(" ")} -o '${fifo}' 3< '${fifo}' 4<&-`;
+      const { status, stderr } = spawnSync("sh", ["-c", script], { encoding: "utf8", timeout: 10_000, killSignal: "SIGKILL" });
+      expect({ command: command[0], status, stderr }).toEqual({
+        command: command[0],
+        status: 1,
+        stderr: `bloomkit: cannot write ${fifo}: it is a pipe this process reads itself (one of Node's own, or one the shell opened with <), not an output the shell opened\n`,
+      });
+    }
+  });
+
   // /proc hidden in a mount namespace of its own (root only): what macOS and the BSDs give, where /proc is missing.
   const hidesProc = spawnSync("unshare", ["-m", "sh", "-c", "mount -t tmpfs none /proc && test ! -e /proc/self"]).status === 0;
   it.runIf(hidesProc)("past standard error, without /proc: refused as a descriptor that cannot be told from Node's own, not called Node's", () => {
