@@ -504,8 +504,19 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     return CuckooFilter.deserialize(fromBase64(text, FilterType.cuckoo));
   }
 
+  /**
+   * The rate at this load: a query meets the b slots of each of its buckets,
+   * each holding a fingerprint with probability load, each matching with
+   * 1/(2^f − 1). A key has one bucket, not two, when its fingerprint is a
+   * multiple of the bucket count (the other bucket is i ⊕ fp·odd): every key
+   * in a one-bucket table, whose rate counting two read twice the measured.
+   */
   #rateAt(load: number): number {
-    return 1 - Math.pow(1 - 1 / (2 ** this.#fingerprintBits - 1), 2 * BUCKET_SIZE * load);
+    const values = 2 ** this.#fingerprintBits - 1;
+    const miss = 1 - 1 / values;
+    const oneBucket = Math.floor(values / this.#buckets) / values;
+    const hit = (slots: number) => 1 - Math.pow(miss, slots * load);
+    return oneBucket * hit(BUCKET_SIZE) + (1 - oneBucket) * hit(2 * BUCKET_SIZE);
   }
 
   /** The kernel for OP_ADD, OP_HAS, OP_REMOVE or OP_COUNT over a chunk of hashes or integer keys. */

@@ -795,6 +795,12 @@ function described(page: Page) {
     expect(await fresh.locator("#zoom-note").textContent()).toMatch(/^1 bucket of 4 slots, .*; \d+ buckets a row, 1 row$/);
     await press(fresh, "only", "Add");
     await press(fresh, "second", "Add");
+    // Its keys' two buckets are one: the formula counts the 4 slots a query meets (it counted 8, twice the rate).
+    const formula = (await fresh.locator('dd[data-stat="formula"]').textContent())!;
+    // 16-bit fingerprints, 2 keys in 4 slots: 1 − (1 − 1/65,535)^2, about 1 in 33,000 (8 slots read 1 in 16,000).
+    const [, oneIn] = /^1 − \(1 − 1\/\(2\^f − 1\)\)\^\(4·load: one bucket\) = 1 in ([\d,]+)$/.exec(formula) ?? [formula];
+    const library = await fresh.evaluate(() => (window as unknown as { bloomkitPage: { state: { filter: { falsePositiveRate(): number } } } }).bloomkitPage.state.filter.falsePositiveRate());
+    expect(1 / Number(oneIn.replace(/,/g, "")) / library).toBeCloseTo(1, 1);
     for (const id of ["#zoom-note", "#derived", '[role="status"]', "#health"]) {
       const text = (await fresh.locator(id).count()) > 0 ? await fresh.locator(id).textContent() : "";
       expect(text, id).not.toMatch(/\b1 (bits|keys|counters|buckets)\b/);

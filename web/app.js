@@ -584,12 +584,18 @@ function measuredRate() {
 /** The formula's rate at n keys. */
 function theory(n) {
   const filter = state.filter;
-  if (state.type === "cuckoo") {
-    // A query meets up to 2·4 slots, each holding a fingerprint with probability load, each matching with 1/(2^f − 1).
-    const load = Math.min(1, n / filter.capacity);
-    return 1 - Math.pow(1 - 1 / (2 ** filter.fingerprintBits - 1), 2 * SLOTS * load);
-  }
+  // The library's formula at n keys (a chart's n may fall between whole numbers): a query meets the 4 slots of
+  // each of its buckets, two or, when they are one (every key in a one-bucket table), one.
+  if (state.type === "cuckoo") return filter.expectedFalsePositiveRate(Math.min(filter.capacity, Math.round(n)));
   return falsePositiveRateFor(n, cellsOf(filter), filter.hashes);
+}
+
+/** The slots a cuckoo query meets, as the formula's exponent: its two buckets', or one's when they are one. */
+function slotsMet(filter) {
+  if (filter.buckets === 1) return `${SLOTS}·load: one bucket`;
+  // Past 64 buckets the keys whose two buckets are one (a fingerprint that is a multiple of the count) barely count.
+  if (filter.buckets > 64) return `${2 * SLOTS}·load`;
+  return `${2 * SLOTS}·load, ${SLOTS}·load for the 1 key in ${filter.buckets} whose two buckets are one`;
 }
 
 /** The formula's fill at n keys: 1 − e^(−kn/m) of the bits set, or (cuckoo) n slots of the capacity taken. */
@@ -634,7 +640,7 @@ function showStats() {
         ["fingerprint", "fingerprint", `${filter.fingerprintBits} bits`],
         // The table is a power of two of buckets, so at its n it is anywhere from about half to 95% full.
         ["fill", "load", `${percent(fill)} of slots hold a fingerprint; ${percent(state.sizedFor / filter.capacity)} will at n = ${count(state.sizedFor)}, and adds start to fail near ${percent(CUCKOO_LOAD)}`],
-        ["formula", "formula", `1 − (1 − 1/(2^f − 1))^(8·load) = ${rate(theory(n))}`],
+        ["formula", "formula", `1 − (1 − 1/(2^f − 1))^(${slotsMet(filter)}) = ${rate(theory(n))}`],
         ["measured", "measured", measured],
       ]
     : [
