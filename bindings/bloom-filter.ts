@@ -279,8 +279,15 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     const given = params.hashing as Partial<Hashing> | undefined;
     // Triple and double hashing record one name: a list of more is not a handle share() made (only its first was read).
     const namesRecorded = (names: unknown[]) => (given!.strategy === "independent" ? names.length > 0 : names.length === 1);
-    if (typeof given !== "object" || given === null || !Array.isArray(given.names) || !namesRecorded(given.names) || given.seed === undefined || given.strategy === undefined) {
-      throw new TypeError(`handle.params.hashing must be the hashing share() recorded, got ${describe(given)}`);
+    if (typeof given !== "object" || given === null) throw new TypeError(`handle.params.hashing must be the hashing share() recorded, got ${describe(given)}`);
+    // The part that is missing or wrong is named, with its value: "got an object" said neither.
+    for (const part of ["seed", "strategy"] as const) {
+      if (given[part] === undefined) throw new TypeError(`handle.params.hashing.${part} must be the ${part} share() recorded, got undefined`);
+    }
+    if (!Array.isArray(given.names) || !namesRecorded(given.names)) {
+      throw new TypeError(
+        `handle.params.hashing.names must be the hash names share() recorded (one name for triple or double hashing, k names for independent), got ${describe(given.names)}`,
+      );
     }
     let hashing: Hashing;
     try {

@@ -124,9 +124,15 @@ describe("shared filters refuse bad input", () => {
     expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, hashing: { ...hashing, strategy: "x" } } } as never)).toThrow(
       new RangeError(`handle.params.hashing is not a hashing share() records: options.strategy must be "triple", "double" or "independent", got "x"`),
     );
-    for (const names of [[], [hashing.names[0], "xxh64"]]) {
-      expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, hashing: { ...hashing, names: names as never } } }), names.join()).toThrow(
-        /handle\.params\.hashing must be the hashing share\(\) recorded/,
+    // The part of the hashing that is missing or wrong is named, with its value ("got an object" said neither).
+    for (const [names, shown] of [[[], "an array of length 0"], [[hashing.names[0], "xxh64"], "an array of length 2"], ["xxh3", '"xxh3"'], [undefined, "undefined"]] as const) {
+      expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, hashing: { ...hashing, names: names as never } } }), String(names)).toThrow(
+        new TypeError(`handle.params.hashing.names must be the hash names share() recorded (one name for triple or double hashing, k names for independent), got ${shown}`),
+      );
+    }
+    for (const part of ["seed", "strategy"] as const) {
+      expect(() => BloomFilter.fromShared({ ...handle, params: { ...handle.params, hashing: { ...hashing, [part]: undefined } } }), part).toThrow(
+        new TypeError(`handle.params.hashing.${part} must be the ${part} share() recorded, got undefined`),
       );
     }
     using same = BloomFilter.fromShared(handle);
