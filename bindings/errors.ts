@@ -147,7 +147,9 @@ export function checkOptions(name: string, options: unknown, known: readonly str
   }
   for (const key of Object.keys(options)) {
     if (!known.includes(key) && !internal.includes(key)) {
-      throw new TypeError(`unknown option ${describe(key)} in ${name}; known options: ${known.join(", ")}`);
+      // `shared` is an option of the two filters threads can share; the others are told so, not only that it is unknown.
+      const shareable = key === "shared" ? " (only a BloomFilter or a SplitBlockBloomFilter can be shared between threads)" : "";
+      throw new TypeError(`unknown option ${describe(key)} in ${name}${shareable}; known options: ${known.join(", ")}`);
     }
   }
   return options as Record<string, unknown>;

@@ -63,7 +63,9 @@ const SHAREABLE_TYPES = ["BloomFilter", "SplitBlockBloomFilter"];
 export function openHandle(handle: unknown, type: string, maxSegments: number): { blocks: Block[]; params: Record<string, unknown> } {
   const given = handle as Partial<SharedFilterHandle> | null;
   if (typeof given !== "object" || given === null || typeof given.type !== "string") {
-    throw new TypeError(`handle must be what ${type}.share() returns, got ${describe(handle)}`);
+    // A filter posted to a worker arrives as an empty object: its state is private, which postMessage does not copy.
+    const posted = given !== null && typeof given === "object" && Object.keys(given).length === 0 ? ` (a filter posted to another thread arrives empty: post filter.share() and open that)` : "";
+    throw new TypeError(`handle must be what ${type}.share() returns, got ${describe(handle)}${posted}`);
   }
   if (given.type !== type) {
     // The other shareable class's handle (opened with the wrong class) is named as such; other types have no fromShared to point to.

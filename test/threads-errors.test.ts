@@ -44,6 +44,17 @@ describe("shared filters refuse bad input", () => {
     expect(() => SplitBlockBloomFilter.withSize(8, { other: true } as never)).toThrow(/options/);
   });
 
+  it("{ shared: true } for a filter type that cannot be shared says which can, not only that the option is unknown", () => {
+    const hint = "(only a BloomFilter or a SplitBlockBloomFilter can be shared between threads)";
+    const makers = [
+      () => CountingBloomFilter.create(100, 0.01, { shared: true } as never),
+      () => CuckooFilter.create(100, 0.01, { shared: true } as never),
+      () => ScalableBloomFilter.create(100, 0.01, { shared: true } as never),
+      () => BinaryFuseFilter.build(["a"], { shared: true } as never),
+    ];
+    for (const make of makers) expect(make).toThrow(new RegExp(`^unknown option "shared" in options ${hint.replace(/[()]/g, "\\$&")}; known options: `));
+  });
+
   it("share() of a private filter says it is private", () => {
     using filter = BloomFilter.create(1000, 0.01);
     expect(filter.shared).toBe(false);
@@ -93,6 +104,12 @@ describe("shared filters refuse bad input", () => {
       new TypeError(`handle.type must be "BloomFilter" (handle must be what BloomFilter.share() returns), got "CuckooFilter"`),
     );
     expect(() => BloomFilter.fromShared({ memories: [], params: {} } as never)).toThrow(new TypeError("handle must be what BloomFilter.share() returns, got an object"));
+    // The filter itself posted to a worker (postMessage clones it as structuredClone does) arrives empty: said so.
+    for (const [Type, filter] of [[BloomFilter, bloom], [SplitBlockBloomFilter, block]] as const) {
+      expect(() => Type.fromShared(structuredClone(filter) as never)).toThrow(
+        new TypeError(`handle must be what ${Type.name}.share() returns, got an object (a filter posted to another thread arrives empty: post filter.share() and open that)`),
+      );
+    }
     const privateMemory = new WebAssembly.Memory({ initial: 1 });
     expect(() => BloomFilter.fromShared({ ...bloom.share(), memories: [privateMemory] })).toThrow(
       new TypeError("handle.memories[0] must be a shared wasm memory from share(), got a Memory"),
