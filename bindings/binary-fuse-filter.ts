@@ -70,6 +70,16 @@ const FIXED_START_ATTEMPTS = 24;
 const RANDOM_START_ATTEMPTS = 100;
 /** fuseBuild's result when no seed peeled the keys. */
 const NOT_PEELED = 3;
+/** Room for a build's key area (4 MiB: its keys' scratch), above the temporary memory it needs. */
+const BUILD_FIXED_BYTES = 4 << 20;
+/**
+ * The most temporary memory a build takes in the shared default memory,
+ * beside the small filters, rather than in a memory of its own (about
+ * 170,000 keys): a memory of its own cost 2.7–3.3 ms a build, where a
+ * filter of two keys takes 0.1–0.2 ms in all. A larger build keeps its own,
+ * which goes back to the system when the build ends.
+ */
+const SMALL_BUILD_BYTES = 4 << 20;
 /**
  * The constructor's first argument from build() and deserialize(): a filter
  * is only made with its fingerprints, so `new BinaryFuseFilter(10, 8)` from
@@ -199,8 +209,9 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     const arena0 = defaultArena();
     const sortBytes = arena0.core.fuseSortTempBytes(count);
     const buildBytes = arena0.core.fuseSlotHashBytes(count) + arena0.core.fuseTempBytes(count) + worst.blockBytes;
-    const fixedBytes = 4 << 20;
+    const fixedBytes = BUILD_FIXED_BYTES;
     const peak = 8 * count + Math.max(sortBytes, buildBytes) + fixedBytes;
+    if (peak - fixedBytes <= SMALL_BUILD_BYTES) return BinaryFuseFilter.#buildIn(arena0, true, source, count, bits);
     // Refused before any key is hashed: the whole build lives in one wasm memory.
     if (peak > MAX_BLOCK_BYTES) {
       const most = Math.floor((MAX_BLOCK_BYTES - fixedBytes) / ((peak - fixedBytes) / count) / 1e6);
@@ -217,11 +228,34 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     } catch {
       throw new RangeError(`building a binary fuse filter of ${count} keys needs ${formatBytes(peak)} in one wasm memory, which the engine refused`);
     }
+    return BinaryFuseFilter.#buildIn(arena, false, source, count, bits);
+  }
+
+  /**
+   * The build in `arena`: its own memory, dropped after, or (`shared`) the
+   * default memory, whose blocks the build frees, even when it fails.
+   */
+  static #buildIn(arena: Arena, shared: boolean, source: KeySource, count: number, bits: 8 | 16): BinaryFuseFilter {
+    const held = new Set<number>();
     const hold = (bytes: number) => {
       const ptr = arena.alloc(bytes);
       if (ptr === 0) throw new RangeError(`building a binary fuse filter of ${count} keys needs more than one wasm memory (4 GiB) holds`);
+      if (shared) held.add(ptr);
       return ptr;
     };
+    const release = (ptr: number) => {
+      arena.free(ptr);
+      held.delete(ptr);
+    };
+    try {
+      return BinaryFuseFilter.#peel(arena, hold, release, source, count, bits);
+    } finally {
+      for (const ptr of held) arena.free(ptr);
+    }
+  }
+
+  /** The build's steps: the keys hashed, sorted without repeats, peeled, and the filter copied out. */
+  static #peel(arena: Arena, hold: (bytes: number) => number, release: (ptr: number) => void, source: KeySource, count: number, bits: 8 | 16): BinaryFuseFilter {
     const { core } = arena;
     const hashes = hold(Math.max(8, count * 8));
     let written = 0;
@@ -238,9 +272,9 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
       written = chunk.first + chunk.count;
     });
     if (written !== count) throw changedLength(String(written));
-    const sortTemp = hold(sortBytes);
+    const sortTemp = hold(core.fuseSortTempBytes(count));
     const size = core.fuseSortUnique(hashes, count, sortTemp) >>> 0;
-    arena.free(sortTemp);
+    release(sortTemp);
     const layout = layoutOf(size, bits);
     const block = hold(layout.blockBytes);
     const slotHashes = hold(core.fuseSlotHashBytes(size));
