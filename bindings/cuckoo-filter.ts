@@ -121,6 +121,17 @@ function bucketsFor(n: number): number {
   return 2 ** Math.max(SMALL_TABLE_KEYS.length, Math.ceil(Math.log2(Math.ceil(n / (BUCKET_SIZE * TARGET_LOAD)))));
 }
 
+/**
+ * The largest table of `fingerprintBits`-bit fingerprints, for a refusal: in buckets, as the table is asked for.
+ * The limit in bytes alone (4 GiB less 2 MiB) read "needs 4.00 GiB; one filter holds at most 4.00 GiB" for the
+ * first table past it (4 GiB and a header), where the most a filter holds is half that.
+ */
+function mostBuckets(fingerprintBits: number): string {
+  let buckets = MAX_BUCKETS;
+  while (blockBytes(buckets, fingerprintBits) > MAX_BLOCK_BYTES) buckets /= 2;
+  return `${buckets} buckets of ${fingerprintBits}-bit fingerprints (${formatBytes(blockBytes(buckets, fingerprintBits))})`;
+}
+
 /** A table's size for a message: past floating point (n = 1e308), in words. */
 function sizeInWords(bytes: number): string {
   return Number.isFinite(bytes) ? formatBytes(bytes) : "more bytes than a number holds";
@@ -165,9 +176,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     checkMadeBy(typeof buckets === "number" && typeof hashing === "object" && hashing !== null, "CuckooFilter", "CuckooFilter.create(expectedItems, falsePositiveRate), CuckooFilter.withSize(buckets, fingerprintBits) or deserialize(bytes)");
     const bytes = blockBytes(buckets, fingerprintBits);
     if (bytes > MAX_BLOCK_BYTES || buckets > MAX_BUCKETS) {
-      throw new RangeError(
-        `a cuckoo filter of ${buckets} buckets of ${fingerprintBits}-bit fingerprints needs ${formatBytes(bytes)}; one filter holds at most ${formatBytes(MAX_BLOCK_BYTES)}`,
-      );
+      throw new RangeError(`a cuckoo filter of ${buckets} buckets of ${fingerprintBits}-bit fingerprints needs ${formatBytes(bytes)}; one filter holds at most ${mostBuckets(fingerprintBits)}`);
     }
     super(bytes, () => `a cuckoo filter of ${buckets} buckets (${formatBytes(bytes)})`);
     this.core.cuckooInit(this.live(), buckets, fingerprintBits, hashId(hashing.names[0]), hashing.seed);
@@ -208,7 +217,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     if (buckets > MAX_BUCKETS || blockBytes(buckets, fingerprintBits) > MAX_BLOCK_BYTES) {
       throw new RangeError(
         `a cuckoo filter for expectedItems = ${n} at falsePositiveRate = ${p} needs ${buckets} buckets of ${fingerprintBits}-bit fingerprints ` +
-          `(${sizeInWords(HEADER_BYTES + buckets * BUCKET_SIZE * (fingerprintBits / 8))}); one filter holds at most ${formatBytes(MAX_BLOCK_BYTES)}`,
+          `(${sizeInWords(HEADER_BYTES + buckets * BUCKET_SIZE * (fingerprintBits / 8))}); one filter holds at most ${mostBuckets(fingerprintBits)}`,
       );
     }
     const capacity = buckets * BUCKET_SIZE;
@@ -474,7 +483,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     if (header.payloadLength !== length) throw new FormatError(`corrupted: payload of ${header.payloadLength} bytes for ${buckets} buckets`);
     // create and withSize refuse a filter this large: no bloomkit wrote this record.
     if (length + HEADER_BYTES > MAX_BLOCK_BYTES) {
-      throw new FormatError(`corrupted: ${buckets} buckets of ${fingerprintBits}-bit fingerprints need ${formatBytes(length + HEADER_BYTES)}, more than a filter holds (${formatBytes(MAX_BLOCK_BYTES)})`);
+      throw new FormatError(`corrupted: ${buckets} buckets of ${fingerprintBits}-bit fingerprints need ${formatBytes(length + HEADER_BYTES)}, more than a filter holds (at most ${mostBuckets(fingerprintBits)})`);
     }
     const filter = new CuckooFilter(buckets, fingerprintBits, hashing);
     return {

@@ -107,7 +107,34 @@ describe("CuckooFilter.sizeFor", () => {
     expect(() => CuckooFilter.sizeFor(100, 1e-12)).toThrow(/^falsePositiveRate = 1e-12 needs 43-bit fingerprints/);
     expect(() => CuckooFilter.sizeFor(2 ** 40, 0.01)).toThrow(/^a cuckoo filter for expectedItems = 1099511627776 at falsePositiveRate = 0.01 needs/);
   });
+
+  it("a table one power of two too large is refused with the most buckets a filter holds, not 'needs 4.00 GiB; holds at most 4.00 GiB'", () => {
+    // The first bucket count past the limit for each fingerprint size: 4 GiB and 32 bytes, beside a limit of 4 GiB less 2 MiB.
+    for (const bits of [8, 16, 32] as const) {
+      const most = 2 ** 32 / bits;
+      expect(CuckooFilter.sizeFor(most * BUCKET_LOAD_KEYS, bits === 8 ? 0.1 : bits === 16 ? 0.01 : 1e-8)).toMatchObject({ buckets: most, fingerprintBits: bits });
+      const refusals = [
+        () => CuckooFilter.withSize(most * 2, bits),
+        () => CuckooFilter.sizeFor(most * 2 * BUCKET_LOAD_KEYS, bits === 8 ? 0.1 : bits === 16 ? 0.01 : 1e-8),
+      ];
+      // withSize refuses 2^30 buckets by its range of buckets, before any size.
+      for (const refused of bits === 8 ? refusals.slice(1) : refusals) {
+        let message = "";
+        try {
+          refused();
+        } catch (error) {
+          expect(error).toBeInstanceOf(RangeError);
+          message = (error as Error).message;
+        }
+        expect(message).toContain(`${most * 2} buckets of ${bits}-bit fingerprints`);
+        expect(message).toMatch(new RegExp(`4\\.00 GiB\\)?; one filter holds at most ${most} buckets of ${bits}-bit fingerprints \\(2\\.00 GiB\\)$`));
+      }
+    }
+  });
 });
+
+/** Keys create() sizes one bucket for in a large table: 4 slots at 95% load. */
+const BUCKET_LOAD_KEYS = 3.8;
 
 describe("CuckooFilter when full", () => {
   it("fills ≥ 95% of its slots before the first failure; the failure loses nothing", () => {
@@ -498,6 +525,13 @@ describe("CuckooFilter records", () => {
     const header = reseal(record).subarray(0, 12 + params.length + 16);
     expect(() => CuckooFilter.deserialize(header)).toThrow(new FormatError(`truncated: ${header.length} bytes, the record needs ${header.length + payloadBytes + 8}`));
     await expect(CuckooFilter.deserializeChunks([header])).rejects.toThrow(/^corrupted: 536870912 buckets of 32-bit fingerprints need 8\.00 GiB, more than a filter holds/);
+    // Half that, 4 GiB and the header, is just past the limit of 4 GiB less 2 MiB: the message gives the most a filter holds.
+    view.setUint32(0, 2 ** 28, true);
+    const justOver = buildRecord({ version, type, params, payload: new Uint8Array(0) });
+    new DataView(justOver.buffer).setBigUint64(12 + params.length, BigInt(payloadBytes / 2), true);
+    await expect(CuckooFilter.deserializeChunks([reseal(justOver).subarray(0, 12 + params.length + 16)])).rejects.toThrow(
+      /^corrupted: 268435456 buckets of 32-bit fingerprints need 4\.00 GiB, more than a filter holds \(at most 134217728 buckets of 32-bit fingerprints \(2\.00 GiB\)\)$/,
+    );
   });
 });
 
