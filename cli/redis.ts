@@ -11,7 +11,7 @@ export const redisOptions: OptionSpec[] = [
   { name: "name", value: "NAME", help: "the Redis filter's name (with --redis)" },
 ];
 
-/** How long a connection attempt may take. */
+/** How long a connection attempt may take, until the server has answered the client's first commands. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
 /** A connected filter kept in Redis and the way to let go of it. */
@@ -108,10 +108,24 @@ export async function openShared({ url, name }: { url: string; name: string }, s
   // No reconnecting: a lost connection ends the command with an error instead of a wait.
   const client = createClient({ url, socket: { reconnectStrategy: false, connectTimeout: CONNECT_TIMEOUT_MS } });
   client.on("error", (error) => (lastError = error));
+  // The client's connectTimeout ends a TCP connection not made in time; a server that takes the connection and never
+  // answers (a Redis stopped, another program on that port) would keep connect() waiting for ever.
+  const unanswered = new Error(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`);
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(unanswered), CONNECT_TIMEOUT_MS);
+  });
   try {
-    await client.connect();
+    await Promise.race([client.connect(), waited]);
   } catch (error) {
-    throw new CliError(`cannot connect to Redis at ${shownUrl(url)}: ${inWords(lastError ?? error)}`);
+    try {
+      client.destroy();
+    } catch {
+      // Not open: nothing to end.
+    }
+    throw new CliError(`cannot connect to Redis at ${shownUrl(url)}: ${inWords(error === unanswered ? error : (lastError ?? error))}`);
+  } finally {
+    clearTimeout(timer);
   }
   const unregister = onCleanup(() => client.destroy());
   const close = async () => {

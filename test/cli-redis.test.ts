@@ -3,6 +3,7 @@
 // a real redis-server, and the CLI's one-line errors for it.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -31,9 +32,9 @@ describeWithRedis("bloomkit with --redis", () => {
     return { code: result.status, stdout: result.stdout, stderr: result.stderr };
   }
 
-  /** Runs the CLI in the background; resolves with its exit code and stderr. */
-  function cliAsync(args: string[]): Promise<{ code: number | null; stderr: string }> {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "ignore", "pipe"] });
+  /** Runs the CLI in the background (killed after `timeout` ms, if given); resolves with its exit code and stderr. */
+  function cliAsync(args: string[], timeout?: number): Promise<{ code: number | null; stderr: string }> {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "ignore", "pipe"], timeout });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stderr })));
@@ -88,6 +89,21 @@ describeWithRedis("bloomkit with --redis", () => {
     expect(conflict.stderr).toMatch(/^bloomkit: Redis filter "sized": a filter of that name already exists in Redis with other parameters \(bits 71888 vs 14378, asked vs existing\)\n$/);
     expect(existsSync(file("two.txt"))).toBe(false);
   });
+
+  it("gives up in one line on a server that takes the connection but never answers, rather than waiting for ever", async () => {
+    // A Redis stopped (SIGSTOP), or another program on that port: the connection is made, and no reply ever comes.
+    const silent = createServer((socket) => socket.on("data", () => {}));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      // Killed (code null) if it still waits long after its 10 s for connecting.
+      const { code, stderr } = await cliAsync(["query", "--redis", `redis://127.0.0.1:${port}/0`, "--name", "x", "a"], 25_000);
+      expect(code).toBe(1);
+      expect(stderr).toMatch(new RegExp(`^bloomkit: cannot connect to Redis at redis://127\\.0\\.0\\.1:${port}/0: no answer within 10 s\n$`));
+    } finally {
+      silent.close();
+    }
+  }, 30_000);
 
   it("refuses a malformed --redis URL or --name as wrong usage, and query, which cannot create a filter, does not offer --n", () => {
     writeFileSync(file("in.txt"), "a\nb\n");
