@@ -305,6 +305,25 @@ describeWithRedis("RedisBloomFilter", () => {
     await filter.drop();
   });
 
+  it("refuses a name with a lone surrogate, which Redis would keep as another name's keys", async () => {
+    // Sent as UTF-8, a lone surrogate becomes U+FFFD: "\ud800", "\udfff" and "\ufffd" would all be the keys {\ufffd}:….
+    const names = ["\ufffd", "a\ud800", "\udfff", "x\udc00\ud800"];
+    const made = await RedisBloomFilter.create(redis, names[0], 100, 0.1);
+    await made.add("only in the first");
+    const local = BloomFilter.create(10, 0.1);
+    for (const name of names.slice(1)) {
+      await expect(RedisBloomFilter.create(redis, name, 100, 0.1), JSON.stringify(name)).rejects.toThrow(new RangeError(`name must be text without lone surrogates (sent as UTF-8, each would become U+FFFD, the keys of another name), got ${JSON.stringify(name)}`));
+      await expect(RedisBloomFilter.open(redis, name)).rejects.toThrow(/^name must be text without lone surrogates/);
+      await expect(RedisBloomFilter.fromBloomFilter(redis, name, local)).rejects.toThrow(/^name must be text without lone surrogates/);
+    }
+    // A pair (an emoji) is text: its own filter.
+    const emoji = await RedisBloomFilter.create(redis, "seen:\ud83d\ude00", 100, 0.1);
+    expect(await emoji.has("only in the first")).toBe(false);
+    await emoji.drop();
+    await made.drop();
+    local.dispose();
+  });
+
   describe("a node-redis Sentinel lease", () => {
     let master: RedisServer;
     let sentinelServer: RedisServer;

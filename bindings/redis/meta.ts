@@ -136,6 +136,8 @@ export function checkName(name: unknown, what = "name"): string {
   if (name.length === 0) throw new RangeError(`${what} must not be empty`);
   // The name is the hash tag of every key: a brace in it would end or nest the tag.
   if (/[{}]/.test(name)) throw new RangeError(`${what} must not contain "{" or "}" (it becomes the Redis Cluster hash tag {${name}}), got ${describe(name)}`);
+  // Key names go to Redis as UTF-8, where a lone surrogate becomes U+FFFD: "\ud800" would open the filter "\ufffd".
+  if (/\p{Surrogate}/u.test(name)) throw new RangeError(`${what} must be text without lone surrogates (sent as UTF-8, each would become U+FFFD, the keys of another name), got ${describe(name)}`);
   return name;
 }
 
