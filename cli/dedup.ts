@@ -98,7 +98,7 @@ export async function dedup(parsed: Parsed): Promise<void> {
     target === undefined ? undefined
     : givenN === undefined ? await openShared(target, undefined, true)
     : await sizedByOptionsAsync(() => openShared(target, { n: givenN, p }, true), { n: `--n ${options.get("n")}`, p: pPhrase });
-  const before = shared ? await inRedis(target!, false, () => shared.filter.size()) : 0;
+  const before = shared ? await inRedis(target!, undefined, () => shared.filter.size()) : 0;
   const out = new Output(outputPath);
   const repeats = repeatsPath === undefined ? undefined : new Output(repeatsPath);
   /** After each piece: what either output holds for a pipe (--repeats - is one too) is written before the next. */
@@ -134,6 +134,15 @@ export async function dedup(parsed: Parsed): Promise<void> {
       }
     }
     lines += answers.length;
+  };
+  /**
+   * What the filter kept in Redis holds when adding the next `next` lines fails: the lines before them, and perhaps
+   * some of them, which the output lacks. Said in the error, since a run again would take them all for repeats.
+   */
+  const heldByShared = (next: number) => {
+    const before = lines > 0 ? `holds the first ${count(lines, "line")}${out.writtenAtClose ? "" : ", written out,"} and ` : "";
+    const lacks = out.writtenAtClose ? "which the output, left as it was, lacks" : lines > 0 ? "which were not" : "which were not written out";
+    return `the filter "${target!.name}" ${before}may hold some of the ${lines > 0 ? "next" : "first"} ${count(next, "line")}, ${lacks}: a run again would take ${out.writtenAtClose ? "them" : "those"} for repeats`;
   };
   try {
     for await (const piece of linePieces(source, buffers?.take)) {
@@ -171,7 +180,10 @@ export async function dedup(parsed: Parsed): Promise<void> {
         continue;
       }
       // Lines are split in wasm for every filter type (answers and line ends come as views); a filter kept in Redis answers a whole piece.
-      if (shared) writeRuns(piece)(await inRedis(target!, true, () => shared.filter.testAndAddLines(piece)), lineEnds(piece), 0);
+      if (shared) {
+        const ends = lineEnds(piece);
+        writeRuns(piece)(await inRedis(target!, heldByShared(ends.length), () => shared.filter.testAndAddLines(piece)), ends, 0);
+      }
       else if (repeats === undefined && !(filter instanceof GrowingFilter)) {
         // Only new lines are written: wasm gathers them, and they are written from its memory as they are.
         filter!.dedupLines(piece, (fresh, newCount, lineCount) => {

@@ -392,6 +392,11 @@ export class Output {
     }
   }
 
+  /** True for a file written in full at close (AtomicFile): a command that fails leaves it as it was. */
+  get writtenAtClose(): boolean {
+    return this.#file !== undefined;
+  }
+
   /** Writes bytes [start, end) of `source` without making a view of them. */
   writeRange(source: Buffer, start: number, end: number): void {
     const length = end - start;

@@ -75,21 +75,21 @@ function connectionLost(cause: unknown): boolean {
 
 /**
  * Runs a call on a filter kept in Redis; its failure becomes one line in
- * plain words: a lost connection says so (and, for `adding`, that the lines
- * before it are in the filter), Redis's refusals lose the script's id.
+ * plain words: a lost connection says so, Redis's refusals lose the script's
+ * id, and `held` (given for a call that adds) says what the filter holds then.
  */
-export async function inRedis<T>(target: { url: string; name: string }, adding: boolean, call: () => Promise<T>): Promise<T> {
+export async function inRedis<T>(target: { url: string; name: string }, held: string | undefined, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
     if (!(error instanceof RedisFilterError)) throw error;
+    const kept = held === undefined ? "" : `; ${held}`;
     if (connectionLost(error.cause)) {
-      const kept = adding ? `; the filter "${target.name}" holds the lines read before it` : "";
       // An errno in words (connection reset by peer …); node-redis's own "Socket closed unexpectedly" in ours.
       const how = typeof (error.cause as NodeJS.ErrnoException)?.code === "string" ? inWords(error.cause) : "the server closed it";
       throw new CliError(`lost the connection to Redis at ${shownUrl(target.url)} (${how})${kept}`);
     }
-    throw new CliError(error.message.replace(/ script: [0-9a-f]{40}, on @user_script:\d+\.?/, "").replace(/ \(the first \d+ of the batch were added[^)]*\)/, ""));
+    throw new CliError(error.message.replace(/ script: [0-9a-f]{40}, on @user_script:\d+\.?/, "").replace(/ \(the first \d+ of the batch were added[^)]*\)/, "").replace(/\.$/, "") + kept);
   }
 }
 

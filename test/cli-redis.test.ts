@@ -182,6 +182,40 @@ describeWithRedis("bloomkit with --redis", () => {
     }
   });
 
+  it("says which lines the filter may hold when Redis refuses to add them mid-run: lines the output, left as it was, lacks", async () => {
+    // Past maxmemory, Redis refuses every write after the first script call, which made the filter's bits.
+    const own = await startRedis(["--maxmemory", "3mb", "--maxmemory-policy", "noeviction"]);
+    try {
+      const lines = Array.from({ length: 300_000 }, (_, i) => `https://full.example/${i}`);
+      writeFileSync(file("full.txt"), lines.join("\n") + "\n");
+      writeFileSync(file("full-out.txt"), "the old output\n");
+      const args = ["dedup", file("full.txt"), "-o", file("full-out.txt"), "-q", "--redis", own.url, "--name", "full"];
+      const failed = cli([...args, "--n", "5M", "--p", "0.01"]);
+      expect(failed.code).toBe(1);
+      // Before: "…cannot add keys: OOM command not allowed when used memory > 'maxmemory'." and nothing about the lines added.
+      const said = /^bloomkit: Redis filter "full": cannot add keys: OOM [^\n]*; the filter "full" (?:holds the first ([\d,]+) lines and )?may hold some of the (?:first|next) ([\d,]+) lines, which the output, left as it was, lacks: a run again would take them for repeats\n$/.exec(failed.stderr);
+      expect(said, failed.stderr).not.toBeNull();
+      expect(readFileSync(file("full-out.txt"), "utf8")).toBe("the old output\n");
+      const held = Number((said![1] ?? "0").replace(/,/g, ""));
+      const maybe = Number(said![2].replace(/,/g, ""));
+      // What the filter holds now, as a set: every line it holds lies among those the message names, and the first `held` are all in it.
+      const redis = await createClient({ url: own.url }).connect();
+      await redis.configSet("maxmemory", "0");
+      await redis.quit();
+      const asked = cli(["query", "--redis", own.url, "--name", "full", "-"], lines.join("\n") + "\n");
+      const present = new Set(asked.stdout.split("\n").filter((line) => line.endsWith("\tprobably present")).map((line) => line.slice(0, -"\tprobably present".length)));
+      expect(present.size).toBeGreaterThan(0);
+      expect(lines.slice(0, held).every((line) => present.has(line))).toBe(true);
+      const named = new Set(lines.slice(0, held + maybe));
+      expect([...present].every((line) => named.has(line))).toBe(true);
+      // As the message warns: a run again keeps every line but those.
+      expect(cli(args).code).toBe(0);
+      expect(readFileSync(file("full-out.txt"), "utf8")).toBe(lines.filter((line) => !present.has(line)).join("\n") + "\n");
+    } finally {
+      await own.stop();
+    }
+  });
+
   it("says in one line that the connection was lost when the server goes away mid-run, and writes no output", async () => {
     const own = await startRedis();
     try {
@@ -196,7 +230,9 @@ describeWithRedis("bloomkit with --redis", () => {
       await own.stop();
       const { code, stderr } = await running;
       expect(code).toBe(1);
-      expect(stderr).toMatch(new RegExp(`^bloomkit: lost the connection to Redis at ${own.url.replace(/[./]/g, "\\$&")} \\([a-z ]+\\); the filter "lost" holds the lines read before it\n$`));
+      expect(stderr).toMatch(
+        new RegExp(`^bloomkit: lost the connection to Redis at ${own.url.replace(/[./]/g, "\\$&")} \\([a-z ]+\\); the filter "lost" (holds the first [\\d,]+ lines and )?may hold some of the (first|next) [\\d,]+ lines, which the output, left as it was, lacks: a run again would take them for repeats\n$`),
+      );
       expect(readFileSync(file("lost.txt"), "utf8")).toBe("the old output\n");
     } finally {
       await own.stop();
