@@ -89,7 +89,7 @@ export async function inRedis<T>(target: { url: string; name: string }, held: st
       const how = typeof (error.cause as NodeJS.ErrnoException)?.code === "string" ? inWords(error.cause) : "the server closed it";
       throw new CliError(`lost the connection to Redis at ${shownUrl(target.url)} (${how})${kept}`);
     }
-    throw new CliError(error.message.replace(/ script: [0-9a-f]{40}, on @user_script:\d+\.?/, "").replace(/ \(the first \d+ of the batch were added[^)]*\)/, "").replace(/\.$/, "") + kept);
+    throw new CliError(error.message.replace(/ script: [0-9a-f]{40}, on @user_script:\d+\.?/, "").replace(/ \((the first \d+ of the batch were added|none of the first call's keys were added)[^)]*\)/, "").replace(/\.$/, "") + kept);
   }
 }
 

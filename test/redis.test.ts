@@ -692,6 +692,32 @@ describeWithRedis("RedisBloomFilter", () => {
     await redis.flushAll();
   });
 
+  it("a batch whose first call is refused does not say no key was added when calls sent after it added theirs", async () => {
+    const filter = await RedisBloomFilter.create(redis, "first-refused", 100_000, 0.01, { segmentBits: 2 ** 19 } as object);
+    expect(filter.segmentCount).toBe(2);
+    // Which segment each key goes to: a twin whose segment 1 has every bit set holds exactly the keys routed there.
+    const twin = localTwin(filter);
+    twin.segmentBytes(1).fill(0xff);
+    twin.bitsWritten();
+    const pool = urls(40_000, "first-refused", 83);
+    const routed = twin.hasMany(pool);
+    twin.dispose();
+    const toOne = pool.filter((_, i) => routed[i] === 1);
+    const toZero = pool.filter((_, i) => routed[i] === 0);
+    // The first call's keys all go to segment 1, which is not a string; the three calls after it touch segment 0 alone.
+    await redis.rPush("{first-refused}:bits:1", "not bits");
+    const later = toZero.slice(0, 3 * PIECE_KEYS);
+    const error = await filter.addMany([...toOne.slice(0, PIECE_KEYS), ...later]).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    const added = ones(await filter.hasMany(later));
+    // Before: "cannot add keys: WRONGTYPE …" while 12,288 keys of the batch were in the filter.
+    expect(added).toBeGreaterThan(0);
+    expect(error?.message).toMatch(/^Redis filter "first-refused": cannot add keys \(none of the first call's keys were added; later ones may or may not be\): WRONGTYPE /);
+    await redis.flushAll();
+  });
+
   it("a stale handle neither reads nor deletes a filter made again under its name with other segments", async () => {
     const stale = await RedisBloomFilter.create(redis, "regrown", 1_000, 0.01);
     await stale.add("old key");

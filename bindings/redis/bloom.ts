@@ -512,6 +512,8 @@ export class RedisBloomFilter {
     const answers: Uint8Array[] = [];
     let done = 0;
     let failure: unknown;
+    /** A call sent after the failed one added its keys, or may have (it lost its reply too). */
+    let laterMayHaveAdded = false;
     for (const part of parts) {
       // Redis runs the pieces in the order sent: a write's never finds its script missing (runBatchScript).
       if (sent.length >= PIECES_IN_FLIGHT) {
@@ -532,17 +534,18 @@ export class RedisBloomFilter {
         if (failure === undefined) {
           answers.push(got);
           done += keys;
-        }
+        } else laterMayHaveAdded ||= keys > 0;
       } catch (error) {
+        if (failure !== undefined && !isReplyError(error)) laterMayHaveAdded = true;
         failure ??= error;
       }
     }
-    if (failure !== undefined) throw new RedisFilterError(this.#name, this.#failedBatch(write, done, failure), failure);
+    if (failure !== undefined) throw new RedisFilterError(this.#name, this.#failedBatch(write, done, failure, laterMayHaveAdded), failure);
     return concat(answers, Uint8Array);
   }
 
-  /** What a failed batch did, for its RedisFilterError: `done` keys of it answered before `failure`. */
-  #failedBatch(write: boolean, done: number, failure: unknown): string {
+  /** What a failed batch did, for its RedisFilterError: `done` keys of it answered before `failure`, and calls sent after it may have added theirs (`later`). */
+  #failedBatch(write: boolean, done: number, failure: unknown, later: boolean): string {
     // A reply is an answer: that call did not run, or ran and failed before writing. A client not connected sent nothing.
     const replied = isReplyError(failure) || failure instanceof ClientNotConnected;
     if (replied && /bit offset is not an integer or out of range/.test((failure as Error).message)) {
@@ -554,7 +557,8 @@ export class RedisBloomFilter {
     // A lost connection leaves the calls in flight unknown.
     const inFlight =
       failure instanceof UnexpectedReply ? "a reply could not be read: its call and the others in flight may or may not have added their keys" : "the connection failed with calls in flight, which may or may not have added their keys";
-    if (done === 0) return replied ? "cannot add keys" : `cannot add keys (${inFlight})`;
+    // A refusal wrote nothing, but the calls sent after it ran all the same.
+    if (done === 0) return !replied ? `cannot add keys (${inFlight})` : later ? "cannot add keys (none of the first call's keys were added; later ones may or may not be)" : "cannot add keys";
     return `cannot add keys (the first ${done} of the batch were added, each whole; later ones may or may not be${replied ? "" : `; ${inFlight}`})`;
   }
 
