@@ -212,9 +212,11 @@ async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quie
     rate > 2 * p
       ? tooSmall(limit, formatBytes(filterBytes), count(linesA, "line"), inputName(a), sizing.typed.n)
       : `${inputName(b)} has many lines not in ${inputName(a)} for --p ${p}; give a smaller --p or use --exact`;
+  // The share is of the whole number shown: of 1.59 expected in 3 lines, "about 2 of the 3 lines written (50.1%)" read wrong.
+  const shown = Math.round(falseMatches);
   return (
-    `${summary}\nbloomkit: warning: ${upTo ? "up to" : "about"} ${fmt(falseMatches)} of the ${count(common, "line")} written ` +
-    `(${((100 * falseMatches) / common).toPrecision(3)}%) ${upTo ? "may be" : "are expected to be"} false matches, lines not in ${inputName(a)}: ${cause}`
+    `${summary}\nbloomkit: warning: ${upTo ? "up to" : "about"} ${fmt(shown)} of the ${count(common, "line")} written ` +
+    `(${((100 * shown) / common).toPrecision(3)}%) ${upTo ? "may be" : "are expected to be"} false matches, lines not in ${inputName(a)}: ${cause}`
   );
 }
 

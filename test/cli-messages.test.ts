@@ -686,6 +686,19 @@ describe("intersect's warning names what made the filter too small", () => {
     expect(within.stderr).toMatch(/passes with probability [\d.e-]+, about 0 of them\n$/);
   });
 
+  it("the warning's share is of the count it shows: 'about 2 of the 2 lines' is not 79.5%", () => {
+    // A filter too small for A, and 20 lines of B, none in A: a couple pass, and about 1.6 of them are expected to.
+    writeFileSync(file("hundred-k-a.txt"), lines(100_000, "a").join("\n") + "\n");
+    writeFileSync(file("twenty-b.txt"), lines(20, "b").join("\n") + "\n");
+    const result = run(["intersect", file("hundred-k-a.txt"), file("twenty-b.txt"), "--memory", "64KiB"]);
+    expect(result.code).toBe(0);
+    const match = /^bloomkit: warning: about ([\d,]+) of the ([\d,]+) lines? written \(([\d.]+)%\)/.exec(warning(result.stderr));
+    expect(match, result.stderr).not.toBeNull();
+    const [shown, written, percent] = [match![1], match![2], match![3]].map((text) => Number(text.replaceAll(",", "")));
+    expect(written).toBe(result.stdout.split("\n").length - 1);
+    expect(percent).toBeCloseTo((100 * shown) / written, 1);
+  });
+
   it("lines estimated from windows of A far longer than the rest: the estimate, and --n to give", () => {
     // Line lengths are sampled in A's first piece (1 MiB) and at the start of each 64th of it: there, this file has
     // lines of 1,000 bytes; after each start, short ones. Parts of 100,000 bytes: the first 11 all long lines.
