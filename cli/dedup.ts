@@ -4,10 +4,12 @@ import { BloomFilter, SplitBlockBloomFilter, falsePositiveRateFor, optimal } fro
 import { FIRST_LAYER_LINES, GrowingFilter, rateAfter } from "./growing-filter.js";
 import { bloomBits, checkMemory } from "./memory.js";
 import { hashesForRate, refuseUnreachableRate } from "./sizing.js";
-import { UsageError, parseMemory, parseCount, parseProbability, sizedByOptions, sizedByOptionsAsync, typedName, type OptionSpec, type Parsed } from "./args.js";
+import { CliError, UsageError, parseMemory, parseCount, parseProbability, sizedByOptions, sizedByOptionsAsync, typedName, type OptionSpec, type Parsed } from "./args.js";
 import { checkOutputNames, closeInput, openInput, refuseOutputsThatAreInputs } from "./input.js";
 import { Output, Progress, closeTogether, estimateLines, linePieces } from "./io.js";
-import { count, formatBytes } from "./words.js";
+import { count, formatBytes, oneLine } from "./words.js";
+import { onCleanup } from "./cleanup.js";
+import { failureInWords } from "./os-errors.js";
 import { inRedis, lineEnds, openShared, redisOptions, redisTarget, type SharedFilter } from "./redis.js";
 import { LinePipeline, PieceBuffers, THREADED_INPUT_BYTES, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
 
@@ -98,7 +100,7 @@ export async function dedup(parsed: Parsed): Promise<void> {
     target === undefined ? undefined
     : givenN === undefined ? await openShared(target, undefined, true)
     : await sizedByOptionsAsync(() => openShared(target, { n: givenN, p }, true), { n: `--n ${options.get("n")}`, p: pPhrase });
-  const before = shared ? await inRedis(target!, undefined, () => shared.filter.size()) : 0;
+  const before = shared ? await inRedis(target!, () => shared.filter.size()) : 0;
   const out = new Output(outputPath);
   const repeats = repeatsPath === undefined ? undefined : new Output(repeatsPath);
   /** After each piece: what either output holds for a pipe (--repeats - is one too) is written before the next. */
@@ -135,79 +137,101 @@ export async function dedup(parsed: Parsed): Promise<void> {
     }
     lines += answers.length;
   };
+  /** Lines sent to the filter kept in Redis whose answers have not come back. */
+  let inFlight = 0;
   /**
-   * What the filter kept in Redis holds when adding the next `next` lines fails: the lines before them, and perhaps
-   * some of them, which the output lacks. Said in the error, since a run again would take them all for repeats.
+   * What the filter kept in Redis holds that the output lacks if the run stops now (undefined: nothing): the lines
+   * it answered, unless they were written out already, and perhaps some of those in flight. Said as the run ends,
+   * since a run again would take them all for repeats.
    */
-  const heldByShared = (next: number) => {
-    const before = lines > 0 ? `holds the first ${count(lines, "line")}${out.writtenAtClose ? "" : ", written out,"} and ` : "";
-    const lacks = out.writtenAtClose ? "which the output, left as it was, lacks" : lines > 0 ? "which were not" : "which were not written out";
-    return `the filter "${target!.name}" ${before}may hold some of the ${lines > 0 ? "next" : "first"} ${count(next, "line")}, ${lacks}: a run again would take ${out.writtenAtClose ? "them" : "those"} for repeats`;
+  const heldByShared = (): string | undefined => {
+    const atClose = out.writtenAtClose;
+    if (!shared || (atClose ? lines + inFlight : inFlight) === 0) return undefined;
+    const holds: string[] = [];
+    if (lines > 0) holds.push(`holds the first ${count(lines, "line")}${atClose ? "" : ", written out,"}`);
+    if (inFlight > 0) holds.push(`may hold some of the ${lines > 0 ? "next" : "first"} ${count(inFlight, "line")}`);
+    const lacks = atClose ? "which the output, left as it was, lacks" : lines > 0 ? "which were not" : "which were not written out";
+    return `the filter "${target!.name}" ${holds.join(" and ")}, ${lacks}: a run again would take ${atClose ? "them" : "those"} for repeats`;
   };
+  // Stopped by a signal (Ctrl-C): said as the command ends. A failure says it in its own line (below).
+  const stopNote = onCleanup(() => {
+    const note = heldByShared();
+    if (note !== undefined) process.stderr.write(`bloomkit: stopped: ${oneLine(note)}\n`);
+  });
   try {
-    for await (const piece of linePieces(source, buffers?.take)) {
-      if (!filter && !shared) {
-        const n = estimateLines(source, size, piece);
-        // The filter's refusals of the size asked for, in the options' words.
-        const phrases = { p: pPhrase, n: n === undefined ? undefined : `the ${count(n, "line")} estimated in ${input}` };
-        if (memory !== undefined && type === "split-block") {
-          filter = SplitBlockBloomFilter.withSize(Math.max(1, Math.min(2 ** 32 - 1, Math.floor(memory / 32))));
-        } else if (memory !== undefined) {
-          // More memory than n needs lowers the rate; more hashes than p needs would only cost time.
-          const m = bloomBits(memory * 8);
-          filter = sizedByOptions(() => BloomFilter.withSize(m, n ? Math.min(optimal({ n, m }).k, optimal({ n, p }).k) : hashesForRate(p)), phrases);
-        } else if (n !== undefined) {
-          // Not exchanged with Parquet: no need to round the size up to a power of two.
-          filter = sizedByOptions(() => (type === "split-block" ? SplitBlockBloomFilter.create(n, p, { powerOfTwo: false }) : BloomFilter.create(n, p)), phrases);
-        } else {
-          filter = growingFilter(type, p, pPhrase); // a file whose size tells nothing (files of /proc report 0)
+    try {
+      for await (const piece of linePieces(source, buffers?.take)) {
+        if (!filter && !shared) {
+          const n = estimateLines(source, size, piece);
+          // The filter's refusals of the size asked for, in the options' words.
+          const phrases = { p: pPhrase, n: n === undefined ? undefined : `the ${count(n, "line")} estimated in ${input}` };
+          if (memory !== undefined && type === "split-block") {
+            filter = SplitBlockBloomFilter.withSize(Math.max(1, Math.min(2 ** 32 - 1, Math.floor(memory / 32))));
+          } else if (memory !== undefined) {
+            // More memory than n needs lowers the rate; more hashes than p needs would only cost time.
+            const m = bloomBits(memory * 8);
+            filter = sizedByOptions(() => BloomFilter.withSize(m, n ? Math.min(optimal({ n, m }).k, optimal({ n, p }).k) : hashesForRate(p)), phrases);
+          } else if (n !== undefined) {
+            // Not exchanged with Parquet: no need to round the size up to a power of two.
+            filter = sizedByOptions(() => (type === "split-block" ? SplitBlockBloomFilter.create(n, p, { powerOfTwo: false }) : BloomFilter.create(n, p)), phrases);
+          } else {
+            filter = growingFilter(type, p, pPhrase); // a file whose size tells nothing (files of /proc report 0)
+          }
         }
-      }
-      if (threaded && (pool !== undefined || !streamed || bytes >= THREADED_INPUT_BYTES)) {
-        // Worker threads hash and group the pieces; this thread tests them in input order and writes the groups.
-        const tested = filter!;
-        // Every layer of a growing filter hashes a line as its first does.
-        const hashing = tested instanceof GrowingFilter ? tested.first : tested;
-        // New lines go to the output, repeats (with --repeats) to the second; this thread writes them.
-        if (pool === undefined) {
-          pool = new LinePipeline({ filter: hashing, op: (hashes, into) => tested.testAndAddHashes(hashes, into), front: 0, writers: [out, ...(repeats ? [repeats] : [])] }, threads, progress, buffers);
-          // Its progress goes on from what this thread has done.
-          pool.bytes = bytes;
-          pool.lines = linesBeforePool = lines;
+        if (threaded && (pool !== undefined || !streamed || bytes >= THREADED_INPUT_BYTES)) {
+          // Worker threads hash and group the pieces; this thread tests them in input order and writes the groups.
+          const tested = filter!;
+          // Every layer of a growing filter hashes a line as its first does.
+          const hashing = tested instanceof GrowingFilter ? tested.first : tested;
+          // New lines go to the output, repeats (with --repeats) to the second; this thread writes them.
+          if (pool === undefined) {
+            pool = new LinePipeline({ filter: hashing, op: (hashes, into) => tested.testAndAddHashes(hashes, into), front: 0, writers: [out, ...(repeats ? [repeats] : [])] }, threads, progress, buffers);
+            // Its progress goes on from what this thread has done.
+            pool.bytes = bytes;
+            pool.lines = linesBeforePool = lines;
+          }
+          await pool.push(piece);
+          await drainOutputs();
+          continue;
         }
-        await pool.push(piece);
+        // Lines are split in wasm for every filter type (answers and line ends come as views); a filter kept in Redis answers a whole piece.
+        if (shared) {
+          const ends = lineEnds(piece);
+          inFlight = ends.length;
+          const answers = await inRedis(target!, () => shared.filter.testAndAddLines(piece));
+          inFlight = 0; // counted in lines by writeRuns, in the same step
+          writeRuns(piece)(answers, ends, 0);
+        }
+        else if (repeats === undefined && !(filter instanceof GrowingFilter)) {
+          // Only new lines are written: wasm gathers them, and they are written from its memory as they are.
+          filter!.dedupLines(piece, (fresh, newCount, lineCount) => {
+            out.writeThrough(fresh);
+            kept += newCount;
+            lines += lineCount;
+          });
+        } else filter!.testAndAddLinesEach(piece, writeRuns(piece)); // with --repeats, or a growing filter's layers
+        bytes += piece.length;
+        progress.update(bytes, lines);
         await drainOutputs();
-        continue;
       }
-      // Lines are split in wasm for every filter type (answers and line ends come as views); a filter kept in Redis answers a whole piece.
-      if (shared) {
-        const ends = lineEnds(piece);
-        writeRuns(piece)(await inRedis(target!, heldByShared(ends.length), () => shared.filter.testAndAddLines(piece)), ends, 0);
+      if (pool) {
+        await pool.finish();
+        const poolLines = pool.lines - linesBeforePool;
+        lines += poolLines;
+        kept += poolLines - pool.ones;
       }
-      else if (repeats === undefined && !(filter instanceof GrowingFilter)) {
-        // Only new lines are written: wasm gathers them, and they are written from its memory as they are.
-        filter!.dedupLines(piece, (fresh, newCount, lineCount) => {
-          out.writeThrough(fresh);
-          kept += newCount;
-          lines += lineCount;
-        });
-      } else filter!.testAndAddLinesEach(piece, writeRuns(piece)); // with --repeats, or a growing filter's layers
-      bytes += piece.length;
-      progress.update(bytes, lines);
-      await drainOutputs();
+    } finally {
+      await pool?.close();
     }
-    if (pool) {
-      await pool.finish();
-      const poolLines = pool.lines - linesBeforePool;
-      lines += poolLines;
-      kept += poolLines - pool.ones;
-    }
-  } finally {
-    await pool?.close();
+    closeInput(source);
+    // Both outputs are on disk before either replaces its file: a failure leaves both as they were.
+    await closeTogether([out, repeats]);
+  } catch (error) {
+    stopNote();
+    const note = heldByShared();
+    throw note === undefined ? error : new CliError(`${failureInWords(error)}; ${note}`);
   }
-  closeInput(source);
-  // Both outputs are on disk before either replaces its file: a failure leaves both as they were.
-  await closeTogether([out, repeats]);
+  stopNote();
   progress.done();
 
   const repeated = lines - kept;

@@ -418,11 +418,11 @@ async function queryShared(target: { url: string; name: string }, keys: string[]
   const out = new Output(undefined);
   await inOrder(
     asTyped(keys),
-    async (some) => writeAnswers(out, some, await inRedis(target, undefined, () => filter.hasMany(some))),
+    async (some) => writeAnswers(out, some, await inRedis(target, () => filter.hasMany(some))),
     async () => {
       for await (const piece of linePieces(STDIO)) {
         const split = splitLines(piece);
-        const answers = await inRedis(target, undefined, () => filter.hasMany(split.keys));
+        const answers = await inRedis(target, () => filter.hasMany(split.keys));
         split.keys.forEach((key, i) => {
           out.write(key);
           out.write(`\t${answer(answers[i])}\n`);

@@ -6,7 +6,7 @@ import { CliError, UsageError, optionHelp, parseArgs, type OptionSpec, type Pars
 import { runCleanups, watchSignals } from "./cleanup.js";
 import { collectBeforeExit } from "./exit-deadlock.js";
 import { clearProgress, printOut } from "./io.js";
-import { inWords } from "./os-errors.js";
+import { failureInWords } from "./os-errors.js";
 import { oneLine } from "./words.js";
 
 /** What a command's module gives: its work, its options and its usage line. */
@@ -80,13 +80,6 @@ function version(): string {
   return manifest.version;
 }
 
-/** An error no command words itself: a system error in words with its path, never its code; else its message. */
-function unexpected(error: unknown): string {
-  const { code, path } = (error ?? {}) as NodeJS.ErrnoException;
-  if (typeof code === "string" && /^E[A-Z0-9]+$/.test(code)) return `${path ? `${path}: ` : ""}${inWords(error)}`;
-  return String((error as Error)?.message ?? error);
-}
-
 /** The command whose --help a usage error points to (none before a command is known). */
 let helpFor = "";
 
@@ -148,7 +141,7 @@ main(process.argv.slice(2))
         return;
       }
       const known = error instanceof CliError || error instanceof RangeError || error instanceof TypeError;
-      process.stderr.write(`bloomkit: ${oneLine(known ? (error as Error).message : unexpected(error))}\n`);
+      process.stderr.write(`bloomkit: ${oneLine(failureInWords(error))}\n`);
       if (!known && process.env.BLOOMKIT_DEBUG) process.stderr.write(`${(error as Error)?.stack}\n`);
       process.exitCode = 1;
     },

@@ -42,6 +42,18 @@ export function inWords(error: unknown): string {
   return text.replace(/^E[A-Z0-9]+: /, "").replace(/, \w+ '.*'$/, "");
 }
 
+/**
+ * What a failed command says of `error`: the message of one worded for users
+ * (a CliError, or the library's RangeError or TypeError); a system error in
+ * words with its path, never its code; else its message.
+ */
+export function failureInWords(error: unknown): string {
+  if (error instanceof CliError || error instanceof RangeError || error instanceof TypeError) return error.message;
+  const { code, path } = (error ?? {}) as NodeJS.ErrnoException;
+  if (typeof code === "string" && /^E[A-Z0-9]+$/.test(code)) return `${path ? `${path}: ` : ""}${inWords(error)}`;
+  return String((error as Error)?.message ?? error);
+}
+
 /** A one-line error for a failed file operation: "cannot read PATH: no such file or directory". */
 export function cannot(action: string, path: string, error: unknown): CliError {
   return new CliError(`cannot ${action} ${path}: ${inWords(error)}`);

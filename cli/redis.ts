@@ -76,20 +76,19 @@ function connectionLost(cause: unknown): boolean {
 /**
  * Runs a call on a filter kept in Redis; its failure becomes one line in
  * plain words: a lost connection says so, Redis's refusals lose the script's
- * id, and `held` (given for a call that adds) says what the filter holds then.
+ * id and the library's account of a batch (dedup gives its own, in lines).
  */
-export async function inRedis<T>(target: { url: string; name: string }, held: string | undefined, call: () => Promise<T>): Promise<T> {
+export async function inRedis<T>(target: { url: string; name: string }, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
     if (!(error instanceof RedisFilterError)) throw error;
-    const kept = held === undefined ? "" : `; ${held}`;
     if (connectionLost(error.cause)) {
       // An errno in words (connection reset by peer …); node-redis's own "Socket closed unexpectedly" in ours.
       const how = typeof (error.cause as NodeJS.ErrnoException)?.code === "string" ? inWords(error.cause) : "the server closed it";
-      throw new CliError(`lost the connection to Redis at ${shownUrl(target.url)} (${how})${kept}`);
+      throw new CliError(`lost the connection to Redis at ${shownUrl(target.url)} (${how})`);
     }
-    throw new CliError(error.message.replace(/ script: [0-9a-f]{40}, on @user_script:\d+\.?/, "").replace(/ \((the first \d+ of the batch were added|none of the first call's keys were added)[^)]*\)/, "").replace(/\.$/, "") + kept);
+    throw new CliError(error.message.replace(/ script: [0-9a-f]{40}, on @user_script:\d+\.?/, "").replace(/ \((the first \d+ of the batch were added|none of the first call's keys were added)[^)]*\)/, "").replace(/\.$/, ""));
   }
 }
 

@@ -216,6 +216,42 @@ describeWithRedis("bloomkit with --redis", () => {
     }
   });
 
+  it("stopped by Ctrl-C mid-run, says which lines the filter holds that the output, left as it was, lacks", async () => {
+    // It exited 130 saying nothing: the output was left as it was while the filter kept the lines sent, so a run
+    // again dropped them as repeats, and nothing told the user.
+    const own = await startRedis();
+    try {
+      const lines = Array.from({ length: 3_000_000 }, (_, i) => `https://stopped.example/${i}`);
+      writeFileSync(file("stopped.txt"), lines.join("\n") + "\n");
+      writeFileSync(file("stopped-out.txt"), "the old output\n");
+      const child = spawn(process.execPath, [BIN, "dedup", file("stopped.txt"), "-o", file("stopped-out.txt"), "-q", "--redis", own.url, "--name", "stopped", "--n", "3M", "--p", "1e-6"], {
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (d) => (stderr += d));
+      const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+      const probe = await createClient({ url: own.url }).connect();
+      for (let i = 0; i < 400 && (await probe.exists("{stopped}:bits:0")) === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      await new Promise((r) => setTimeout(r, 300)); // some pieces in
+      child.kill("SIGINT");
+      expect(await ended).toEqual({ code: null, signal: "SIGINT" });
+      const said = /^bloomkit: stopped: the filter "stopped" (?:holds the first ([\d,]+) lines(?: and )?)?(?:may hold some of the (?:first|next) ([\d,]+) lines)?, which the output, left as it was, lacks: a run again would take them for repeats\n$/.exec(stderr);
+      expect(said, stderr).not.toBeNull();
+      expect(readFileSync(file("stopped-out.txt"), "utf8")).toBe("the old output\n");
+      const held = Number((said![1] ?? "0").replace(/,/g, ""));
+      const maybe = Number((said![2] ?? "0").replace(/,/g, ""));
+      expect(held + maybe).toBeGreaterThan(0);
+      // The filter holds every one of the first `held` lines, and none past the lines named (p = 1e-6).
+      const asked = cli(["query", "--redis", own.url, "--name", "stopped", "-"], lines.slice(0, held + maybe + 20_000).join("\n") + "\n");
+      const answers = asked.stdout.split("\n").filter(Boolean).map((line) => line.endsWith("\tprobably present"));
+      expect(answers.slice(0, held).every(Boolean)).toBe(true);
+      expect(answers.slice(held + maybe).some(Boolean)).toBe(false);
+      await probe.quit();
+    } finally {
+      await own.stop();
+    }
+  });
+
   it("says in one line that the connection was lost when the server goes away mid-run, and writes no output", async () => {
     const own = await startRedis();
     try {
