@@ -9,6 +9,7 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -20,6 +21,29 @@ const OUTPUTS = ["build/bloomkit.wasm", "build/bloomkit-shared.wasm", "bindings/
 const STAMP = join(root, "build", ".build-inputs");
 /** The hash of what a build that is running began from. */
 const BEGUN = join(root, "build", ".build-inputs.begun");
+
+/** What the build runs (asc, tsc) and the types the command line compiles against: npm install brings them. */
+const TOOLS = ["assemblyscript", "typescript", "@types/node"];
+
+/**
+ * Stops with one line when a build tool is missing: `npm start` or `npm test`
+ * in a clone before `npm install` said only "sh: 1: asc: not found".
+ */
+function checkTools() {
+  const require = createRequire(join(root, "package.json"));
+  const missing = TOOLS.filter((name) => {
+    try {
+      require.resolve(`${name}/package.json`);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (missing.length > 0) {
+    process.stderr.write(`bloomkit: cannot build: the build tools (${missing.join(", ")}) are not installed; run npm install in ${root.replace(/[\\/]$/, "")} first\n`);
+    process.exit(1);
+  }
+}
 
 /** Every file under `path`, in a fixed order. */
 function files(path) {
@@ -40,6 +64,7 @@ function inputsDigest() {
 }
 
 if (process.argv.includes("--begin")) {
+  checkTools();
   // The start of `npm run build`: what it is built from. Any earlier stamp no longer says what is built.
   mkdirSync(dirname(STAMP), { recursive: true });
   rmSync(STAMP, { force: true });
@@ -51,6 +76,7 @@ if (process.argv.includes("--begin")) {
 } else {
   const built = OUTPUTS.every((output) => existsSync(join(root, output))) && existsSync(STAMP) && readFileSync(STAMP, "utf8").trim() === inputsDigest();
   if (!built) {
+    checkTools();
     const npm = spawnSync("npm", ["run", "build", "--silent"], { cwd: root, stdio: "inherit", shell: process.platform === "win32" });
     process.exit(npm.status ?? 1);
   }

@@ -2,9 +2,9 @@
 // says what is wrong (the argument as the API names it, and its value) and
 // what to do instead.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   BinaryFuseFilter,
@@ -221,5 +221,27 @@ describe("the command line's first mistakes", () => {
     const result = run(["merge", join(dir, "a.bloom"), join(dir, "b.bloom"), "-o", join(dir, "both.bloom")]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^bloomkit: cannot merge .*a\.bloom and .*b\.bloom: .*different bits \(m\).*; build both with the same --n and --p \(without --n, build sizes each for its own line count\)\n$/);
+  });
+});
+
+describe("npm start or npm test in a clone before npm install", () => {
+  it("says to run npm install first, in one line, rather than the shell's 'asc: not found'", () => {
+    // A clone as it comes: the package and its scripts, no node_modules (none above the temporary folder either).
+    const clone = mkdtempSync(join(tmpdir(), "bloomkit-clone-"));
+    try {
+      mkdirSync(join(clone, "scripts"));
+      copyFileSync(join(ROOT, "package.json"), join(clone, "package.json"));
+      copyFileSync(join(ROOT, "scripts/build-if-changed.mjs"), join(clone, "scripts/build-if-changed.mjs"));
+      // Without this repository's build tools on PATH, as in a shell outside npm: `npx vitest` puts them there.
+      const PATH = (process.env.PATH ?? "").split(delimiter).filter((folder) => !folder.includes("node_modules")).join(delimiter);
+      // What `npm start` and `npm test` run first.
+      const result = spawnSync(process.execPath, ["scripts/build-if-changed.mjs"], { cwd: clone, encoding: "utf8", env: { ...process.env, PATH } });
+      expect({ code: result.status, stderr: result.stderr }).toEqual({
+        code: 1,
+        stderr: `bloomkit: cannot build: the build tools (assemblyscript, typescript, @types/node) are not installed; run npm install in ${clone} first\n`,
+      });
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
   });
 });
