@@ -7,7 +7,7 @@
 // key changes nothing.
 import type { Arena } from "./arena.js";
 import { SOURCE_HASHES, SOURCE_U32, SOURCE_U64, HASH_MURMUR3_128 } from "./constants.generated.js";
-import { checkReadable, describe, isUnreadable } from "./errors.js";
+import { checkReadable, describe, isUnreadable, keysNotAnArray } from "./errors.js";
 import { isBytes, keyRoomIn, keyText, MAX_BATCH_KEYS, scratchOf, utf8Length, writeString, type Key, type Scratch } from "./keys.js";
 
 /** Where a batch's keys come from. */
@@ -63,7 +63,7 @@ export function sourceLength(source: KeySource): number {
 
 /** Throws the TypeError for keys that are not an array. */
 function checkKeyArray(keys: unknown): asserts keys is readonly Key[] {
-  if (!Array.isArray(keys)) throw new TypeError(`keys must be an array of strings or Uint8Arrays, got ${describe(keys)}`);
+  if (!Array.isArray(keys)) throw keysNotAnArray(keys);
 }
 
 /** Checks a packed batch: `ends` must be non-decreasing offsets within `bytes`; returns the longest key's index (−1 for none) and length. */

@@ -8,7 +8,7 @@ import { WasmBlock } from "./wasm-block.js";
 import { Arena } from "./arena.js";
 import { defaultArena, freeMemory, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FUSE_HEADER, FUSE_MAX_SIZE, FUSE_RECORD_VERSION, HASH_XXH3, HASH_XXH64, SOURCE_U32 } from "./constants.generated.js";
-import { checkReadable, checkOptions, describe, formatBytes, checkMadeBy } from "./errors.js";
+import { checkReadable, checkOptions, describe, formatBytes, checkMadeBy, keysNotAnArray } from "./errors.js";
 import { forEachChunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { isBytes, maxKeyBytes, scratchOf, type Key } from "./keys.js";
 import type { FilterQueries } from "./filter.js";
@@ -166,7 +166,7 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
   /** A filter of string or Uint8Array keys (hashed as UTF-8 bytes by xxh3); duplicates count once. */
   static build(keys: readonly Key[], options?: BinaryFuseFilterOptions): BinaryFuseFilter {
     const bits = fingerprintBitsOf(options);
-    if (!Array.isArray(keys)) throw new TypeError(`keys must be an array of strings or Uint8Arrays, got ${describe(keys)}`);
+    if (!Array.isArray(keys)) throw keysNotAnArray(keys);
     for (let i = 0; i < keys.length; i++) maxKeyBytes(keys[i], i);
     return BinaryFuseFilter.#build({ kind: "keys", keys }, keys.length, bits);
   }

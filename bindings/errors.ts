@@ -27,6 +27,19 @@ export function describe(value: unknown): string {
   return described;
 }
 
+/**
+ * The TypeError for a batch of keys that is not an array. A Set, a Map or an
+ * iterator of keys (the usual mistake) is told to become one first; a typed
+ * array is iterable too, but an array of its numbers is no batch either.
+ */
+export function keysNotAnArray(keys: unknown): TypeError {
+  const iterable = typeof keys === "object" && keys !== null && !ArrayBuffer.isView(keys) && typeof (keys as Iterable<unknown>)[Symbol.iterator] === "function";
+  const described = describe(keys);
+  return new TypeError(
+    `keys must be an array of strings or Uint8Arrays, got ${iterable && described === "an object" ? "an iterable object" : described}${iterable ? "; make an array of it first: Array.from(keys)" : ""}`,
+  );
+}
+
 /** True for an ArrayBuffer that was transferred: it has no bytes, and any view of it throws. */
 function isDetachedBuffer(buffer: ArrayBufferLike): boolean {
   try {

@@ -245,3 +245,34 @@ describe("npm start or npm test in a clone before npm install", () => {
     }
   });
 });
+
+describe("a Set or another iterable passed as keys says to make an array of it", () => {
+  const FILTERS = [
+    ["BloomFilter", () => BloomFilter.create(100, 0.01)],
+    ["SplitBlockBloomFilter", () => SplitBlockBloomFilter.create(100, 0.01)],
+    ["CountingBloomFilter", () => CountingBloomFilter.create(100, 0.01)],
+    ["CuckooFilter", () => CuckooFilter.create(100, 0.01)],
+    ["ScalableBloomFilter", () => ScalableBloomFilter.create(100, 0.01)],
+  ] as const;
+  type Batch = (keys: unknown) => unknown;
+
+  it.each(FILTERS)("%s.addMany and hasMany", (_, make) => {
+    const filter = make();
+    for (const method of ["addMany", "hasMany", "testAndAddMany"] as const) {
+      const call = (keys: unknown) => () => (filter[method] as Batch).call(filter, keys);
+      expect(call(new Set(["a"]))).toThrow(new TypeError("keys must be an array of strings or Uint8Arrays, got a Set; make an array of it first: Array.from(keys)"));
+      expect(call(new Map([["a", 1]]))).toThrow(new TypeError("keys must be an array of strings or Uint8Arrays, got a Map; make an array of it first: Array.from(keys)"));
+      expect(call(new Map([["a", 1]]).keys())).toThrow(/^keys must be an array of strings or Uint8Arrays, got an? \w+( object)?; make an array of it first: Array\.from\(keys\)$/);
+      // Not iterables of keys: no such hint (an array of a Uint8Array's numbers is no batch either).
+      expect(call(new Uint8Array(2))).toThrow(new TypeError("keys must be an array of strings or Uint8Arrays, got a Uint8Array"));
+      expect(call("a")).toThrow(new TypeError('keys must be an array of strings or Uint8Arrays, got "a"'));
+    }
+    expect(filter.size).toBe(0);
+  });
+
+  it("BinaryFuseFilter.build", () => {
+    expect(() => BinaryFuseFilter.build(new Set(["a"]) as unknown as string[])).toThrow(
+      new TypeError("keys must be an array of strings or Uint8Arrays, got a Set; make an array of it first: Array.from(keys)"),
+    );
+  });
+});

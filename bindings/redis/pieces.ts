@@ -1,7 +1,7 @@
 // A batch for a filter kept in Redis, cut into the pieces that are sent as
 // one script call each. Every key is checked before the first piece is
 // sent, so a bad key changes nothing.
-import { checkIntsKeys, checkReadable, describe } from "../errors.js";
+import { checkIntsKeys, checkReadable, describe, keysNotAnArray } from "../errors.js";
 import { isBytes, maxKeyBytes } from "../keys.js";
 import type { KeySource } from "../batch.js";
 
@@ -26,7 +26,7 @@ export function pieces(source: KeySource): KeySource[] {
   const out: KeySource[] = [];
   if (source.kind === "keys") {
     const { keys } = source;
-    if (!Array.isArray(keys)) throw new TypeError(`keys must be an array of strings or Uint8Arrays, got ${describe(keys)}`);
+    if (!Array.isArray(keys)) throw keysNotAnArray(keys);
     for (let i = 0; i < keys.length; i++) maxKeyBytes(keys[i], i);
     for (let i = 0; i < keys.length; i += PIECE_KEYS) out.push({ kind: "keys", keys: keys.slice(i, i + PIECE_KEYS) });
   } else if (source.kind === "ints") {
