@@ -22,7 +22,7 @@ import { STDIO, checkOutputNames, closeInput, inputName, openInput, refuseOutput
 import { Output, Progress, countLines, countNewlines, linePieces, printOut, splitLines } from "./io.js";
 import { cannot } from "./os-errors.js";
 import { count, fmt, formatBytes, oneLine, oneLineBytes } from "./words.js";
-import { inRedis, openShared, redisOptions, redisTarget } from "./redis.js";
+import { inRedis, openShared, redisOptions, redisTarget, type RedisTarget } from "./redis.js";
 import { AnsweredLines, lineEnds } from "./answered-lines.js";
 import { argumentBytes } from "./typed-arguments.js";
 import { LinePipeline, PieceBuffers, THREADED_INPUT_BYTES, parseThreads, threadsOption, worthThreads } from "./line-pool.js";
@@ -412,7 +412,7 @@ function hashedApart(filter: AnyFilter): BloomFilter | SplitBlockBloomFilter | u
 }
 
 /** query --redis: the same output, from a filter kept in Redis. */
-async function queryShared(target: { url: string; name: string }, keys: string[]): Promise<void> {
+async function queryShared(target: RedisTarget, keys: string[]): Promise<void> {
   checkKeys(keys);
   const { filter, close } = await openShared(target);
   const out = new Output(undefined);

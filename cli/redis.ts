@@ -6,13 +6,29 @@ import { CliError, UsageError, type OptionSpec, type Parsed } from "./args.js";
 import { inWords } from "./os-errors.js";
 import { onCleanup } from "./cleanup.js";
 
+/**
+ * How long one call (a piece of lines, a batch of keys) may wait for Redis, by
+ * default: a server stopped or hung kept the command waiting for ever. A
+ * piece of 20,000 lines takes 0.1–0.4 s on a Redis serving four clients on
+ * this machine (bench/REDIS.md): 60 s leaves room for a busy server.
+ */
+const DEFAULT_REPLY_TIMEOUT_S = 60;
+
 export const redisOptions: OptionSpec[] = [
   { name: "redis", value: "URL", help: "use a filter kept in Redis, shared with other processes (redis://host:port/db)" },
   { name: "name", value: "NAME", help: "the Redis filter's name (with --redis)" },
+  { name: "redis-timeout", value: "SECONDS", help: `give up when Redis has not answered a call within SECONDS (with --redis; default ${DEFAULT_REPLY_TIMEOUT_S})` },
 ];
 
 /** How long a connection attempt may take, until the server has answered the client's first commands. */
 const CONNECT_TIMEOUT_MS = 10_000;
+
+/** Where the filter is kept: the --redis URL, --name, and --redis-timeout in ms. */
+export interface RedisTarget {
+  readonly url: string;
+  readonly name: string;
+  readonly timeoutMs: number;
+}
 
 /** A connected filter kept in Redis and the way to let go of it. */
 export interface SharedFilter {
@@ -40,13 +56,22 @@ function shownUrl(url: string): string {
   return login && colon >= 0 ? `${login[1]}${login[2].slice(0, colon)}:***${url.slice(login[0].length - 1)}` : url;
 }
 
-/** The --redis and --name values, or undefined without --redis; a UsageError when one comes without the other. */
-export function redisTarget(options: Parsed["options"]): { url: string; name: string } | undefined {
+/** The --redis, --name and --redis-timeout values, or undefined without --redis; a UsageError when one comes without --redis. */
+export function redisTarget(options: Parsed["options"]): RedisTarget | undefined {
   const url = options.get("redis");
   const name = options.get("name");
+  const timeout = options.get("redis-timeout");
   if (url === undefined) {
     if (name !== undefined) throw new UsageError("--name names a filter kept in Redis: give --redis URL too");
+    if (timeout !== undefined) throw new UsageError("--redis-timeout is for a filter kept in Redis: give --redis URL and --name too");
     return undefined;
+  }
+  // A plain decimal: Number() would take "0x10", " " (0) or "1_0" (NaN) its own ways.
+  const written = String(timeout ?? DEFAULT_REPLY_TIMEOUT_S).trim();
+  const seconds = /^(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i.test(written) ? Number(written) : NaN;
+  // Past 2^31 − 1 ms a timer fires at once: a day is a longer wait than any call needs.
+  if (!(seconds >= 0.001 && seconds <= 86_400)) {
+    throw new UsageError(`--redis-timeout must be a number of seconds from 0.001 to 86400 (a day), got "${timeout}"`);
   }
   if (typeof name !== "string" || name === "") throw new UsageError("--redis needs --name NAME, the filter's name");
   const form = `--redis must be a URL such as redis://127.0.0.1:6379/0, got "${shownUrl(String(url))}"`;
@@ -60,7 +85,7 @@ export function redisTarget(options: Parsed["options"]): { url: string; name: st
   // The client reads the path as the database number: anything else is refused there, in its own words.
   const db = decodeURIComponent(parsed.pathname.replace(/^\//, ""));
   if (parsed.hostname === "" || !/^\d*$/.test(db)) throw new UsageError(`${form}: the host, then a database number (0 …) as the path`);
-  return { url, name };
+  return { url, name, timeoutMs: Math.max(1, Math.round(seconds * 1000)) };
 }
 
 /** Whether a failed Redis call lost the connection (the server went away, or the network), rather than being refused by Redis. */
@@ -78,9 +103,9 @@ function connectionLost(cause: unknown): boolean {
  * plain words: a lost connection says so, Redis's refusals lose the script's
  * id and the library's account of a batch (dedup gives its own, in lines).
  */
-export async function inRedis<T>(target: { url: string; name: string }, call: () => Promise<T>): Promise<T> {
+export async function inRedis<T>(target: RedisTarget, call: () => Promise<T>): Promise<T> {
   try {
-    return await call();
+    return await answered(target, call);
   } catch (error) {
     if (!(error instanceof RedisFilterError)) throw error;
     if (connectionLost(error.cause)) {
@@ -93,10 +118,29 @@ export async function inRedis<T>(target: { url: string; name: string }, call: ()
 }
 
 /**
+ * What `call` resolves to, or a CliError once --redis-timeout passes without
+ * its answer. The call goes on unanswered: the command ends, and its cleanup
+ * closes the connection.
+ */
+async function answered<T>(target: RedisTarget, call: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const unanswered = new Promise<never>((_, reject) => {
+    const said = `Redis at ${shownUrl(target.url)} did not answer within ${target.timeoutMs / 1000} s (--redis-timeout): the server is stopped, hung or overloaded`;
+    timer = setTimeout(() => reject(new CliError(said)), target.timeoutMs);
+  });
+  try {
+    return await Promise.race([call(), unanswered]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Connects and opens the filter `name`, or creates it when `size` is given
  * (opening it when it exists with the same parameters). Errors are one line.
  */
-export async function openShared({ url, name }: { url: string; name: string }, size?: { n: number; p: number }, creates = size !== undefined): Promise<SharedFilter> {
+export async function openShared(target: RedisTarget, size?: { n: number; p: number }, creates = size !== undefined): Promise<SharedFilter> {
+  const { url, name } = target;
   let createClient: (options: object) => Client;
   try {
     ({ createClient } = (await import("redis")) as unknown as { createClient: (options: object) => Client });
@@ -136,7 +180,7 @@ export async function openShared({ url, name }: { url: string; name: string }, s
     }
   };
   try {
-    const filter = size ? await RedisBloomFilter.create(client as never, name, size.n, size.p) : await RedisBloomFilter.open(client as never, name);
+    const filter = await answered(target, () => (size ? RedisBloomFilter.create(client as never, name, size.n, size.p) : RedisBloomFilter.open(client as never, name)));
     return { filter, close };
   } catch (error) {
     await close();

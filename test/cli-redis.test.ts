@@ -81,6 +81,13 @@ describeWithRedis("bloomkit with --redis", () => {
     expect(refused).toMatchObject({ code: 1, stderr: `bloomkit: cannot connect to Redis at redis://127.0.0.1:${server.port + 1}: connection refused\n` });
     expect(cli(["query", "--name", "x", "a"])).toMatchObject({ code: 2, stderr: "bloomkit: --name names a filter kept in Redis: give --redis URL too (see bloomkit query --help)\n" });
     expect(cli(["dedup", file("in.txt"), "--redis", url])).toMatchObject({ code: 2, stderr: "bloomkit: --redis needs --name NAME, the filter's name (see bloomkit dedup --help)\n" });
+    expect(cli(["query", "--redis-timeout", "5", "a"])).toMatchObject({ code: 2, stderr: "bloomkit: --redis-timeout is for a filter kept in Redis: give --redis URL and --name too (see bloomkit query --help)\n" });
+    for (const typed of ["0", "0x10", "", "-1", "1e-4", "86401", "1 s"]) {
+      expect(cli(["dedup", file("in.txt"), "--redis", url, "--name", "x", "--redis-timeout", typed])).toMatchObject({
+        code: 2,
+        stderr: `bloomkit: --redis-timeout must be a number of seconds from 0.001 to 86400 (a day), got "${typed}" (see bloomkit dedup --help)\n`,
+      });
+    }
     expect(cli(["dedup", file("in.txt"), "--redis", url, "--name", "x", "--memory", "1MB"]).stderr).toMatch(/--memory is for a filter in this process/);
     expect(cli(["dedup", file("in.txt"), "--redis", "localhost:6379", "--name", "x"]).stderr).toMatch(/--redis must be a URL such as redis:\/\/127\.0\.0\.1:6379\/0, got "localhost:6379"/);
     expect(cli(["dedup", file("in.txt"), "-o", file("one.txt"), "--redis", url, "--name", "sized", "--n", "1000"]).code).toBe(0);
@@ -248,6 +255,39 @@ describeWithRedis("bloomkit with --redis", () => {
       expect(answers.slice(held + maybe).some(Boolean)).toBe(false);
       await probe.quit();
     } finally {
+      await own.stop();
+    }
+  });
+
+  it("gives up after --redis-timeout on a server that stops answering mid-run (frozen with SIGSTOP), in one line, saying what the filter holds", async () => {
+    // The connection stays open and no reply comes: dedup and query waited for ever.
+    const own = await startRedis();
+    try {
+      const lines = Array.from({ length: 3_000_000 }, (_, i) => `https://frozen.example/${i}`);
+      writeFileSync(file("frozen.txt"), lines.join("\n") + "\n");
+      writeFileSync(file("frozen-out.txt"), "the old output\n");
+      const started = Date.now();
+      const running = cliAsync(["dedup", file("frozen.txt"), "-o", file("frozen-out.txt"), "-q", "--redis", own.url, "--name", "frozen", "--n", "3M", "--redis-timeout", "1.5"], 60_000);
+      const probe = await createClient({ url: own.url }).connect();
+      for (let i = 0; i < 400 && (await probe.exists("{frozen}:bits:0")) === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      await probe.quit();
+      own.process.kill("SIGSTOP");
+      const { code, stderr } = await running;
+      expect(code).toBe(1);
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(stderr).toMatch(
+        new RegExp(
+          `^bloomkit: Redis at ${own.url.replace(/[./]/g, "\\$&")} did not answer within 1\\.5 s \\(--redis-timeout\\): the server is stopped, hung or overloaded; ` +
+            `the filter "frozen" (holds the first [\\d,]+ lines and )?may hold some of the (first|next) [\\d,]+ lines, which the output, left as it was, lacks: a run again would take them for repeats\n$`,
+        ),
+      );
+      expect(readFileSync(file("frozen-out.txt"), "utf8")).toBe("the old output\n");
+      // query too, and opening a filter: the server answers nothing at all now.
+      const asked = await cliAsync(["query", "--redis", own.url, "--name", "frozen", "--redis-timeout", "1", "a"], 60_000);
+      expect(asked.code).toBe(1);
+      expect(asked.stderr).toMatch(/^bloomkit: cannot connect to Redis at [^\n]*: no answer within 10 s\n$|^bloomkit: Redis at [^\n]* did not answer within 1 s \(--redis-timeout\)[^\n]*\n$/);
+    } finally {
+      own.process.kill("SIGCONT");
       await own.stop();
     }
   });
