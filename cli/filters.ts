@@ -17,7 +17,7 @@ import {
 import { CliError, UsageError, parseCount, parseProbability, sizedByOptions, typedName, type OptionSpec, type Parsed } from "./args.js";
 import { AtomicFile, checkWritable, isNamedPipe } from "./atomic-output.js";
 import { CuckooOverflow } from "./cuckoo-overflow.js";
-import { refuseUnreachableRate } from "./sizing.js";
+import { refuseUnreachableRate, wellAbove } from "./sizing.js";
 import { STDIO, checkOutputNames, closeInput, inputName, openInput, refuseOutputsThatAreInputs, type Input } from "./input.js";
 import { Output, Progress, countLines, countNewlines, linePieces, printOut, splitLines } from "./io.js";
 import { cannot } from "./os-errors.js";
@@ -228,12 +228,12 @@ function parseStrategy(parsed: Parsed, type: string): (typeof BUILD_STRATEGIES)[
  * Warns when a filter was given more lines than it was sized for and so
  * answers "probably present" far more often than p (a --n of 10 for 10,000
  * lines gives a filter whose every bit is set): the file is written as asked,
- * but a user should know. Twice p leaves room for a filter only a little full.
+ * but a user should know. Twice p (wellAbove) leaves room for a filter only a little full.
  */
 function warnIfOverfilled(output: string, filter: AnyFilter, lines: number, n: number, p: number, sizedFor: string): void {
   if (!(filter instanceof BloomFilter || filter instanceof SplitBlockBloomFilter || filter instanceof CountingBloomFilter)) return;
   const rate = filter.falsePositiveRate();
-  if (lines <= n || !(rate > 2 * p)) return;
+  if (lines <= n || !wellAbove(rate, p)) return;
   process.stderr.write(
     `bloomkit: warning: ${nameOf(output, "standard output")} is sized for ${sizedFor} and was given ${count(lines, "line")}: ` +
       `it answers "probably present" for about ${pct(rate)} of the keys it does not hold, not p = ${pct(p)}; build it with --n ${fmt(lines)} (or the number of distinct lines)\n`,

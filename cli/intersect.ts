@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { getHeapStatistics } from "node:v8";
 import { BloomFilter, hashMany, optimal, type OptimalInput } from "bloomkit";
 import { bloomBits, checkMemory, freeMemory } from "./memory.js";
-import { hashesForRate, refuseUnreachableRate } from "./sizing.js";
+import { hashesForRate, refuseUnreachableRate, wellAbove } from "./sizing.js";
 import { UsageError, parseMemory, parseCount, parseProbability, sizedByOptions, type OptionSpec, type Parsed } from "./args.js";
 import { onCleanup } from "./cleanup.js";
 import { checkOutputNames, closeInput, inputName, openInput, refuseOutputsThatAreInputs, streamed, type Input } from "./input.js";
@@ -209,7 +209,7 @@ async function approximate(a: Input, b: Input, sizing: Sizing, out: Output, quie
   if (common === 0 || falseMatches <= Math.max(1, SWAMPED_SHARE * common)) return summary;
   // A filter held to --memory, or sized for fewer lines than A has, answers well above p; one that reached p needs a smaller p for B's many other lines.
   const cause =
-    rate > 2 * p
+    wellAbove(rate, p)
       ? tooSmall(limit, formatBytes(filterBytes), count(linesA, "line"), inputName(a), sizing.typed.n)
       : `${inputName(b)} has many lines not in ${inputName(a)} for --p ${p}; give a smaller --p or use --exact`;
   // The share is of the whole number shown: of 1.59 expected in 3 lines, "about 2 of the 3 lines written (50.1%)" read wrong.

@@ -26,3 +26,13 @@ export function refuseUnreachableRate(p: number, n: number | undefined, phrases:
 export function hashesForRate(p: number): number {
   return optimal({ n: mostKeysFor(p), p }).k;
 }
+
+/**
+ * Whether a filter answering at `rate` is well above the p it was made for,
+ * too full for its keys rather than at its rate: above twice p, and from
+ * p = 1/3 on above halfway from p to 1 (twice 0.5 is 100%, which no rate
+ * passes: a full filter at --p 0.5 was taken for one at its rate).
+ */
+export function wellAbove(rate: number, p: number): boolean {
+  return rate > Math.min(2 * p, (1 + p) / 2);
+}

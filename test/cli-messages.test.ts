@@ -668,6 +668,13 @@ describe("intersect's warning names what made the filter too small", () => {
     expect(warning(result.stderr)).toMatch(/: the filter is sized for --n 100 lines, and .*many-a\.txt has 10,000 lines; give a larger --n or use --exact$/);
   });
 
+  it("--n below A's lines at a --p of 0.5 or more: --n, not a smaller --p", () => {
+    // Twice such a p is 100% or more, which a full filter's rate never passes.
+    const result = run(["intersect", file("many-a.txt"), file("many-b.txt"), "--n", "10", "--p", "0.6"]);
+    expect(result.code).toBe(0);
+    expect(warning(result.stderr)).toMatch(/: the filter is sized for --n 10 lines, and .*many-a\.txt has 10,000 lines; give a larger --n or use --exact$/);
+  });
+
   it("--memory below what --n asks for: --memory", () => {
     const result = run(["intersect", file("many-a.txt"), file("many-b.txt"), "--n", "100k", "--memory", "1KB"]);
     expect(warning(result.stderr)).toMatch(/: a filter of 1,000 bytes is too small for 10,000 lines; give a larger --memory or use --exact$/);
@@ -743,6 +750,14 @@ describe("build warns when given more lines than --n", () => {
     expect(/about (\S+) of the keys/.exec(warning)![1]).toMatch(rate);
     // What it says is what the file does: most keys it never held are "probably present" at --n 10.
     if (type === "bloom") expect(run(["query", output, "never-added"]).stdout).toBe("never-added\tprobably present\n");
+  });
+
+  it("warns at a --p of 0.5 or more too, whose twice is no rate a filter can pass", () => {
+    const output = file("over-half.bloom");
+    const result = run(["build", file("ten-thousand.txt"), "-o", output, "--n", "10", "--p", "0.5"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/\nbloomkit: warning: .*over-half\.bloom is sized for --n 10 and was given 10,000 lines: it answers "probably present" for about 100% of the keys it does not hold, not p = 50\.0%; /);
+    expect(run(["query", output, "never-added"]).stdout).toBe("never-added\tprobably present\n");
   });
 
   it("says nothing when --n is the lines, or more, or the lines repeat (as many distinct keys as --n)", () => {
