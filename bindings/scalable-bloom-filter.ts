@@ -819,21 +819,39 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
    * Returns the indices of the layers it made, for #release once the batch is done.
    */
   #reserve(source: KeySource): number[] {
-    const made: number[] = [];
-    let last = this.#layers.length - 1;
     const room = this.#room();
     // A buffer of b bytes holds at most b + 1 lines: count them only when that might not fit. One that cannot be
     // read (transferred, or past the end of a shrunk resizable buffer) is left to the batch, which names it.
     const lines = source.kind === "lines" && isBytes(source.buffer) && !isUnreadable(source.buffer) ? (source.buffer.length < room ? 0 : lineCount(source.buffer)) : -1;
-    let keys = source.kind === "lines" ? lines : sourceLength(source);
-    if (keys <= 0) return made; // nothing to add, a batch the newest layer has room for, or a source the batch will refuse
-    if (!this.#layersHold(keys - room)) {
-      // Keys the filter holds already add nothing, as add() of each one alone takes them on a full filter: only the others count.
-      const answers = this.#run(source, false);
-      keys = answers.length - answers.reduce((sum, answer) => sum + answer, 0);
-      // A key given twice is added once, as add() of each in turn takes it: only distinct ones count.
-      if (!this.#layersHold(keys - room)) keys = Math.min(keys, distinctAbsent(source, answers));
+    const keys = source.kind === "lines" ? lines : sourceLength(source);
+    if (keys <= 0) return []; // nothing to add, a batch the newest layer has room for, or a source the batch will refuse
+    if (!this.#layersHold(keys - room)) return this.#reserveFor(this.#newKeys(source, (count) => this.#layersHold(count - room)), room);
+    try {
+      return this.#reserveFor(keys, room);
+    } catch (error) {
+      // A layer there is no memory for: keys the filter holds need none, as add() of each one alone takes them on a
+      // full filter (a batch of them was refused for a layer it never needed). Refused only if its new keys need it.
+      if (!(error instanceof RangeError)) throw error;
+      const fewer = this.#newKeys(source, (count) => count <= room);
+      if (fewer >= keys) throw error;
+      return this.#reserveFor(fewer, room);
     }
+  }
+
+  /**
+   * The keys of a batch that add() of each in turn would add, at most: keys the filter holds already add nothing,
+   * and a key given twice is added once (distinct ones counted only when `enough` is false of the others).
+   */
+  #newKeys(source: KeySource, enough: (keys: number) => boolean): number {
+    const answers = this.#run(source, false);
+    const keys = answers.length - answers.reduce((sum, answer) => sum + answer, 0);
+    return enough(keys) ? keys : Math.min(keys, distinctAbsent(source, answers));
+  }
+
+  /** #reserve for `keys` keys, `room` of which the newest layer takes. */
+  #reserveFor(keys: number, room: number): number[] {
+    const made: number[] = [];
+    let last = this.#layers.length - 1;
     let need = keys - room;
     try {
       while (need > 0) {

@@ -2,7 +2,8 @@
 import { readFileSync } from "node:fs";
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
-import { BloomFilter, FormatError, ScalableBloomFilter } from "../bindings/index.js";
+import { BloomFilter, FormatError, MAX_FILTER_BITS, ScalableBloomFilter } from "../bindings/index.js";
+import { freeMemory } from "../bindings/memory.js";
 import { MIN_LAYER_BITS } from "../bindings/scalable-bloom-filter.js";
 import { ones, pack, randomBytes, urls } from "./helpers.js";
 import { parseRecord, reseal } from "./records.js";
@@ -576,6 +577,47 @@ describe("a batch on the last layer these parameters allow", () => {
     const before = over.serialize();
     expect(() => addTwice(over, 4)).toThrow(/^the scalable filter is full: 4 more keys could need layer 1025/);
     expect(over.serialize()).toEqual(before);
+  });
+});
+
+describe("a full ScalableBloomFilter whose next layer the machine has no memory for", () => {
+  // From 1 key, growth g: layer 1 holds g keys, layer 2 g² at about 9.1 bits a key (p·(1 − r)·r² = 0.0125),
+  // sized here at half again the free memory, within what one filter may be.
+  const growth = Math.ceil(Math.sqrt((1.5 * freeMemory() * 8) / 9.1));
+  const encoder = new TextEncoder();
+
+  it.skipIf(growth ** 2 * 9.2 > MAX_FILTER_BITS)("takes a batch of keys it holds, as one key at a time, and refuses one with a new key, changing nothing", () => {
+    const filter = ScalableBloomFilter.create(1, 0.1, { growth, tightening: 0.5 });
+    filter.addMany(["kept-a", "kept-b"]);
+    // Layer 1 filled: batches, halved each time one is refused whole for the layer after it, until not one more key goes in.
+    let next = 0;
+    for (let count = growth; count >= 1; ) {
+      try {
+        filter.addInts(Uint32Array.from({ length: count }, (_, i) => next + i));
+        next += count;
+      } catch (error) {
+        if (!/^cannot allocate /.test((error as Error).message)) throw error;
+        count = Math.floor(count / 2);
+      }
+    }
+    expect(filter.layers).toBe(2);
+    const before = filter.serialize();
+    expect(filter.testAndAdd("kept-a")).toBe(true);
+    // The same keys in batches: present, and no layer asked for (it was, and the machine had no memory for it).
+    expect(Array.from(filter.testAndAddMany(["kept-a", "kept-b", "kept-a"]))).toEqual([1, 1, 1]);
+    expect(Array.from(filter.testAndAddMany([encoder.encode("kept-b")]))).toEqual([1]);
+    expect(Array.from(filter.testAndAddLines(encoder.encode("kept-b\r\nkept-a")))).toEqual([1, 1]);
+    const { bytes, ends } = pack([encoder.encode("kept-a"), encoder.encode("kept-b")]);
+    expect(Array.from(filter.testAndAddPacked(bytes, ends))).toEqual([1, 1]);
+    expect(Array.from(filter.testAndAddInts(Uint32Array.of(0, 7, 0)))).toEqual([1, 1, 1]);
+    filter.addInts(BigUint64Array.of(3n, BigInt(next - 1)));
+    expect(filter.serialize()).toEqual(before);
+    // A new key still needs the layer: the batch is refused whole, as the key alone is.
+    expect(() => filter.addInts(Uint32Array.of(next))).toThrow(/^cannot allocate /);
+    expect(() => filter.addInts(Uint32Array.of(0, next, 1))).toThrow(/^cannot allocate /);
+    expect(() => filter.testAndAddMany(["kept-a", `new-${next}`])).toThrow(/^cannot allocate /);
+    expect(filter.serialize()).toEqual(before);
+    filter.dispose();
   });
 });
 
