@@ -45,6 +45,7 @@ function blockBytes(counters: number, width: CounterBits): number {
 
 function checkCounterBits(options: Record<string, unknown>): CounterBits {
   const bits = options.counterBits === undefined ? 4 : options.counterBits;
+  if (typeof bits !== "number") throw new TypeError(`options.counterBits must be a number, got ${describe(bits)}`);
   if (bits !== 4 && bits !== 8 && bits !== 16) throw new RangeError(`options.counterBits must be 4, 8 or 16, got ${describe(bits)}`);
   return bits;
 }

@@ -228,6 +228,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
   static withSize(buckets: number, fingerprintBits: 8 | 16 | 32, options?: CuckooFilterOptions): CuckooFilter {
     checkInteger("buckets", buckets, 1, MAX_BUCKETS);
     if ((buckets & (buckets - 1)) !== 0) throw new RangeError(`buckets must be a power of two, got ${buckets}`);
+    if (typeof fingerprintBits !== "number") throw new TypeError(`fingerprintBits must be a number, got ${describe(fingerprintBits)}`);
     if (fingerprintBits !== 8 && fingerprintBits !== 16 && fingerprintBits !== 32) {
       throw new RangeError(`fingerprintBits must be 8, 16 or 32, got ${describe(fingerprintBits)}`);
     }

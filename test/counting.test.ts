@@ -216,6 +216,8 @@ describe("CountingBloomFilter", () => {
 
   it("rejects bad arguments and leaves the filter unchanged", () => {
     expect(() => CountingBloomFilter.create(100, 0.01, { counterBits: 5 as 4 })).toThrow(/counterBits must be 4, 8 or 16, got 5/);
+    // A width read from text (a config file, an environment variable) is a number not given, as for every other number.
+    expect(() => CountingBloomFilter.create(100, 0.01, { counterBits: "8" as unknown as 8 })).toThrow(new TypeError('options.counterBits must be a number, got "8"'));
     expect(() => CountingBloomFilter.create(-1, 0.01)).toThrow(/expectedItems/);
     expect(() => CountingBloomFilter.withSize(0, 3)).toThrow(/counters must be an integer/);
     const filter = CountingBloomFilter.create(100, 0.01).add("a");

@@ -460,6 +460,7 @@ describe("CuckooFilter answers", () => {
     expect(() => CuckooFilter.create(100, 0.01, { strategy: "double" } as object)).toThrow(/unknown option "strategy"/);
     expect(() => CuckooFilter.withSize(1000, 16)).toThrow(/buckets must be a power of two, got 1000/);
     expect(() => CuckooFilter.withSize(1024, 12 as 16)).toThrow(/fingerprintBits must be 8, 16 or 32, got 12/);
+    expect(() => CuckooFilter.withSize(1024, "16" as unknown as 16)).toThrow(new TypeError('fingerprintBits must be a number, got "16"'));
     const filter = CuckooFilter.create(100, 0.01);
     expect(() => filter.addMany(["a", null as unknown as string])).toThrow(/keys\[1\]/);
     expect(filter.size).toBe(0);
