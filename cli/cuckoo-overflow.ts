@@ -65,7 +65,9 @@ export class CuckooOverflow {
       // Copies crowd their two buckets well before there are `limit` of them: not "repeated over 8 times".
       const also = this.#repeated > 0 ? ` (and ${fmt(this.#repeated)} more were repeats of lines whose two buckets their own copies had filled)` : "";
       const advice = counted === undefined ? "build with a larger --n" : `it was sized for ${counted}; give a larger --n`;
-      return new CliError(`the cuckoo filter is full: ${fmt(this.#full)} of ${count(lines, "key")} did not fit${also}; ${advice}`);
+      // A larger --n alone leaves the repeats past their two buckets: the next build stops on them.
+      const dedup = this.#repeated > 0 ? ", and remove repeated lines first (bloomkit dedup)" : "";
+      return new CliError(`the cuckoo filter is full: ${fmt(this.#full)} of ${count(lines, "key")} did not fit${also}; ${advice}${dedup}`);
     }
     const text = this.#example!;
     const shown = JSON.stringify(text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text);

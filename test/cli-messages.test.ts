@@ -598,6 +598,15 @@ describe("a cuckoo build that fails says why", () => {
     expect(run(["build", file("thrice.txt"), "-o", file("thrice.cuckoo"), "--type", "cuckoo", "--n", "10000"]).code).toBe(0);
   });
 
+  it("a filter too small for its keys that also has a line repeated past what its buckets hold: --n, and dedup as well", () => {
+    writeFileSync(file("many-and-again.txt"), [...Array.from({ length: 20 }, () => "again"), ...lines(5000, "key-")].join("\n"));
+    const result = run(["build", file("many-and-again.txt"), "-o", file("many-and-again.cuckoo"), "--type", "cuckoo", "--n", "100"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^bloomkit: the cuckoo filter is full: [\d,]+ of 5,020 keys did not fit \(and [\d,]+ more were repeats of lines whose two buckets their own copies had filled\); build with a larger --n, and remove repeated lines first \(bloomkit dedup\)\n$/);
+    // A larger --n alone still leaves the line's 12 copies past its two buckets.
+    expect(run(["build", file("many-and-again.txt"), "-o", file("many-and-again.cuckoo"), "--type", "cuckoo", "--n", "10000"]).stderr).toMatch(/^bloomkit: the line "again" repeats more than a cuckoo filter can hold/);
+  });
+
   it("a filter too small for its keys: the cause is --n", () => {
     writeFileSync(file("many.txt"), lines(5000, "key-").join("\n"));
     const result = run(["build", file("many.txt"), "-o", file("many.cuckoo"), "--type", "cuckoo", "--n", "100"]);
