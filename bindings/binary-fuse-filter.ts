@@ -8,7 +8,7 @@ import { WasmBlock } from "./wasm-block.js";
 import { Arena } from "./arena.js";
 import { defaultArena, freeMemory, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FUSE_HEADER, FUSE_MAX_SIZE, FUSE_RECORD_VERSION, HASH_XXH3, HASH_XXH64, SOURCE_U32 } from "./constants.generated.js";
-import { checkReadable, checkOptions, describe, formatBytes, checkMadeBy, keysNotAnArray } from "./errors.js";
+import { checkReadable, checkOptions, describe, formatBytes, checkMadeBy, keysNotAnArray, refuseLoaderOptions } from "./errors.js";
 import { forEachChunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { isBytes, maxKeyBytes, scratchOf, type Key } from "./keys.js";
 import type { FilterQueries } from "./filter.js";
@@ -366,6 +366,7 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
 
   /** A filter from serialize()'s bytes; anything else, damaged or inconsistent, is a FormatError. */
   static deserialize(bytes: Uint8Array): BinaryFuseFilter {
+    refuseLoaderOptions("BinaryFuseFilter.deserialize", arguments[1]);
     return readRecordBytes(bytes, { [FilterType.binaryFuse]: BinaryFuseFilter.loader }, FilterType.binaryFuse);
   }
 
@@ -431,6 +432,7 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
   };
 
   static fromBase64(text: string): BinaryFuseFilter {
+    refuseLoaderOptions("BinaryFuseFilter.fromBase64", arguments[1]);
     return BinaryFuseFilter.deserialize(fromBase64(text, FilterType.binaryFuse));
   }
 }

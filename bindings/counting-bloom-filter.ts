@@ -5,7 +5,7 @@ import { checkChunksOptions, type ChunksOptions } from "./shared.js";
 import { WasmBlock } from "./wasm-block.js";
 import { defaultArena, freeMemory, MAX_BLOCK_BYTES, type Block } from "./memory.js";
 import { FILTER_HEADER, OP_ADD, OP_COUNT, OP_HAS, OP_REMOVE } from "./constants.generated.js";
-import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkCreateNumbers, describe, formatBytes, checkMadeBy } from "./errors.js";
+import { checkCount, checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkCreateNumbers, describe, formatBytes, checkMadeBy, refuseLoaderOptions } from "./errors.js";
 import { SOURCE_BYTES, sourceLength, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { maxKeyBytes, scratchOf, type Key } from "./keys.js";
 import { segmentIndices } from "./indices.js";
@@ -394,6 +394,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
 
   /** A filter from serialize()'s bytes; truncated, corrupted or foreign bytes throw a FormatError. */
   static deserialize(bytes: Uint8Array): CountingBloomFilter {
+    refuseLoaderOptions("CountingBloomFilter.deserialize", arguments[1]);
     return readRecordBytes(bytes, { [FilterType.counting]: CountingBloomFilter.loader }, FilterType.counting);
   }
 
@@ -448,6 +449,7 @@ export class CountingBloomFilter extends WasmBlock implements DeletableFilter {
   };
 
   static fromBase64(text: string): CountingBloomFilter {
+    refuseLoaderOptions("CountingBloomFilter.fromBase64", arguments[1]);
     return CountingBloomFilter.deserialize(fromBase64(text, FilterType.counting));
   }
 

@@ -16,7 +16,7 @@ import {
   OP_TEST_AND_ADD,
   SOURCE_U32,
 } from "./constants.generated.js";
-import { checkInteger, checkOptions, checkProbability, checkCreateNumbers, describe, formatBytes, checkMadeBy } from "./errors.js";
+import { checkInteger, checkOptions, checkProbability, checkCreateNumbers, describe, formatBytes, checkMadeBy, refuseLoaderOptions } from "./errors.js";
 import { sourceLength, type Chunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
 import { isBytes, MAX_BATCH_KEYS, type Key } from "./keys.js";
 import type { Arena } from "./arena.js";
@@ -455,6 +455,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
 
   /** A filter from serialize()'s bytes; truncated, corrupted or foreign bytes throw a FormatError. */
   static deserialize(bytes: Uint8Array): CuckooFilter {
+    refuseLoaderOptions("CuckooFilter.deserialize", arguments[1]);
     return readRecordBytes(bytes, { [FilterType.cuckoo]: CuckooFilter.loader }, FilterType.cuckoo);
   }
 
@@ -511,6 +512,7 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
   };
 
   static fromBase64(text: string): CuckooFilter {
+    refuseLoaderOptions("CuckooFilter.fromBase64", arguments[1]);
     return CuckooFilter.deserialize(fromBase64(text, FilterType.cuckoo));
   }
 

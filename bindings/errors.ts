@@ -152,6 +152,18 @@ export function checkInteger(name: string, value: unknown, min: number, max: num
   return value;
 }
 
+/**
+ * Refuses an options object given to a loader that takes none:
+ * CountingBloomFilter.deserialize(bytes, { shared: true }) loaded a private
+ * filter without a word, where deserialize(bytes, { shared: true }) refuses.
+ * Anything else is left alone (records.map(X.deserialize) passes an index).
+ */
+export function refuseLoaderOptions(method: string, extra: unknown): void {
+  if (typeof extra === "object" && extra !== null) {
+    throw new TypeError(`${method} takes no options (only a BloomFilter or a SplitBlockBloomFilter can live in shared memory), got ${describe(extra)}`);
+  }
+}
+
 /** Rejects option names the callee does not know, so a typo is not silently ignored; `internal` names are taken but not listed as known. */
 export function checkOptions(name: string, options: unknown, known: readonly string[], internal: readonly string[] = []): Record<string, unknown> {
   if (options === undefined) return {};

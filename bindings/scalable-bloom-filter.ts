@@ -6,7 +6,7 @@ import { checkChunksOptions, type ChunksOptions } from "./shared.js";
 import { BloomFilter } from "./bloom-filter.js";
 import { HASH_MURMUR3_128, OP_ADD, OP_HAS, SOURCE_HASHES, SOURCE_U32 } from "./constants.generated.js";
 import type { Arena } from "./arena.js";
-import { checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkPositive, checkProbability, checkVisit, checkMadeBy, checkCreateNumbers, isUnreadable } from "./errors.js";
+import { checkInteger, checkIntsHashing, checkIntsKeys, checkOptions, checkPositive, checkProbability, checkVisit, checkMadeBy, checkCreateNumbers, isUnreadable, refuseLoaderOptions } from "./errors.js";
 import { checkReachable, rateFor, smallestRate } from "./optimal.js";
 import {
   FilterType,
@@ -484,6 +484,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
 
   /** A filter from serialize()'s bytes; truncated, corrupted or foreign bytes throw a FormatError. */
   static deserialize(bytes: Uint8Array): ScalableBloomFilter {
+    refuseLoaderOptions("ScalableBloomFilter.deserialize", arguments[1]);
     return readRecordBytes(bytes, { [FilterType.scalable]: ScalableBloomFilter.loader }, FilterType.scalable);
   }
 
@@ -584,6 +585,7 @@ export class ScalableBloomFilter extends FilterBase implements Filter {
   };
 
   static fromBase64(text: string): ScalableBloomFilter {
+    refuseLoaderOptions("ScalableBloomFilter.fromBase64", arguments[1]);
     return ScalableBloomFilter.deserialize(fromBase64(text, FilterType.scalable));
   }
 

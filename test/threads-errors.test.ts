@@ -79,6 +79,26 @@ describe("shared filters refuse bad input", () => {
     }
   });
 
+  it("X.deserialize and X.fromBase64 of a type that cannot be shared refuse { shared: true }, which they loaded as a private filter without a word", () => {
+    const types = [
+      [CountingBloomFilter, CountingBloomFilter.create(100, 0.01)],
+      [CuckooFilter, CuckooFilter.create(100, 0.01)],
+      [ScalableBloomFilter, ScalableBloomFilter.create(100, 0.01)],
+      [BinaryFuseFilter, BinaryFuseFilter.build(["a", "b"])],
+    ] as const;
+    for (const [Type, filter] of types) {
+      const bytes = filter.serialize();
+      const load = Type.deserialize as (bytes: Uint8Array, options?: object) => unknown;
+      const fromText = Type.fromBase64 as (text: string, options?: object) => unknown;
+      const refusal = (method: string) => new TypeError(`${Type.name}.${method} takes no options (only a BloomFilter or a SplitBlockBloomFilter can live in shared memory), got an object`);
+      expect(() => load(bytes, { shared: true })).toThrow(refusal("deserialize"));
+      expect(() => fromText(filter.toBase64(), { shared: true })).toThrow(refusal("fromBase64"));
+      // As a callback (records.map(X.deserialize)), the index it is given is no options: it loads.
+      expect([bytes].map(load as (bytes: Uint8Array) => { serialize(): Uint8Array }).map((loaded) => loaded.serialize())).toEqual([bytes]);
+      filter.dispose();
+    }
+  });
+
   it("fromShared() names what is wrong with the handle", () => {
     using bloom = BloomFilter.create(1000, 0.01, { shared: true });
     using block = SplitBlockBloomFilter.create(1000, 0.01, { shared: true });
