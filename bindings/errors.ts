@@ -185,7 +185,8 @@ export function formatBytes(bytes: number): string {
   const units = ["B", "KiB", "MiB", "GiB", "TiB"];
   let value = bytes;
   let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
+  // Past the unit's last hundredth too: 1023.996 KiB printed as "1024.00 KiB", not "1.00 MiB".
+  while ((unit === 0 ? value >= 1024 : value >= 1023.995) && unit < units.length - 1) {
     value /= 1024;
     unit++;
   }

@@ -28,10 +28,12 @@ const TIB = KIB ** 4;
 
 /** A byte size in bytes, KiB, MiB, GiB or TiB, whichever keeps it readable (calc's sizes reach 1024 TiB). */
 export function formatBytes(bytes: number): string {
+  // Each unit up to its last hundredth: 1023.996 KiB printed as "1024.00 KiB", not "1.00 MiB".
+  const below = (unit: number) => bytes < unit * 1023.995;
   if (bytes < KIB) return count(bytes, "byte");
-  if (bytes < MIB) return `${(bytes / KIB).toFixed(2)} KiB`;
-  if (bytes < GIB) return `${(bytes / MIB).toFixed(2)} MiB`;
-  if (bytes < TIB) return `${(bytes / GIB).toFixed(2)} GiB`;
+  if (below(KIB)) return `${(bytes / KIB).toFixed(2)} KiB`;
+  if (below(MIB)) return `${(bytes / MIB).toFixed(2)} MiB`;
+  if (below(GIB)) return `${(bytes / GIB).toFixed(2)} GiB`;
   // A million TiB and more (only typed sizes get there: --memory 1e30): not eighteen digits before the point.
   return bytes < 1e6 * TIB ? `${(bytes / TIB).toFixed(2)} TiB` : `${(bytes / TIB).toPrecision(3)} TiB`;
 }

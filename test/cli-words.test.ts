@@ -7,6 +7,7 @@ import { getSystemErrorMap } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { cannot, inWords } from "../cli/os-errors.js";
 import { count, fmt, formatBytes, oneLine } from "../cli/words.js";
+import { formatBytes as libraryBytes } from "../bindings/errors.js";
 
 const dir = mkdtempSync(join(tmpdir(), "bloomkit-words-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -105,8 +106,17 @@ describe("count and formatBytes", () => {
     [3 * 2 ** 40, "3.00 TiB"],
     [2 ** 50, "1024.00 TiB"],
     [1e30, "9.09e+17 TiB"],
-  ])("formatBytes(%d) is %j, never 0.00 of a larger unit", (bytes, text) => {
+    // Just under a unit: its own hundredths would read 1024.00 of the smaller one (calc --m 8388600: 1,048,575 bytes).
+    [1_048_575, "1.00 MiB"],
+    [2 ** 20 - 6, "1023.99 KiB"],
+    [2 ** 30 - 2 ** 10, "1.00 GiB"],
+    [2 ** 40 - 2 ** 20, "1.00 TiB"],
+  ])("formatBytes(%d) is %j, never 0.00 of a larger unit nor 1024.00 of a smaller one", (bytes, text) => {
     expect(formatBytes(bytes)).toBe(text);
+  });
+
+  it("bloomkit's own formatBytes (in errors) reads as the command line's, past the bytes", () => {
+    for (const bytes of [1024, 17972, 1_048_575, 2 ** 20 - 6, 2 ** 20 - 5, 2 ** 30 - 2 ** 10, 2 ** 40 - 2 ** 20, 3 * 2 ** 40]) expect(libraryBytes(bytes)).toBe(formatBytes(bytes));
   });
 });
 
