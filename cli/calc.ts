@@ -158,7 +158,8 @@ function inUserWords(message: string, options: Parsed["options"], given: readonl
   if (range) return `--${range[1]} must be ${range[2]}; got "${typed(range[1] as keyof OptionInput)}"`;
   const worded = inOptionWords(message, Object.fromEntries(given.map((name) => [name, `--${name} ${typed(name)}`])));
   // An m the calculator derived (more bits than it takes) is written as the results write m, not in all its digits.
-  return worded.replace(/\bm = ([0-9.e+]+) bits/, (_, m: string) => `m = ${countWords(Number(m))} bits`);
+  // The advice names what to change as the command line does: "a smaller n" is "a smaller --n" here.
+  return worded.replace(/\bm = ([0-9.e+]+) bits/, (_, m: string) => `m = ${countWords(Number(m))} bits`).replace(/\b(smaller|larger) ([npmk])\b/g, "$1 --$2");
 }
 
 type OptionInput = { -readonly [K in keyof OptimalInput]: OptimalInput[K] };

@@ -286,7 +286,7 @@ describe("values that do not go together: usage errors naming the options and va
     [["calc", "--n", "1000", "--m", "100", "--p", "1/1e9"], "--m 100 cannot reach --p 1/1e9 for --n 1000: the best is 0\\.99\\d+ with k = 1"],
     [["calc", "--m", "10", "--k", "5", "--p", "0.1%"], "--m 10 with --k 5 cannot hold even one item at --p 0\\.1%"],
     // An m it would refuse as --m is not printed either; it is written as calc writes a count past 2^53 − 1, to 6 digits.
-    [["calc", "--n", "1e15", "--p", "0.01"], "--n 1e15 and --p 0\\.01 need m = 9\\.58506e\\+15 bits, more than the 9007199254740991 \\(2\\^53 − 1\\) the calculator takes: give a smaller n or a larger p"],
+    [["calc", "--n", "1e15", "--p", "0.01"], "--n 1e15 and --p 0\\.01 need m = 9\\.58506e\\+15 bits, more than the 9007199254740991 \\(2\\^53 − 1\\) the calculator takes: give a smaller --n or a larger --p"],
     [["calc", "--n", "1e15", "--p", "0.01", "--k", "7"], "--n 1e15 and --p 0\\.01 with --k 7 need m = 9\\.\\d{5}e\\+15 bits, more than the 9007199254740991 .*"],
     [["calc", "--n", "1e300", "--p", "0.5"], "--n 1e300 and --p 0\\.5 need m = 1\\.44270e\\+300 bits, more than the 9007199254740991 .*"],
     // A --p no filter reaches is refused before the inputs are opened (a missing one too): for --n, or for any number of lines.
