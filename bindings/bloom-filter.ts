@@ -496,8 +496,8 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
   /**
    * A new filter holding the keys of both (bitwise OR): it answers exactly
    * like a filter built from both key sets. Both operands stay unchanged.
-   * Its size is the fill-based estimate (at most the operands' sizes added),
-   * since keys added to both cannot be told apart.
+   * Its size is the fill-based estimate (at least the larger operand's size,
+   * at most the two added), since keys added to both cannot be told apart.
    */
   union(other: BloomFilter): BloomFilter {
     return this.#combine(other, "union");
@@ -865,10 +865,13 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
       }),
     );
     result.#setBits = -1;
-    // Shared keys cannot be told apart: the fill estimate, bounded by what the operands hold.
+    // Shared keys cannot be told apart: the fill estimate, bounded by what the operands hold. A union holds every key
+    // either counted, so it counts at least the larger operand's (the estimate alone gave a union with an empty filter
+    // fewer keys than the filter); that is within the bits' bound, as each operand's count is within its own.
     const bound = Math.min(result.#countBound(), op === "union" ? this.#count + other.#count : Math.min(this.#count, other.#count));
+    const least = op === "union" ? Math.min(bound, Math.max(this.#count, other.#count)) : 0;
     const estimate = result.estimatedCount();
-    result.#count = Number.isFinite(estimate) ? Math.min(bound, Math.round(estimate)) : bound;
+    result.#count = Number.isFinite(estimate) ? Math.max(least, Math.min(bound, Math.round(estimate))) : bound;
     return result;
   }
 

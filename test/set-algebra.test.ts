@@ -1,7 +1,7 @@
 // Union, intersection and folding of BloomFilters.
 import { describe, expect, it } from "vitest";
 import { BloomFilter } from "../bindings/index.js";
-import { ones, urls } from "./helpers.js";
+import { ones, rng, urls } from "./helpers.js";
 
 const a = urls(30_000, "set-a", 51);
 const b = urls(30_000, "set-b", 52);
@@ -24,6 +24,24 @@ describe("union", () => {
     expect(ones(both.hasMany([...a, ...b, ...shared]))).toBe(70_000);
     expect([left.fillRatio, right.fillRatio]).toEqual([leftFill, rightFill]);
     expect(Math.abs(both.count - 70_000) / 70_000).toBeLessThan(0.02);
+  });
+
+  it("has a size of at least each operand's: every key either counted is in it (a union with an empty filter said fewer keys than the filter)", () => {
+    const random = rng(58);
+    for (let trial = 0; trial < 40; trial++) {
+      const n = 100 + Math.floor(random() * 3_000);
+      // Near or past capacity, where the fill's estimate strays most.
+      const left = BloomFilter.create(n, 0.01).addMany(urls(Math.floor(n * (0.5 + random())), `union-size-${trial}`, 60 + trial));
+      const right = BloomFilter.create(n, 0.01).addMany(urls(Math.floor(n * 0.05 * random()), `union-size-other-${trial}`, 100 + trial));
+      const both = left.union(right);
+      expect(both.size, `trial ${trial}`).toBeGreaterThanOrEqual(Math.max(left.size, right.size));
+      expect(both.size, `trial ${trial}`).toBeLessThanOrEqual(left.size + right.size);
+      // With nothing on the other side the union is the filter itself: the same bits, and the same size.
+      const alone = left.union(BloomFilter.create(n, 0.01));
+      expect(alone.size, `trial ${trial}`).toBe(left.size);
+      expect(alone.serialize(), `trial ${trial}`).toEqual(left.serialize());
+      expect(BloomFilter.deserialize(both.serialize()).size, `trial ${trial}`).toBe(both.size);
+    }
   });
 });
 
