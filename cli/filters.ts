@@ -572,9 +572,14 @@ export async function merge(parsed: Parsed): Promise<void> {
     merged = a.union(b);
   } catch (error) {
     // Files built before triple hashing use double hashing: say how to build one that merges with them.
-    let hint = a.strategy !== b.strategy && a.strategy !== "independent" && b.strategy !== "independent" ? ` (build the ${a.strategy === "triple" ? "first" : "second"} again with --strategy double)` : "";
-    // Two files built without --n are each sized for their own line count, so their m (or k) differ.
-    if (!hint && (a.bits !== b.bits || a.hashes !== b.hashes)) hint = "; build both with the same --n and --p (without --n, build sizes each for its own line count)";
+    const strategy = a.strategy !== b.strategy && a.strategy !== "independent" && b.strategy !== "independent";
+    const again = a.strategy === "triple" ? "first" : "second";
+    // Two files built without --n are each sized for their own line count, so their m (or k) differ. When the
+    // strategy differs too, both are said: a file built again with --strategy double alone was refused again, for m.
+    const hint =
+      a.bits !== b.bits || a.hashes !== b.hashes ? `; build both with the same --n and --p (without --n, build sizes each for its own line count)${strategy ? `, and the ${again} with --strategy double` : ""}`
+      : strategy ? ` (build the ${again} again with --strategy double)`
+      : "";
     throw new CliError(`cannot merge ${nameOf(positionals[0], "standard input")} and ${nameOf(positionals[1], "standard input")}: ${(error as Error).message}${hint}`);
   }
   await save(output, merged);

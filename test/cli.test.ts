@@ -264,6 +264,19 @@ describe("bloomkit build, query, info, merge", () => {
     expect(run(["info", file("more-triple.bloom")]).stdout).toContain("(triple hashing, xxh3, seed 0)");
   });
 
+  it("a merge refused for both the size and the strategy says to build again with the same --n and --p and with --strategy double", () => {
+    // It said only "--strategy double" under a message about m: built again that way, the merge was refused again, for m.
+    const old = fileURLToPath(new URL("./fixtures/bloom-double-strings.bin", import.meta.url));
+    writeFileSync(file("few-keys.txt"), "https://example.com/few/1\nhttps://example.com/few/2\n");
+    expect(run(["build", file("few-keys.txt"), "-o", file("few-triple.bloom"), "-q"]).code).toBe(0);
+    const refused = run(["merge", file("few-triple.bloom"), old, "-o", file("merged-few.bloom")]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^bloomkit: cannot merge .*few-triple\.bloom and .*bloom-double-strings\.bin: cannot union filters with different bits \(m\): this filter's is \d+, other's is 14378; build both with the same --n and --p \(without --n, build sizes each for its own line count\), and the first with --strategy double\n$/,
+    );
+    expect(existsSync(file("merged-few.bloom"))).toBe(false);
+  });
+
   it("refuses --strategy it does not take, and for types it does not apply to, before reading anything", () => {
     const wrong = run(["build", file("keys1.txt"), "-o", file("s.bloom"), "--strategy", "independent"]);
     expect([wrong.code, wrong.stderr]).toEqual([2, expect.stringContaining('--strategy must be triple or double, got "independent"')]);
