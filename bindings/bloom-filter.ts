@@ -529,9 +529,13 @@ export class BloomFilter extends KeyHashedBlock implements Filter {
     if (typeof factor !== "number") throw new TypeError(`factor must be a number, got ${describe(factor)}`);
     // Every factor refused gets the range fold() takes: 1, 2.5 or NaN were told "an integer from 2 to 2^53 − 1".
     if (!(factor >= 2 && Number.isInteger(Math.log2(factor)) && factor <= this.maxFoldFactor)) {
+      // What to do differs: a filter that folds takes another factor; one folded to its end can go no further; any other
+      // filter should have been made foldable (that advice, to a filter folded as far as it goes, was wrong).
+      const advice =
+        this.maxFoldFactor >= 2 ? "" : this.#bits < this.#baseBits ? `; it is folded as far as it goes (from ${this.#baseBits} bits)` : "; create with { foldable: true } to allow folding";
       throw new RangeError(
         `cannot fold ${this.#bits} bits by ${factor}: the factor must be a power of two from 2 up to maxFoldFactor = ${this.maxFoldFactor} ` +
-          `(m / factor a whole number of 64-bit words${this.segmentCount > 1 ? " in each segment" : ""}); create with { foldable: true } to allow folding`,
+          `(m / factor a whole number of 64-bit words${this.segmentCount > 1 ? " in each segment" : ""})${advice}`,
       );
     }
     const blocks = this.segments();

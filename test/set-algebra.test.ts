@@ -170,9 +170,15 @@ describe("fold", () => {
     for (const factor of [1, 0, -2, 2.5, max * 2 + 0.5, Number.NaN]) {
       expect(() => filter.fold(factor)).toThrow(new RangeError(
         `cannot fold ${filter.bits} bits by ${factor}: the factor must be a power of two from 2 up to maxFoldFactor = ${max} ` +
-          "(m / factor a whole number of 64-bit words); create with { foldable: true } to allow folding",
+          "(m / factor a whole number of 64-bit words)",
       ));
     }
+    // Folded as far as it goes: told so, not to create it foldable, which it was.
+    const folded = filter.fold(max);
+    expect(folded.maxFoldFactor).toBe(1);
+    expect(() => folded.fold(2)).toThrow(
+      new RangeError(`cannot fold ${folded.bits} bits by 2: the factor must be a power of two from 2 up to maxFoldFactor = 1 (m / factor a whole number of 64-bit words); it is folded as far as it goes (from ${filter.bits} bits)`),
+    );
     expect(() => filter.fold("2" as never)).toThrow(new TypeError('factor must be a number, got "2"'));
     // maxFoldFactor 1: a filter that cannot fold is told so for the factor maxFoldFactor gives too.
     const plain = BloomFilter.withSize(1000, 3);
