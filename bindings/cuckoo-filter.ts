@@ -642,7 +642,11 @@ export class CuckooFilter extends WasmBlock implements DeletableFilter {
     } else {
       const capacity = journalCapacity(source);
       const ptr = arena.alloc(JOURNAL_HEADER + capacity * JOURNAL_ENTRY_BYTES);
-      if (ptr === 0) throw new RangeError(`no room in wasm memory for the journal of a batch of ${sourceLength(source)} keys; nothing was added`);
+      if (ptr === 0) {
+        // A lines batch has no key count before it is split (sourceLength's -1 read "a batch of -1 keys").
+        const keys = sourceLength(source);
+        throw new RangeError(`no room in wasm memory for the journal of a batch of ${keys >= 0 ? `${keys} keys` : "lines"}; nothing was added`);
+      }
       const header = arena.u8().slice(filter, filter + HEADER_BYTES);
       const running: Journal = { ptr, capacity, pieces: [] };
       journal = running;
