@@ -139,6 +139,9 @@ export async function dedup(parsed: Parsed): Promise<void> {
   };
   /** Lines sent to the filter kept in Redis whose answers have not come back. */
   let inFlight = 0;
+  /** Lines the filter kept in Redis answered (it holds them), and how many of them are written to an output written as it goes (standard output). */
+  let answered = 0;
+  let writtenOut = 0;
   /**
    * What the filter kept in Redis holds that the output lacks if the run stops now (undefined: nothing): the lines
    * it answered, unless they were written out already, and perhaps some of those in flight. Said as the run ends,
@@ -146,11 +149,15 @@ export async function dedup(parsed: Parsed): Promise<void> {
    */
   const heldByShared = (): string | undefined => {
     const atClose = out.writtenAtClose;
-    if (!shared || (atClose ? lines + inFlight : inFlight) === 0) return undefined;
+    const written = atClose ? 0 : writtenOut;
+    const held = answered - written;
+    if (!shared || held + inFlight === 0) return undefined;
     const holds: string[] = [];
-    if (lines > 0) holds.push(`holds the first ${count(lines, "line")}${atClose ? "" : ", written out,"}`);
-    if (inFlight > 0) holds.push(`may hold some of the ${lines > 0 ? "next" : "first"} ${count(inFlight, "line")}`);
-    const lacks = atClose ? "which the output, left as it was, lacks" : lines > 0 ? "which were not" : "which were not written out";
+    if (written > 0) holds.push(`holds the first ${count(written, "line")}, written out,`);
+    if (held > 0) holds.push(`${written > 0 ? "the next" : "holds the first"} ${count(held, "line")}`);
+    if (inFlight > 0) holds.push(`may hold some of the ${answered > 0 ? "next" : "first"} ${count(inFlight, "line")}`);
+    // (Lines being written when the run stopped may be partly out.)
+    const lacks = atClose ? "which the output, left as it was, lacks" : held > 0 ? `not all of which were${written > 0 ? "" : " written out"}` : written > 0 ? "which were not" : "which were not written out";
     return `the filter "${target!.name}" ${holds.join(" and ")}, ${lacks}: a run again would take ${atClose ? "them" : "those"} for repeats`;
   };
   // Stopped by a signal (Ctrl-C): said as the command ends. A failure says it in its own line (below).
@@ -199,8 +206,16 @@ export async function dedup(parsed: Parsed): Promise<void> {
           const ends = lineEnds(piece);
           inFlight = ends.length;
           const answers = await inRedis(target!, () => shared.filter.testAndAddLines(piece));
-          inFlight = 0; // counted in lines by writeRuns, in the same step
+          inFlight = 0;
+          answered += answers.length;
           writeRuns(piece)(answers, ends, 0);
+          if (!out.writtenAtClose) {
+            // Written out before the next piece goes to Redis: left in a buffer, they were lost to a Ctrl-C or a
+            // failure while the filter kept them, and the note said they were written out, or nothing.
+            out.flushSync();
+            await out.drain(0);
+            writtenOut = answered;
+          }
         }
         else if (repeats === undefined && !(filter instanceof GrowingFilter)) {
           // Only new lines are written: wasm gathers them, and they are written from its memory as they are.

@@ -292,6 +292,52 @@ describeWithRedis("bloomkit with --redis", () => {
     }
   });
 
+  it("to standard output, writes every line the filter answered before the next piece goes to Redis, so a run stopped or failing loses none without a word", async () => {
+    // Answered lines waited in the output's buffer: Ctrl-C after the first lines of a pipe lost them with no note
+    // (exit 130, nothing written), and a run again dropped them as repeats; a timeout said they were "written out".
+    const own = await startRedis();
+    try {
+      const run = (name: string, extra: string[] = []) => {
+        const child = spawn(process.execPath, [BIN, "dedup", "-q", "--redis", own.url, "--name", name, "--n", "1000", "--p", "1e-6", ...extra], { stdio: ["pipe", "pipe", "pipe"] });
+        const got = { stdout: "", stderr: "" };
+        child.stdout.on("data", (d) => (got.stdout += d));
+        child.stderr.on("data", (d) => (got.stderr += d));
+        const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+        return { child, got, ended };
+      };
+      /** Waits (up to 10 s) for `ready`. */
+      const until = async (ready: () => boolean) => {
+        for (let i = 0; i < 400 && !ready(); i++) await new Promise((r) => setTimeout(r, 25));
+      };
+      const first = ["a", "b", "c"];
+
+      // Stopped by Ctrl-C while it waits for more input: the lines the filter holds are out, and nothing is left to say.
+      const stopped = run("stdout-stopped");
+      stopped.child.stdin.write(first.join("\n") + "\n");
+      await until(() => stopped.got.stdout.length > 0);
+      stopped.child.kill("SIGINT");
+      expect(await stopped.ended).toEqual({ code: null, signal: "SIGINT" });
+      expect(stopped.got).toEqual({ stdout: first.join("\n") + "\n", stderr: "" });
+
+      // A server that stops answering after the first lines: they are out, and the note says so of them alone.
+      const frozen = run("stdout-frozen", ["--redis-timeout", "1"]);
+      frozen.child.stdin.write(first.join("\n") + "\n");
+      await until(() => frozen.got.stdout.length > 0);
+      own.process.kill("SIGSTOP");
+      frozen.child.stdin.write("d\ne\n");
+      const ended = await frozen.ended;
+      own.process.kill("SIGCONT");
+      expect(ended).toEqual({ code: 1, signal: null });
+      expect(frozen.got.stdout).toBe(first.join("\n") + "\n");
+      expect(frozen.got.stderr).toMatch(
+        /^bloomkit: Redis at [^\n]* did not answer within 1 s \(--redis-timeout\): the server is stopped, hung or overloaded; the filter "stdout-frozen" holds the first 3 lines, written out, and may hold some of the next 2 lines, which were not: a run again would take those for repeats\n$/,
+      );
+    } finally {
+      own.process.kill("SIGCONT");
+      await own.stop();
+    }
+  });
+
   it("says in one line that the connection was lost when the server goes away mid-run, and writes no output", async () => {
     const own = await startRedis();
     try {
