@@ -157,6 +157,13 @@ function keysChunks(arena: Arena, hash: KeyHash | null, keys: readonly Key[], vi
   try {
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
+      // A getter or Proxy that made a filter may have grown the memory, which empties the views: taken again then
+      // (writing through the old ones failed with Node's own '"offset" is outside of buffer bounds').
+      if (u8.length === 0) {
+        u8 = arena.u8();
+        u32 = arena.u32();
+        text = keyText(scratch);
+      }
       const isString = typeof key === "string";
       // Anything but a string or readable bytes at this read (null, an array, a Uint16Array) gets NaN, and is refused below:
       // taken for bytes, an object with a length was added as zeros, a key never given.

@@ -5,7 +5,8 @@
 // any filter of that memory. Such a call is refused, and the batch's own
 // keys all go in.
 import { describe, expect, it } from "vitest";
-import { BloomFilter, CountingBloomFilter, CuckooFilter, ScalableBloomFilter, SplitBlockBloomFilter, hashMany } from "../bindings/index.js";
+import { BinaryFuseFilter, BloomFilter, CountingBloomFilter, CuckooFilter, ScalableBloomFilter, SplitBlockBloomFilter, hashMany } from "../bindings/index.js";
+import { defaultArena } from "../bindings/memory.js";
 import { urls } from "./helpers.js";
 
 type Batch = { addMany(keys: readonly (string | Uint8Array)[]): unknown; hasMany(keys: readonly (string | Uint8Array)[]): Uint8Array; has(key: string | Uint8Array): boolean; dispose(): void };
@@ -78,5 +79,43 @@ describe("a call into bloomkit from a key's getter while a batch reads its keys"
     filter.addMany(given);
     expect(filter.hasMany(keys).every((answer) => answer === 1)).toBe(true);
     expect(other.has("added while sizing")).toBe(true);
+  });
+
+  it("a filter made from a key's getter, which grows the memory, leaves the batch its keys", () => {
+    // Made while the batch writes its keys, a filter larger than the memory's free room grows it, which empties the
+    // views the batch writes through: the batch failed with Node's own RangeError '"offset" is outside of buffer bounds'.
+    // (A binary fuse filter of fewer than about 170,000 keys builds in the same memory.)
+    const keys = urls(20_000, "getter-grows", 96);
+    const batches: [string, (given: string[]) => { hasMany(keys: readonly string[]): Uint8Array; dispose(): void }][] = [
+      ...makers.map(([name, make]): [string, (given: string[]) => Batch] => [name, (given) => {
+        const filter = make();
+        filter.addMany(given);
+        return filter;
+      }]),
+      ["BinaryFuseFilter.build", (given) => BinaryFuseFilter.build(given)],
+    ];
+    for (const [name, fill] of batches) {
+      const given = keys.slice();
+      let reads = 0;
+      let made: BloomFilter | undefined;
+      let grown = false;
+      // On the read that writes the key (the ones before size the batch).
+      const writing = name === "BinaryFuseFilter.build" ? 3 : 2;
+      Object.defineProperty(given, 17_000, {
+        get: () => {
+          if (++reads === writing) {
+            const before = defaultArena().memoryBytes;
+            made = BloomFilter.withSize(Math.min(before, 32 << 20) * 8, 7);
+            grown = defaultArena().memoryBytes > before;
+          }
+          return keys[17_000];
+        },
+      });
+      const filter = fill(given);
+      expect(grown, name).toBe(true);
+      expect(filter.hasMany(keys).every((answer) => answer === 1), name).toBe(true);
+      filter.dispose();
+      made!.dispose();
+    }
   });
 });
