@@ -6,7 +6,7 @@
 import { checkChunksOptions, type ChunksOptions } from "./shared.js";
 import { WasmBlock } from "./wasm-block.js";
 import { Arena } from "./arena.js";
-import { defaultArena, freeMemory, MAX_BLOCK_BYTES, type Block } from "./memory.js";
+import { defaultArena, freeMemory, MAX_BLOCK_BYTES, SCRATCH_RESERVE, type Block } from "./memory.js";
 import { FUSE_HEADER, FUSE_MAX_SIZE, FUSE_RECORD_VERSION, HASH_XXH3, HASH_XXH64, SOURCE_U32 } from "./constants.generated.js";
 import { checkReadable, checkOptions, describe, formatBytes, checkMadeBy, keysNotAnArray, refuseLoaderOptions } from "./errors.js";
 import { forEachChunk, type Kernel, type KeyHash, type KeySource } from "./batch.js";
@@ -211,7 +211,8 @@ export class BinaryFuseFilter extends WasmBlock implements FilterQueries {
     const buildBytes = arena0.core.fuseSlotHashBytes(count) + arena0.core.fuseTempBytes(count) + worst.blockBytes;
     const fixedBytes = BUILD_FIXED_BYTES;
     const peak = 8 * count + Math.max(sortBytes, buildBytes) + fixedBytes;
-    if (peak - fixedBytes <= SMALL_BUILD_BYTES) return BinaryFuseFilter.#buildIn(arena0, true, source, count, bits);
+    // Not when small filters fill that memory: the build failed there ('more than one wasm memory (4 GiB) holds'), where one of its own had room.
+    if (peak - fixedBytes <= SMALL_BUILD_BYTES && arena0.canFit(peak - fixedBytes + SCRATCH_RESERVE)) return BinaryFuseFilter.#buildIn(arena0, true, source, count, bits);
     // Refused before any key is hashed: the whole build lives in one wasm memory.
     if (peak > MAX_BLOCK_BYTES) {
       const most = Math.floor((MAX_BLOCK_BYTES - fixedBytes) / ((peak - fixedBytes) / count) / 1e6);

@@ -3,8 +3,8 @@
 // like any other; a request the machine cannot serve fails cleanly.
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { BloomFilter, CountingBloomFilter, SplitBlockBloomFilter } from "../bindings/index.js";
-import { DEDICATED_BYTES, freeMemory, poolBytes } from "../bindings/memory.js";
+import { BinaryFuseFilter, BloomFilter, CountingBloomFilter, SplitBlockBloomFilter } from "../bindings/index.js";
+import { DEDICATED_BYTES, SCRATCH_RESERVE, defaultArena, freeMemory, poolBytes } from "../bindings/memory.js";
 import { distinctInts, urls } from "./helpers.js";
 
 const MiB = 1024 * 1024;
@@ -75,6 +75,25 @@ describe("wasm memory", () => {
     const copy = BloomFilter.deserialize(small.serialize());
     expect(copy.hasMany(urls(2_000, "pool-small-strings", 5)).every((hit) => hit === 1)).toBe(true);
     for (const filter of [...held, small, copy]) filter.dispose();
+  });
+
+  it("builds a small binary fuse filter when the small filters' first memory is full", () => {
+    // A build of fewer than about 170,000 keys runs in that memory: filled to 4 GiB by filters, 100,000 keys failed
+    // ('needs more than one wasm memory (4 GiB) holds') though the machine had the memory for a build of its own.
+    const pool = defaultArena();
+    const held: BloomFilter[] = [];
+    for (const bytes of [DEDICATED_BYTES - 4096, 8 * MiB, MiB]) {
+      while (pool.canFit(bytes + SCRATCH_RESERVE + 64)) {
+        const filter = BloomFilter.withSize(bytes * 8, 3);
+        held.push(filter);
+        if (filter.arena !== pool) break;
+      }
+    }
+    expect(pool.canFit(4 * MiB + SCRATCH_RESERVE)).toBe(false);
+    const keys = urls(100_000, "fuse-in-full-pool", 7);
+    const fuse = BinaryFuseFilter.build(keys);
+    expect(fuse.hasMany(keys).every((hit) => hit === 1)).toBe(true);
+    for (const filter of [...held, fuse]) filter.dispose();
   });
 
   it("gives up a large filter whose stream ends after its header without writing its memory", () => {
