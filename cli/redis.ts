@@ -183,7 +183,10 @@ export async function openShared(target: RedisTarget, size?: { n: number; p: num
     const filter = await answered(target, () => (size ? RedisBloomFilter.create(client as never, name, size.n, size.p) : RedisBloomFilter.open(client as never, name)));
     return { filter, close };
   } catch (error) {
-    await close();
+    // Not close(), which waits for the calls sent: after --redis-timeout, one the server never answers kept the
+    // command waiting for ever.
+    unregister();
+    client.destroy();
     if (error instanceof RedisFilterError && !size && /no such filter/.test(error.message)) {
       throw new CliError(`there is no filter "${name}" in Redis at ${shownUrl(url)}${creates ? ": give --n (and --p) to create it" : ""}`);
     }

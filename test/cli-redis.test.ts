@@ -112,6 +112,32 @@ describeWithRedis("bloomkit with --redis", () => {
     }
   }, 30_000);
 
+  it("gives up after --redis-timeout on a server that answers the connection's first commands and then nothing", async () => {
+    // The filter's opening timed out, and the command then waited for ever for its connection to close: the closing
+    // waits for the call the server never answered.
+    const handshake = ["CLIENT", "HELLO", "SELECT", "PING"];
+    const server = createServer((socket) =>
+      socket.on("data", (data) => {
+        // One reply per command of the handshake ("*2\r\n$6\r\nCLIENT\r\n…"); none for the filter's own.
+        for (const [, name] of data.toString("latin1").matchAll(/\*\d+\r\n\$\d+\r\n([A-Za-z]+)\r\n/g)) {
+          if (handshake.includes(name.toUpperCase())) socket.write("+OK\r\n");
+        }
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      for (const command of [["query", "a"], ["dedup", "-q"]]) {
+        // Killed (code null) if it still waits long after its 1 s.
+        const { code, stderr } = await cliAsync([...command, "--redis", `redis://127.0.0.1:${port}/0`, "--name", "x", "--redis-timeout", "1"], 8_000);
+        expect(code, command[0]).toBe(1);
+        expect(stderr, command[0]).toBe(`bloomkit: Redis at redis://127.0.0.1:${port}/0 did not answer within 1 s (--redis-timeout): the server is stopped, hung or overloaded\n`);
+      }
+    } finally {
+      server.close();
+    }
+  }, 30_000);
+
   it("refuses a malformed --redis URL or --name as wrong usage, and query, which cannot create a filter, does not offer --n", () => {
     writeFileSync(file("in.txt"), "a\nb\n");
     for (const bad of [`redis://127.0.0.1:${server.port}/abc`, "redis://127.0.0.1:99999/0", "redis:///tmp/no.sock"]) {
