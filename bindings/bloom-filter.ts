@@ -911,7 +911,6 @@ function sharedPlacement(shared: unknown, hashing: Hashing): Placement | undefin
   return { sharedKeyBytes: hashing.strategy === "independent" ? SHARED_BYTES_KEY_BYTES : SHARED_KEY_BYTES };
 }
 
-/** A filter in segments routes keys by their second hash; the independent strategy has no second hash to route by. */
 /** What a sizing refusal calls n and p. */
 interface SizingNames {
   readonly n: string;
@@ -921,6 +920,7 @@ interface SizingNames {
 /** create()'s names for n and p. */
 const CREATE_NAMES: SizingNames = { n: "expectedItems", p: "falsePositiveRate" };
 
+/** A filter in segments routes keys by their second hash; the independent strategy has no second hash to route by. */
 function checkSegmentable(hashing: Hashing, segments: number): void {
   if (segments > 1 && !hashesOnce(hashing)) {
     throw new RangeError(`a filter above ${MAX_SEGMENT_BITS} bits is held in segments, which needs triple or double hashing; the independent strategy is limited to one segment`);
