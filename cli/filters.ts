@@ -571,6 +571,7 @@ export async function merge(parsed: Parsed): Promise<void> {
   try {
     merged = a.union(b);
   } catch (error) {
+    const [nameA, nameB] = positionals.map((path) => nameOf(path, "standard input"));
     // Files built before triple hashing use double hashing: say how to build one that merges with them.
     const strategy = a.strategy !== b.strategy && a.strategy !== "independent" && b.strategy !== "independent";
     const again = a.strategy === "triple" ? "first" : "second";
@@ -580,7 +581,12 @@ export async function merge(parsed: Parsed): Promise<void> {
       a.bits !== b.bits || a.hashes !== b.hashes ? `; build both with the same --n and --p (without --n, build sizes each for its own line count)${strategy ? `, and the ${again} with --strategy double` : ""}`
       : strategy ? ` (build the ${again} again with --strategy double)`
       : "";
-    throw new CliError(`cannot merge ${nameOf(positionals[0], "standard input")} and ${nameOf(positionals[1], "standard input")}: ${(error as Error).message}${hint}`);
+    // The library names the two filters "this filter" and "other" (union()'s argument); here they are the files.
+    const why = (error as Error).message.replace(
+      /^cannot union filters with (different .*): this filter's is (.*), other's is (.*)$/s,
+      (_, what: string, mine: string, theirs: string) => `${what}: ${nameA}'s is ${mine}, ${nameB}'s is ${theirs}`,
+    );
+    throw new CliError(`cannot merge ${nameA} and ${nameB}: ${why}${hint}`);
   }
   await save(output, merged);
   process.stderr.write(`${nameOf(output, "standard output")}: ${describeFilter(merged).split("\n").slice(0, 2).join(", ")}\n`);

@@ -126,11 +126,14 @@ describe("messages stay one line, and name what was typed", () => {
     expect(result).toEqual({ code: 1, stdout: "", stderr: "bloomkit: cannot write /proc/version: /proc does not take new files (the output is written as a new file beside it, then renamed)\n" });
   });
 
-  it("merge of filters of different sizes says m", () => {
+  it("merge of filters of different sizes says m, naming each file with its own", () => {
     writeFileSync(file("merge-in.txt"), "a\nb\n");
     expect(run(["build", file("merge-in.txt"), "-o", file("p1.bloom"), "--n", "1000", "--p", "0.01"]).code).toBe(0);
     expect(run(["build", file("merge-in.txt"), "-o", file("p10.bloom"), "--n", "1000", "--p", "0.1"]).code).toBe(0);
-    expect(run(["merge", file("p1.bloom"), file("p10.bloom"), "-o", file("merged.bloom")]).stderr).toMatch(/different bits \(m\): this filter's is 9586, other's is 4793/);
+    // It said "this filter's is 9586, other's is 4793", the library's words for union()'s filters, which left the user to work out which file was which.
+    expect(run(["merge", file("p1.bloom"), file("p10.bloom"), "-o", file("merged.bloom")]).stderr).toBe(
+      `bloomkit: cannot merge ${file("p1.bloom")} and ${file("p10.bloom")}: different bits (m): ${file("p1.bloom")}'s is 9586, ${file("p10.bloom")}'s is 4793; build both with the same --n and --p (without --n, build sizes each for its own line count)\n`,
+    );
   });
 });
 
