@@ -445,7 +445,7 @@ const pct = (x: number) => `${(x * 100).toPrecision(3)}%`;
 const DESCRIPTIONS: Record<string, (filter: never) => string[]> = {
   BloomFilter: (filter: BloomFilter) => [
     `n ${count(filter.size, "key")} added (that set a new bit; after a merge, union or intersection, an estimate from the fill)`,
-    `m ${count(filter.bits, "bit")} (${count(Math.ceil(filter.bits / 8), "byte")})${filter.segmentCount > 1 ? ` in ${count(filter.segmentCount, "segment")}` : ""}`,
+    `m ${count(filter.bits, "bit")} (${count(Math.ceil(filter.bits / 8), "byte")})${filter.segmentCount > 1 ? ` in ${count(filter.segmentCount, "segment")}` : ""}${foldedFrom(filter)}`,
     `k ${filter.hashes} (${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed})`,
     `fill ${filter.fillRatio.toFixed(4)}`,
     `estimated count ${fmt(filter.estimatedCount())}`,
@@ -499,6 +499,22 @@ const DESCRIPTIONS: Record<string, (filter: never) => string[]> = {
     `current FPR ${pct(filter.falsePositiveRate())} (target ${pct(filter.targetFalsePositiveRate)})`,
   ],
 };
+
+/**
+ * A Bloom filter's m before any fold (its m when never folded), which the
+ * file records. The library keeps it off its public types; the CLI is shipped
+ * with the library, so it reads it.
+ */
+const baseBits = (filter: BloomFilter) => (filter as BloomFilter & { readonly baseBits: number }).baseBits;
+
+/** ", folded by 2 from 9,728 bits" for a folded filter (fold() in the library), else nothing. */
+function foldedFrom(filter: BloomFilter): string {
+  const base = baseBits(filter);
+  return base === filter.bits ? "" : `, folded by ${fmt(base / filter.bits)} from ${count(base, "bit")}`;
+}
+
+/** How a merge's refusal names a file's folding: "a.bloom is folded by 2 from 9,728 bits", "b.bloom is not folded". */
+const folding = (filter: BloomFilter, name: string) => `${name} is ${foldedFrom(filter).slice(2) || "not folded"}`;
 
 /** The --type word each filter class is built with, so messages name types as the user does ("split-block", not SplitBlockBloomFilter). */
 const TYPE_WORDS: Record<string, (filter: never) => string> = {
@@ -575,10 +591,13 @@ export async function merge(parsed: Parsed): Promise<void> {
     // Files built before triple hashing use double hashing: say how to build one that merges with them.
     const strategy = a.strategy !== b.strategy && a.strategy !== "independent" && b.strategy !== "independent";
     const again = a.strategy === "triple" ? "first" : "second";
+    // A folded file (fold() in the library) merges only with one folded alike: building again with --n and --p cannot give that.
+    const folded = baseBits(a) !== a.bits || baseBits(b) !== b.bits;
     // Two files built without --n are each sized for their own line count, so their m (or k) differ. When the
     // strategy differs too, both are said: a file built again with --strategy double alone was refused again, for m.
     const hint =
-      a.bits !== b.bits || a.hashes !== b.hashes ? `; build both with the same --n and --p (without --n, build sizes each for its own line count)${strategy ? `, and the ${again} with --strategy double` : ""}`
+      folded && (a.bits !== b.bits || baseBits(a) !== baseBits(b)) ? `; ${folding(a, nameA)}, ${folding(b, nameB)}: a folded filter merges only with one folded from the same m to the same m: merge the filters before folding them`
+      : a.bits !== b.bits || a.hashes !== b.hashes ? `; build both with the same --n and --p (without --n, build sizes each for its own line count)${strategy ? `, and the ${again} with --strategy double` : ""}`
       : strategy ? ` (build the ${again} again with --strategy double)`
       : "";
     // The library names the two filters "this filter" and "other" (union()'s argument); here they are the files.

@@ -290,6 +290,57 @@ describe("bloomkit build, query, info, merge", () => {
   });
 });
 
+describe("a folded BloomFilter file (fold() in the library)", () => {
+  const keys = Array.from({ length: 500 }, (_, i) => `https://example.com/folded/${i}`);
+  /** A foldable filter of the keys, folded by 2 when asked, written to `name`; its bits and base bits. */
+  function written(name: string, fold: boolean) {
+    const whole = BloomFilter.create(1000, 0.01, { foldable: true }).addMany(keys);
+    const filter = fold ? whole.fold(2) : whole;
+    writeFileSync(file(name), filter.serialize());
+    const sizes = { bits: filter.bits, baseBits: whole.bits };
+    if (filter !== whole) filter.dispose();
+    whole.dispose();
+    return sizes;
+  }
+
+  it("info says it was folded, and from how many bits", () => {
+    // Its m line read as an unfolded filter's of that m: nothing said why a merge with one was refused.
+    const { bits, baseBits } = written("folded.bloom", true);
+    const fmt = (n: number) => n.toLocaleString("en-US");
+    expect(run(["info", file("folded.bloom")]).stdout).toContain(`\nm ${fmt(bits)} bits (${fmt(bits / 8)} bytes), folded by 2 from ${fmt(baseBits)} bits\n`);
+    written("unfolded.bloom", false);
+    expect(run(["info", file("unfolded.bloom")]).stdout).not.toContain("folded");
+  });
+
+  it("a merge with an unfolded file of the same m, or with the file it was folded from, says which is folded and what merges with it", () => {
+    const { bits, baseBits } = written("folded.bloom", true);
+    written("unfolded.bloom", false);
+    // An unfolded filter of the folded one's m: refused as "different folding (base bits)", with no hint of what to do.
+    const same = BloomFilter.withSize(bits, BloomFilter.deserialize(readFileSync(file("folded.bloom"))).hashes).addMany(["x"]);
+    writeFileSync(file("same-m.bloom"), same.serialize());
+    same.dispose();
+    const fmt = (n: number) => n.toLocaleString("en-US");
+    const hint = "a folded filter merges only with one folded from the same m to the same m: merge the filters before folding them";
+    const refused = run(["merge", file("folded.bloom"), file("same-m.bloom"), "-o", file("fm.bloom")]);
+    expect([refused.code, refused.stderr]).toEqual([
+      1,
+      `bloomkit: cannot merge ${file("folded.bloom")} and ${file("same-m.bloom")}: different folding (base bits): ${file("folded.bloom")}'s is ${baseBits}, ${file("same-m.bloom")}'s is ${bits}; ${file("folded.bloom")} is folded by 2 from ${fmt(baseBits)} bits, ${file("same-m.bloom")} is not folded: ${hint}\n`,
+    ]);
+    // With the file it was folded from, m differs: building both with the same --n and --p would not help.
+    const original = run(["merge", file("unfolded.bloom"), file("folded.bloom"), "-o", file("fm.bloom")]);
+    expect([original.code, original.stderr]).toEqual([
+      1,
+      `bloomkit: cannot merge ${file("unfolded.bloom")} and ${file("folded.bloom")}: different bits (m): ${file("unfolded.bloom")}'s is ${baseBits}, ${file("folded.bloom")}'s is ${bits}; ${file("unfolded.bloom")} is not folded, ${file("folded.bloom")} is folded by 2 from ${fmt(baseBits)} bits: ${hint}\n`,
+    ]);
+    expect(existsSync(file("fm.bloom"))).toBe(false);
+    // Two files folded alike merge, and the union answers as the library's does.
+    expect(run(["merge", file("folded.bloom"), file("folded.bloom"), "-o", file("ff.bloom")]).code).toBe(0);
+    const merged = BloomFilter.deserialize(readFileSync(file("ff.bloom")));
+    expect(run(["query", file("ff.bloom"), keys[0], "absent-key"]).stdout).toBe(`${keys[0]}\tprobably present\nabsent-key\t${merged.has("absent-key") ? "probably present" : "definitely absent"}\n`);
+    merged.dispose();
+  });
+});
+
 describe("files written before triple hashing (double hashing, test/fixtures/*-double-*.bin from 641c217)", () => {
   const fixture = (name: string) => new URL(`./fixtures/${name}`, import.meta.url).pathname;
   const members = Array.from({ length: 1000 }, (_, i) => `https://example.com/fixture/${i}`);
