@@ -37,8 +37,12 @@ export function typedName(parsed: Pick<Parsed, "typed">, name: string): string {
   return parsed.typed.get(name) ?? `--${name}`;
 }
 
-/** Parses argv against the specs; `--help`/`-h` is always known. */
-export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[]): Parsed {
+/**
+ * Parses argv against the specs; `--help`/`-h` is always known. `dashed`,
+ * for a command whose arguments may start with "-" (query's keys), says
+ * where such an argument goes, after an unknown option's refusal.
+ */
+export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[], dashed?: (arg: string) => string): Parsed {
   const options = new Map<string, string | true>();
   const typed = new Map<string, string>();
   const positionals: string[] = [];
@@ -57,11 +61,11 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[])
     // A negative number (-1 as -42) is a value, such as a key to query, not an option: no option is a digit.
     const negativeNumber = /^-\.?[0-9]/.test(arg);
     // `-q=1` or `-xyz` is no file name but a mistyped option (a file named so is given after `--`).
-    if (arg.startsWith("-") && !arg.startsWith("--") && arg.length > 2 && !negativeNumber) throw new UsageError(`unknown option ${arg}${longMeant(arg, byLong)}`);
+    if (arg.startsWith("-") && !arg.startsWith("--") && arg.length > 2 && !negativeNumber) throw unknownOption(arg, longMeant(arg, byLong), dashed);
     if (arg.startsWith("--") || (arg.startsWith("-") && arg.length === 2 && arg !== "-" && !negativeNumber)) {
       const [rawName, inline] = arg.startsWith("--") ? splitOnce(arg.slice(2), "=") : [arg.slice(1), undefined];
       const spec = arg.startsWith("--") ? byLong.get(rawName) : byShort.get(rawName);
-      if (!spec) throw new UsageError(`unknown option ${arg}${arg.startsWith("--") ? "" : longMeant(arg, byLong)}`);
+      if (!spec) throw unknownOption(arg, arg.startsWith("--") ? "" : longMeant(arg, byLong), dashed);
       if (spec.flag) {
         if (inline !== undefined) throw new UsageError(`--${spec.name} takes no value`);
         options.set(spec.name, true);
@@ -81,6 +85,13 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[])
     positionals.push(arg);
   }
   return { options, positionals, typed };
+}
+
+/** The refusal of an unknown option: what was meant ("; did you mean --n?"), then where a key that starts with "-" goes, for a command that takes such keys. */
+function unknownOption(arg: string, meant: string, dashed: ((arg: string) => string) | undefined): UsageError {
+  if (!dashed) return new UsageError(`unknown option ${arg}${meant}`);
+  const where = dashed(arg);
+  return new UsageError(`unknown option ${arg}${meant ? `${meant} ${where[0].toUpperCase()}${where.slice(1)}` : `; ${where}`}`);
 }
 
 /** `-n` or `-output=x` where a long option of that name exists (`--n`, `--output`): "; did you mean --n?", else nothing. */

@@ -48,7 +48,10 @@ export const queryOptions: OptionSpec[] = [
   { ...threadsOption, help: "threads that hash the lines of standard input once 4 MiB of it have come, for split-block filters and standard ones with a 64-bit key hash, as bloomkit builds them (default: the number of cores); the output is the same" },
   { name: "quiet", short: "q", flag: true, help: "no progress line while standard input is read" },
 ];
-export const queryUsage = "bloomkit query f.bloom key|- … [--threads N] [--quiet]  (- in its place: the lines of standard input)\n       bloomkit query --redis redis://host:port/db --name NAME key|- …";
+export const queryUsage =
+  'bloomkit query f.bloom key|- … [--threads N] [--quiet]  (- in its place: the lines of standard input; a key that starts with "-" goes after --)\n       bloomkit query --redis redis://host:port/db --name NAME key|- …';
+/** Where a key that starts with "-" goes, said when one is refused as an unknown option (`query f.bloom -foo`). */
+export const queryDashed = (arg: string) => `a key that starts with "-" goes after --: bloomkit query f.bloom -- ${arg}`;
 export const infoOptions: OptionSpec[] = [];
 export const infoUsage = "bloomkit info f.bloom";
 export const mergeOptions: OptionSpec[] = [{ name: "output", short: "o", value: "FILE", help: "the merged filter file (required; - for standard output)" }];

@@ -14,6 +14,8 @@ interface CommandCode {
   run(parsed: Parsed): Promise<void>;
   options: OptionSpec[];
   usage: string;
+  /** For a command whose arguments may start with "-": where such an argument goes, said when it is refused as an unknown option. */
+  dashed?: (arg: string) => string;
 }
 
 interface Command {
@@ -43,7 +45,7 @@ const COMMANDS: Record<string, Command> = {
     summary: "lines two files share, approximately or --exact, under a memory limit",
   },
   build: { load: lazily(filters, (m) => ({ run: m.build, options: m.buildOptions, usage: m.buildUsage })), summary: "build a filter file from lines" },
-  query: { load: lazily(filters, (m) => ({ run: m.query, options: m.queryOptions, usage: m.queryUsage })), summary: "ask a filter file about keys" },
+  query: { load: lazily(filters, (m) => ({ run: m.query, options: m.queryOptions, usage: m.queryUsage, dashed: m.queryDashed })), summary: "ask a filter file about keys" },
   info: {
     load: lazily(filters, (m) => ({ run: m.info, options: m.infoOptions, usage: m.infoUsage })),
     summary: "type, n, m, k, fill, estimated count and current FPR of a filter file",
@@ -117,7 +119,7 @@ async function main(argv: string[]): Promise<number> {
   if (!command) throw new UsageError(`unknown command "${name}"; commands: ${Object.keys(COMMANDS).join(", ")}`);
   helpFor = name;
   const code = await command.load();
-  const parsed = parseArgs(rest, code.options);
+  const parsed = parseArgs(rest, code.options, code.dashed);
   if (parsed.options.has("help")) {
     printOut(`usage: ${code.usage}\n\n${command.summary}\n${code.options.length ? `\noptions:\n${optionHelp(code.options)}\n` : ""}`);
     return 0;

@@ -77,6 +77,35 @@ describe("query's key arguments that are negative numbers", () => {
   });
 });
 
+describe("query's key arguments that start with -", () => {
+  const lines = file("dashed.txt");
+  writeFileSync(lines, "-foo\n--bar\n-q\n");
+  const filter = file("dashed.bloom");
+  expect(spawnSync(process.execPath, [BIN, "build", lines, "-q", "-o", filter]).status).toBe(0);
+  const query = (...args: string[]) => spawnSync(process.execPath, [BIN, "query", ...args], { encoding: "utf8" });
+
+  it.each([
+    ["-foo", 'unknown option -foo; a key that starts with "-" goes after --: bloomkit query f.bloom -- -foo'],
+    ["--bar", 'unknown option --bar; a key that starts with "-" goes after --: bloomkit query f.bloom -- --bar'],
+    ["-quiet", 'unknown option -quiet; did you mean --quiet? A key that starts with "-" goes after --: bloomkit query f.bloom -- -quiet'],
+  ])("refuses %s as an unknown option and says where such a key goes, on one line", (key, message) => {
+    // It said only "unknown option -foo": nothing told the user how to ask about such a key.
+    expect(query(filter, key)).toMatchObject({ status: 2, stdout: "", stderr: `bloomkit: ${message} (see bloomkit query --help)\n` });
+  });
+
+  it("asks such keys after --, as the message says", () => {
+    expect(query(filter, "--", "-foo", "--bar", "-q")).toMatchObject({ status: 0, stderr: "", stdout: "-foo\tprobably present\n--bar\tprobably present\n-q\tprobably present\n" });
+  });
+
+  it("query --help says so", () => {
+    expect(query("--help").stdout).toContain('a key that starts with "-" goes after --');
+  });
+
+  it("other commands' unknown options say nothing of keys", () => {
+    expect(spawnSync(process.execPath, [BIN, "info", "-foo"], { encoding: "utf8" }).stderr).toBe("bloomkit: unknown option -foo (see bloomkit info --help)\n");
+  });
+});
+
 describe("a file name typed in bytes that are not UTF-8", () => {
   // Node reads "caf\xe9.txt" as "caf\uFFFD.txt": another name, which may be another file.
   const latin1 = (name: string) => Buffer.concat([Buffer.from(dir + "/"), Buffer.from(name, "latin1")]);
