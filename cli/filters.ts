@@ -519,6 +519,15 @@ function foldedFrom(filter: BloomFilter): string {
 /** How a merge's refusal names a file's folding: "a.bloom is folded by 2 from 9,728 bits", "b.bloom is not folded". */
 const folding = (filter: BloomFilter, name: string) => `${name} is ${foldedFrom(filter).slice(2) || "not folded"}`;
 
+/** Whether `bloomkit build` makes a filter that hashes as this one does: triple or double hashing with xxh3, seed 0. */
+const hashesAsBuilt = (filter: BloomFilter) => filter.strategy !== "independent" && [filter.hash].flat().join() === "xxh3" && filter.seed === 0;
+
+/** Whether two filters hash keys differently (strategy, hash or seed). */
+const hashingDiffers = (a: BloomFilter, b: BloomFilter) => a.strategy !== b.strategy || [a.hash].flat().join() !== [b.hash].flat().join() || a.seed !== b.seed;
+
+/** "old.bloom (double hashing, xxh64, seed 0)": a file and how it hashes, as info says it. */
+const hashingOf = (filter: BloomFilter, name: string) => `${name} (${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed})`;
+
 /** The --type word each filter class is built with, so messages name types as the user does ("split-block", not SplitBlockBloomFilter). */
 const TYPE_WORDS: Record<string, (filter: never) => string> = {
   BloomFilter: () => "bloom",
@@ -591,16 +600,22 @@ export async function merge(parsed: Parsed): Promise<void> {
     merged = a.union(b);
   } catch (error) {
     const [nameA, nameB] = positionals.map((path) => nameOf(path, "standard input"));
-    // Files built before triple hashing use double hashing: say how to build one that merges with them.
-    const strategy = a.strategy !== b.strategy && a.strategy !== "independent" && b.strategy !== "independent";
+    // Files built before triple hashing use double hashing: say how to build one that merges with them. Built again
+    // with --strategy double, a file hashes with xxh3 and seed 0: that merges only with a double file that does too
+    // (one built before xxh3 became the default hashes with xxh64, and was refused again, for the hash).
+    const strategy = a.strategy !== b.strategy && a.strategy !== "independent" && b.strategy !== "independent" && hashesAsBuilt(a.strategy === "double" ? a : b);
     const again = a.strategy === "triple" ? "first" : "second";
+    // Hashing that no build gives (another hash or seed, independent hashing): only the library makes a filter that merges with it.
+    const foreign = !strategy && hashingDiffers(a, b) ? [a, b].findIndex((filter) => !hashesAsBuilt(filter)) : -1;
+    const sizes = a.bits !== b.bits || a.hashes !== b.hashes;
     // A folded file (fold() in the library) merges only with one folded alike: building again with --n and --p cannot give that.
     const folded = baseBits(a) !== a.bits || baseBits(b) !== b.bits;
     // Two files built without --n are each sized for their own line count, so their m (or k) differ. When the
     // strategy differs too, both are said: a file built again with --strategy double alone was refused again, for m.
     const hint =
       folded && (a.bits !== b.bits || baseBits(a) !== baseBits(b)) ? `; ${folding(a, nameA)}, ${folding(b, nameB)}: a folded filter merges only with one folded from the same m to the same m: merge the filters before folding them`
-      : a.bits !== b.bits || a.hashes !== b.hashes ? `; build both with the same --n and --p (without --n, build sizes each for its own line count)${strategy ? `, and the ${again} with --strategy double` : ""}`
+      : foreign >= 0 ? `; bloomkit build hashes with xxh3 and seed 0 only: a filter that merges with ${hashingOf([a, b][foreign], [nameA, nameB][foreign])} is made with the library's BloomFilter.create, with that hashing${sizes ? " and the same n and p" : ""}`
+      : sizes ? `; build both with the same --n and --p (without --n, build sizes each for its own line count)${strategy ? `, and the ${again} with --strategy double` : ""}`
       : strategy ? ` (build the ${again} again with --strategy double)`
       : "";
     // The library names the two filters "this filter" and "other" (union()'s argument); here they are the files.

@@ -385,6 +385,51 @@ describe("files written before triple hashing (double hashing, test/fixtures/*-d
   });
 });
 
+describe("a merge with a file whose hashing build does not make", () => {
+  // Files built before xxh3 became the default (6d490d8) hash with xxh64, double hashing: made here as they were.
+  const keys = Array.from({ length: 100 }, (_, i) => `https://example.com/xxh64/${i}`);
+  const made = BloomFilter.create(1000, 0.01, { strategy: "double", hash: "xxh64" }).addMany(keys);
+  writeFileSync(file("old-xxh64.bloom"), made.serialize());
+  made.dispose();
+  writeFileSync(file("new-keys.txt"), "https://example.com/new/1\n");
+  const library = "bloomkit build hashes with xxh3 and seed 0 only: a filter that merges with";
+
+  it("does not tell the user to build again with --strategy double, which is refused again, for the hash; it says the library makes one", () => {
+    expect(run(["build", file("new-keys.txt"), "-o", file("new-triple.bloom"), "--n", "1000", "--p", "0.01", "-q"]).code).toBe(0);
+    const refused = run(["merge", file("old-xxh64.bloom"), file("new-triple.bloom"), "-o", file("merged-xxh64.bloom")]);
+    expect(refused.code).toBe(1);
+    // It said "(build the second again with --strategy double)"; built so, the merge was refused for "different hash".
+    expect(refused.stderr).not.toContain("--strategy double");
+    expect(refused.stderr).toBe(
+      `bloomkit: cannot merge ${file("old-xxh64.bloom")} and ${file("new-triple.bloom")}: different strategy: ${file("old-xxh64.bloom")}'s is double, ${file("new-triple.bloom")}'s is triple; ${library} ${file("old-xxh64.bloom")} (double hashing, xxh64, seed 0) is made with the library's BloomFilter.create, with that hashing\n`,
+    );
+    expect(run(["build", file("new-keys.txt"), "-o", file("new-double.bloom"), "--n", "1000", "--p", "0.01", "-q", "--strategy", "double"]).code).toBe(0);
+    const again = run(["merge", file("new-double.bloom"), file("old-xxh64.bloom"), "-o", file("merged-xxh64.bloom")]);
+    expect(again.stderr).toBe(
+      `bloomkit: cannot merge ${file("new-double.bloom")} and ${file("old-xxh64.bloom")}: different hash: ${file("new-double.bloom")}'s is xxh3, ${file("old-xxh64.bloom")}'s is xxh64; ${library} ${file("old-xxh64.bloom")} (double hashing, xxh64, seed 0) is made with the library's BloomFilter.create, with that hashing\n`,
+    );
+    expect(existsSync(file("merged-xxh64.bloom"))).toBe(false);
+    // What the hint says works: a filter made so merges, and holds both files' keys.
+    const fresh = BloomFilter.create(1000, 0.01, { strategy: "double", hash: "xxh64" }).addMany(["https://example.com/new/1"]);
+    writeFileSync(file("fresh.bloom"), fresh.serialize());
+    fresh.dispose();
+    expect(run(["merge", file("old-xxh64.bloom"), file("fresh.bloom"), "-o", file("merged-xxh64.bloom")]).code).toBe(0);
+    const answers = run(["query", file("merged-xxh64.bloom"), "-"], [...keys, "https://example.com/new/1"].join("\n") + "\n").stdout;
+    expect(answers.split("\n").filter((line) => line.endsWith("\tprobably present"))).toHaveLength(keys.length + 1);
+  });
+
+  it("with m differing too, says the same n and p as well, and not to build both with --n and --p", () => {
+    const refused = run(["merge", file("new-triple.bloom"), file("old-xxh64.bloom"), "-o", file("merged-xxh64-2.bloom")]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`${library} ${file("old-xxh64.bloom")} (double hashing, xxh64, seed 0)`);
+    const small = run(["build", file("new-keys.txt"), "-o", file("unsized.bloom"), "-q"]);
+    expect(small.code).toBe(0);
+    const both = run(["merge", file("unsized.bloom"), file("old-xxh64.bloom"), "-o", file("merged-xxh64-2.bloom")]);
+    expect(both.stderr).toMatch(new RegExp(`different bits \\(m\\): .*; ${library} .*old-xxh64\\.bloom \\(double hashing, xxh64, seed 0\\) is made with the library's BloomFilter\\.create, with that hashing and the same n and p\\n$`));
+    expect(both.stderr).not.toContain("--strategy double");
+  });
+});
+
 describe("query with - among its keys", () => {
   it("answers the keys before -, standard input's lines in its place, then the keys after (the README's query urls.bloom https://example.com/ -)", () => {
     writeFileSync(file("some.txt"), "url1\nurl7\n");
