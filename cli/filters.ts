@@ -447,7 +447,7 @@ const pct = (x: number) => `${(x * 100).toPrecision(3)}%`;
  */
 const DESCRIPTIONS: Record<string, (filter: never) => string[]> = {
   BloomFilter: (filter: BloomFilter) => [
-    `n ${count(filter.size, "key")} added (that set a new bit; after a merge, union or intersection, an estimate from the fill)`,
+    `n ${count(filter.size, "key")} added (that set a new bit; after a merge, union or intersection, or in a copy of a filter kept in Redis, an estimate from the fill)`,
     `m ${count(filter.bits, "bit")} (${count(Math.ceil(filter.bits / 8), "byte")})${filter.segmentCount > 1 ? ` in ${count(filter.segmentCount, "segment")}` : ""}${foldedFrom(filter)}`,
     `k ${filter.hashes} (${filter.strategy} hashing, ${[filter.hash].flat().join(", ")}, seed ${filter.seed})`,
     `fill ${filter.fillRatio.toFixed(4)}`,

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createClient } from "redis";
+import { RedisBloomFilter } from "../bindings/redis/index.js";
 import { rng } from "./helpers.js";
 import { describeWithRedis, startRedis, type RedisServer } from "./redis-server.js";
 
@@ -362,6 +363,19 @@ describeWithRedis("bloomkit with --redis", () => {
       own.process.kill("SIGCONT");
       await own.stop();
     }
+  });
+
+  it("info of a file written from toBloomFilter() says its n is an estimate from the fill, as it says of a merge's", async () => {
+    // Redis keeps no count: the copy's n is the fill estimate, which info called "keys added (that set a new bit)".
+    const redis = await createClient({ url }).connect();
+    const shared = await RedisBloomFilter.create(redis, "info:copy", 1000, 0.01);
+    await shared.addMany(Array.from({ length: 500 }, (_, i) => `https://example.com/copy/${i}`));
+    const copy = await shared.toBloomFilter();
+    writeFileSync(file("copy.bloom"), copy.serialize());
+    copy.dispose();
+    await shared.drop();
+    await redis.quit();
+    expect(cli(["info", file("copy.bloom")]).stdout).toMatch(/^n [\d,]+ keys added \(that set a new bit; after a merge, union or intersection, or in a copy of a filter kept in Redis, an estimate from the fill\)$/m);
   });
 
   it("says in one line that the connection was lost when the server goes away mid-run, and writes no output", async () => {
