@@ -62,6 +62,8 @@ export class Arena {
    * after its header took 3.1 s and 2.1 GB of resident memory to give up.
    */
   retireWhenEmpty = false;
+  /** Times this arena's memory grew: a batch writing through views of it checks this after each key it reads (keysChunks). */
+  grows = 0;
   #retired = false;
 
   /**
@@ -187,6 +189,7 @@ export class Arena {
     } catch {
       return false;
     }
+    this.grows++;
     this.#refresh();
     return true;
   }
