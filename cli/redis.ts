@@ -122,14 +122,19 @@ export async function inRedis<T>(target: RedisTarget, call: () => Promise<T>): P
  * its answer. The call goes on unanswered: the command ends, and its cleanup
  * closes the connection.
  */
-async function answered<T>(target: RedisTarget, call: () => Promise<T>): Promise<T> {
+function answered<T>(target: RedisTarget, call: () => Promise<T>): Promise<T> {
+  const said = `Redis at ${shownUrl(target.url)} did not answer within ${target.timeoutMs / 1000} s (--redis-timeout): the server is stopped, hung or overloaded`;
+  return within(target.timeoutMs, call(), new CliError(said));
+}
+
+/** What `promise` resolves to, or `late` thrown once `ms` pass without it. */
+async function within<T>(ms: number, promise: Promise<T>, late: Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const unanswered = new Promise<never>((_, reject) => {
-    const said = `Redis at ${shownUrl(target.url)} did not answer within ${target.timeoutMs / 1000} s (--redis-timeout): the server is stopped, hung or overloaded`;
-    timer = setTimeout(() => reject(new CliError(said)), target.timeoutMs);
+  const waited = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(late), ms);
   });
   try {
-    return await Promise.race([call(), unanswered]);
+    return await Promise.race([promise, waited]);
   } finally {
     clearTimeout(timer);
   }
@@ -154,12 +159,8 @@ export async function openShared(target: RedisTarget, size?: { n: number; p: num
   // The client's connectTimeout ends a TCP connection not made in time; a server that takes the connection and never
   // answers (a Redis stopped, another program on that port) would keep connect() waiting for ever.
   const unanswered = new Error(`no answer within ${CONNECT_TIMEOUT_MS / 1000} s`);
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(unanswered), CONNECT_TIMEOUT_MS);
-  });
   try {
-    await Promise.race([client.connect(), waited]);
+    await within(CONNECT_TIMEOUT_MS, client.connect(), unanswered);
   } catch (error) {
     try {
       client.destroy();
@@ -167,8 +168,6 @@ export async function openShared(target: RedisTarget, size?: { n: number; p: num
       // Not open: nothing to end.
     }
     throw new CliError(`cannot connect to Redis at ${shownUrl(url)}: ${inWords(error === unanswered ? error : (lastError ?? error))}`);
-  } finally {
-    clearTimeout(timer);
   }
   const unregister = onCleanup(() => client.destroy());
   const close = async () => {
